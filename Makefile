@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make            build the XDP object, its skeleton, the agent, the traffic
+#                 generator and the tests into $(OUTPUT)
+# make test       run every test (as root: BPF, veth pairs, namespaces)
+# make demo       install what is missing, then show the agent on a veth pair
+# make deps       install the Debian packages the project needs
+# make clean      remove all build output
+#
+# V=1 shows the full commands.
+
+OUTPUT ?= build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+VERSION := 0.1.0
+
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Debian keeps asm/types.h under the multiarch include directory.
+ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
+
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon $(ARCH_INCLUDES)
+CFLAGS ?= -O2 -g
+# Frame pointers keep perf call graphs readable.
+CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 \
+	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"'
+LDFLAGS ?=
+
+LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+BPF_OBJ := $(OUTPUT)/fizzbuzzfib.bpf.o
+SKEL := $(OUTPUT)/fizzbuzzfib.skel.h
+# The bare XDP_PASS baseline, loaded from its object file by tests and benchmarks.
+PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
+
+AGENT_SRCS := $(wildcard agent/*.c)
+AGENT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(AGENT_SRCS))
+
+TRAFFICGEN_SRCS := bench/trafficgen.c bench/addrlist.c
+TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
+
+# Test programs are tests/test_*.c; other files in tests/ are helpers they share.
+TEST_PROGS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
+TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
+
+.DELETE_ON_ERROR:
+.PHONY: all test demo deps clean
+
+all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS)
+
+$(OUTPUT) $(OUTPUT)/agent.d $(OUTPUT)/bench $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: xdp/%.bpf.c common/fizzbuzzfib.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name fizzbuzzfib_bpf > $@
+
+# The agent's objects live in agent.d/ so that $(OUTPUT)/agent can be the binary.
+$(OUTPUT)/agent.d/%.o: agent/%.c $(wildcard agent/*.h) common/fizzbuzzfib.h $(SKEL) \
+		| $(OUTPUT)/agent.d
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/agent: $(patsubst agent/%.c,$(OUTPUT)/agent.d/%.o,$(AGENT_SRCS))
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+$(OUTPUT)/bench/%.o: bench/%.c $(wildcard bench/*.h) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/trafficgen: $(TRAFFICGEN_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CURL_LIBS) -o $@
+
+$(OUTPUT)/tests/%.o: tests/%.c $(wildcard tests/*.h) common/fizzbuzzfib.h $(SKEL) \
+		| $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests -Ibench -c $< -o $@
+
+$(OUTPUT)/tests/test_%: $(OUTPUT)/tests/test_%.o $(TEST_HELPER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CMOCKA_LIBS) $(LIBBPF_LIBS) -o $@
+
+deps:
+	$(Q)ci/install-deps.sh
+
+# prove runs every suite (cmocka programs and bats files, see tests/run-suite)
+# and closes with one summary of all of them.
+test: deps all
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) \
+		prove --exec tests/run-suite $(TEST_PROGS) $(sort $(wildcard tests/*.bats))
+
+demo: deps all
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) tests/demo.sh
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Install the Debian 12 packages this project builds, tests and benchmarks
+# with, and mount bpffs. Installs only what is missing, so it is quick to run
+# again. Run as root.
+set -euo pipefail
+
+packages=(
+	make gcc pkg-config perl python3 iproute2 util-linux
+	clang llvm bpftool xdp-tools
+	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
+	libcmocka-dev bats
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: missing packages: ${missing[*]}; run as root to install them" >&2
+		exit 1
+	fi
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# libxdp keeps its multi-program dispatcher state in bpffs.
+if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/fs/bpf; then
+	echo "install-deps: mounting bpffs at /sys/fs/bpf"
+	mount -t bpf bpf /sys/fs/bpf
+fi

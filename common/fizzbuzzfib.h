@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The FizzBuzzFibonacci classifier and the data it shares between the XDP
+ * program and userspace. This header is included unchanged by both sides,
+ * so it uses only <linux/types.h> and nothing that needs libc or BPF helpers.
+ */
+#ifndef FIZZBUZZFIB_H
+#define FIZZBUZZFIB_H
+
+#include <linux/types.h>
+
+/* Classes have stable values: they travel through the queue and into logs. */
+enum fbf_class {
+	FBF_NONE = 0,
+	FBF_FIZZ = 1,
+	FBF_BUZZ = 2,
+	FBF_FIZZBUZZ = 3,
+	FBF_FIBONACCI = 4,
+	FBF_NR_CLASSES,
+};
+
+static inline const char *fbf_class_name(__u32 class)
+{
+	switch (class) {
+	case FBF_NONE:
+		return "none";
+	case FBF_FIZZ:
+		return "Fizz";
+	case FBF_BUZZ:
+		return "Buzz";
+	case FBF_FIZZBUZZ:
+		return "FizzBuzz";
+	case FBF_FIBONACCI:
+		return "Fibonacci";
+	default:
+		return "invalid";
+	}
+}
+
+/* The Fibonacci numbers below 256 as a 256-bit bitmap, one 64-bit word per quarter. */
+#define FBF_FIB_WORD0 ((1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 3) | (1ULL << 5) | \
+		       (1ULL << 8) | (1ULL << 13) | (1ULL << 21) | (1ULL << 34) | (1ULL << 55))
+#define FBF_FIB_WORD1 (1ULL << (89 - 64))
+#define FBF_FIB_WORD2 (1ULL << (144 - 128))
+#define FBF_FIB_WORD3 (1ULL << (233 - 192))
+
+/*
+ * True if the last octet of @addr (host byte order) is a Fibonacci number:
+ * {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}. Picking the bitmap word
+ * takes two comparisons (conditional moves on x86) and testing the bit a
+ * shift and a mask: no loop for the verifier to bound, and no lookup table,
+ * which clang would put in a .rodata.cst32 section that libbpf 1.1 rejects.
+ */
+static inline int fbf_is_fibonacci(__u32 addr)
+{
+	__u32 octet = addr & 0xff;
+	__u64 word;
+
+	if (octet < 128)
+		word = octet < 64 ? FBF_FIB_WORD0 : FBF_FIB_WORD1;
+	else
+		word = octet < 192 ? FBF_FIB_WORD2 : FBF_FIB_WORD3;
+	return (word >> (octet & 63)) & 1;
+}
+
+/*
+ * Classify an IPv4 source address in host byte order. Fibonacci takes
+ * precedence; the FizzBuzz rules apply to the whole address.
+ */
+static inline enum fbf_class fbf_classify(__u32 addr)
+{
+	if (fbf_is_fibonacci(addr))
+		return FBF_FIBONACCI;
+	/* Bit 0 for "divisible by 3", bit 1 for "by 5": the sum is the class. */
+	return (enum fbf_class)((addr % 3 == 0) | ((addr % 5 == 0) << 1));
+}
+
+/* One entry of the queue map: what was seen, and when. 16 bytes, no padding. */
+struct fbf_event {
+	__u64 ktime_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC at classification */
+	__u32 saddr;	/* IPv4 source address, host byte order */
+	__u32 class;	/* enum fbf_class, never FBF_NONE */
+};
+
+/*
+ * Per-CPU counters, one struct per CPU in a single-entry per-CPU array. They
+ * account for every frame and every event:
+ *   packets  = non_ipv4 + malformed + sum(class[*])
+ *   produced = sum(class[FBF_FIZZ..FBF_FIBONACCI])
+ *   produced = delivered (popped by userspace) + queue_full + queue_busy
+ *              + events still in the queue
+ */
+struct fbf_counters {
+	__u64 packets;			/* every frame the program ran on */
+	__u64 class[FBF_NR_CLASSES];	/* IPv4 frames by class; class[FBF_NONE]: not pushed */
+	__u64 non_ipv4;			/* parsed fine, but not IPv4 (IPv6, ARP, 3+ VLAN tags) */
+	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
+	__u64 queue_full;		/* push failed: queue full (-E2BIG), event lost */
+	__u64 queue_busy;		/* push failed for another reason (-EBUSY), event lost */
+};
+
+/* The queue holds this many events unless userspace sets another size at load time. */
+#define FBF_DEFAULT_QUEUE_SIZE 4096
+
+/* Kernel name of the XDP program (at most 15 characters): how the agent knows its own. */
+#define FBF_PROG_NAME "xdp_fizzbuzzfib"
+
+#endif /* FIZZBUZZFIB_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
+ * frame, classifies it and pushes an event for every class but none into a
+ * queue map. It observes only: every frame passes, unchanged.
+ */
+#include <linux/bpf.h>
+#include <linux/errno.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <xdp/xdp_helpers.h>
+
+#include "fizzbuzzfib.h"
+
+/* VLAN tags parsed before giving up on a frame as non-IPv4. */
+#define FBF_MAX_VLAN_TAGS 2
+
+/* Size set by userspace before load (bpf_map__set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, FBF_DEFAULT_QUEUE_SIZE);
+	__type(value, struct fbf_event);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fbf_counters);
+} counters SEC(".maps");
+
+/*
+ * Run first in libxdp's dispatcher, so that a program after us that drops
+ * frames cannot hide them from the classifier; go on to the next program on
+ * XDP_PASS, which is all this program ever returns.
+ */
+struct {
+	__uint(priority, 10);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdp_fizzbuzzfib);
+
+/* 802.1Q and 802.1ad tag layout: struct vlan_hdr is not in the UAPI headers. */
+struct fbf_vlan_hdr {
+	__be16 tci;
+	__be16 encapsulated_proto;
+};
+
+static __always_inline int proto_is_vlan(__be16 proto)
+{
+	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
+}
+
+enum parse_result {
+	PARSE_IPV4,
+	PARSE_NON_IPV4,
+	PARSE_MALFORMED,
+};
+
+/*
+ * Walk Ethernet, up to two VLAN tags and the IPv4 header. On PARSE_IPV4,
+ * *saddr holds the source address in host byte order.
+ */
+static __always_inline enum parse_result parse_ipv4_saddr(struct xdp_md *ctx, __u32 *saddr)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
+	struct iphdr *iph;
+	void *cursor;
+	__be16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > data_end)
+		return PARSE_MALFORMED;
+	proto = eth->h_proto;
+	cursor = eth + 1;
+
+#pragma unroll
+	for (i = 0; i < FBF_MAX_VLAN_TAGS; i++) {
+		struct fbf_vlan_hdr *vlan = cursor;
+
+		if (!proto_is_vlan(proto))
+			break;
+		if ((void *)(vlan + 1) > data_end)
+			return PARSE_MALFORMED;
+		proto = vlan->encapsulated_proto;
+		cursor = vlan + 1;
+	}
+
+	if (proto != bpf_htons(ETH_P_IP))
+		return PARSE_NON_IPV4;
+
+	iph = cursor;
+	if ((void *)(iph + 1) > data_end)
+		return PARSE_MALFORMED;
+	if (iph->version != 4 || iph->ihl < 5)
+		return PARSE_MALFORMED;
+	/* Options are not read, but a header cut short is still malformed. */
+	if (cursor + iph->ihl * 4 > data_end)
+		return PARSE_MALFORMED;
+
+	*saddr = bpf_ntohl(iph->saddr);
+	return PARSE_IPV4;
+}
+
+SEC("xdp")
+int xdp_fizzbuzzfib(struct xdp_md *ctx)
+{
+	struct fbf_counters *cnt;
+	struct fbf_event event;
+	__u32 key = 0;
+	__u32 saddr = 0;
+	long err;
+
+	cnt = bpf_map_lookup_elem(&counters, &key);
+	if (!cnt)
+		return XDP_PASS; /* cannot happen: a one-entry array always has key 0 */
+	cnt->packets++;
+
+	switch (parse_ipv4_saddr(ctx, &saddr)) {
+	case PARSE_NON_IPV4:
+		cnt->non_ipv4++;
+		return XDP_PASS;
+	case PARSE_MALFORMED:
+		cnt->malformed++;
+		return XDP_PASS;
+	case PARSE_IPV4:
+		break;
+	}
+
+	event.class = fbf_classify(saddr);
+	if (event.class >= FBF_NR_CLASSES)
+		return XDP_PASS; /* cannot happen; bounds the index for the verifier */
+	cnt->class[event.class]++;
+	if (event.class == FBF_NONE)
+		return XDP_PASS;
+
+	event.saddr = saddr;
+	event.ktime_ns = bpf_ktime_get_ns();
+	err = bpf_map_push_elem(&events, &event, 0);
+	if (err == -E2BIG)
+		cnt->queue_full++;
+	else if (err)
+		cnt->queue_busy++;
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
