@@ -4,6 +4,9 @@
 #                 generator and the tests into $(OUTPUT)
 # make test       run every test (as root: BPF, veth pairs, namespaces)
 # make demo       install what is missing, then show the agent on a veth pair
+# make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results
+# make bench-micro    the classifier in userspace: timing and instruction counts
+# make bench-macro    the XDP program in the kernel (as root)
 # make deps       install the Debian packages the project needs
 # make clean      remove all build output
 #
@@ -13,6 +16,7 @@ OUTPUT ?= build
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= cc
+CXX ?= c++
 VERSION := 0.1.0
 
 ifeq ($(V),1)
@@ -31,6 +35,8 @@ CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
 CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 \
 	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"'
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -Ibench
 LDFLAGS ?=
 
 LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
@@ -48,14 +54,23 @@ AGENT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(AGENT_SRCS))
 TRAFFICGEN_SRCS := bench/trafficgen.c bench/addrlist.c
 TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
 
+BENCH_PROGS := $(OUTPUT)/bench/micro_timing $(OUTPUT)/bench/micro_count \
+	       $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
+# The in-kernel benchmark runs the tests' frames through the tests' BPF fixture.
+KERNEL_BENCH_OBJS := $(OUTPUT)/tests/frames.o $(OUTPUT)/tests/bpf_fixture.o
+MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
+
 # Test programs are tests/test_*.c; other files in tests/ are helpers they share.
 TEST_PROGS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
-TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c)))
+TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c))) \
+		    $(OUTPUT)/bench/addrlist.o
 
 .DELETE_ON_ERROR:
-.PHONY: all test demo deps clean
+# Keep objects made by pattern rules, so a second make rebuilds nothing.
+.SECONDARY:
+.PHONY: all test demo deps clean bench bench-micro bench-macro
 
-all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS)
+all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS) $(BENCH_PROGS)
 
 $(OUTPUT) $(OUTPUT)/agent.d $(OUTPUT)/bench $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -86,6 +101,23 @@ $(OUTPUT)/trafficgen: $(TRAFFICGEN_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CURL_LIBS) -o $@
 
+$(OUTPUT)/bench/micro_timing: bench/micro_timing.cc $(MICRO_DEPS) | $(OUTPUT)/bench
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(CXXFLAGS) $(LDFLAGS) $< -lbenchmark -lpthread -o $@
+
+$(OUTPUT)/bench/micro_count: bench/micro_count.c $(MICRO_DEPS) | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Ibench $< -o $@
+
+$(OUTPUT)/bench/kernel_test_run: bench/kernel_test_run.c $(KERNEL_BENCH_OBJS) $(SKEL) \
+		| $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(KERNEL_BENCH_OBJS) $(LIBBPF_LIBS) -o $@
+
+$(OUTPUT)/bench/bpf_run_stats: bench/bpf_run_stats.c | $(OUTPUT)/bench
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBBPF_LIBS) -o $@
+
 $(OUTPUT)/tests/%.o: tests/%.c $(wildcard tests/*.h) common/fizzbuzzfib.h $(SKEL) \
 		| $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -106,6 +138,11 @@ test: deps all
 
 demo: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) tests/demo.sh
+
+bench: bench-micro bench-macro
+
+bench-micro: deps $(BENCH_PROGS)
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/micro.sh
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The original v3 classifier, kept as a reference and a regression canary,
+ * never shipped: it recomputes the Fibonacci sequence for every address, the
+ * planted slow path that put "production on fire". Unlike the original's u8
+ * loop, which wrapped around, this one is correct, so it differs from
+ * fbf_classify() in cost only. The loop is bounded for the verifier:
+ * fib(14) = 377 is the first Fibonacci number above any octet.
+ */
+#ifndef FIZZBUZZFIB_V3_H
+#define FIZZBUZZFIB_V3_H
+
+#include "fizzbuzzfib.h"
+
+#define FBF_V3_MAX_STEPS 14
+
+static inline int fbf_v3_is_fibonacci(__u32 addr)
+{
+	__u32 octet = addr & 0xff;
+	__u32 a = 0, b = 1, next;
+	int i;
+
+	for (i = 0; i < FBF_V3_MAX_STEPS && a < octet; i++) {
+		next = a + b;
+		a = b;
+		b = next;
+	}
+	return a == octet;
+}
+
+static inline enum fbf_class fbf_v3_classify(__u32 addr)
+{
+	if (fbf_v3_is_fibonacci(addr))
+		return FBF_FIBONACCI;
+	if (addr % 15 == 0)
+		return FBF_FIZZBUZZ;
+	if (addr % 3 == 0)
+		return FBF_FIZZ;
+	if (addr % 5 == 0)
+		return FBF_BUZZ;
+	return FBF_NONE;
+}
+
+#endif /* FIZZBUZZFIB_V3_H */

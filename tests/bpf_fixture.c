@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The XDP program under BPF_PROG_TEST_RUN: see bpf_fixture.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_fixture.h"
+#include "fizzbuzzfib.skel.h"
+
+/* libbpf's warnings only, as TAP comments: its info lines are noise in a test log. */
+static int print_libbpf_warning(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	fputs("# ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+int bpf_fixture_load(struct bpf_fixture *fx, __u32 queue_size)
+{
+	int err;
+
+	libbpf_set_print(print_libbpf_warning);
+	memset(fx, 0, sizeof(*fx));
+	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
+
+	fx->skel = fizzbuzzfib_bpf__open();
+	if (!fx->skel)
+		return -errno;
+	err = bpf_map__set_max_entries(fx->skel->maps.events, queue_size);
+	if (!err)
+		err = fizzbuzzfib_bpf__load(fx->skel);
+	if (err) {
+		bpf_fixture_destroy(fx);
+		return err;
+	}
+	fx->prog_fd = bpf_program__fd(fx->skel->progs.xdp_fizzbuzzfib);
+	fx->events_fd = bpf_map__fd(fx->skel->maps.events);
+	fx->counters_fd = bpf_map__fd(fx->skel->maps.counters);
+	return 0;
+}
+
+void bpf_fixture_destroy(struct bpf_fixture *fx)
+{
+	fizzbuzzfib_bpf__destroy(fx->skel);
+	fx->skel = NULL;
+	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
+}
+
+bool bpf_fixture_unavailable(int err)
+{
+	/*
+	 * EPERM: not privileged; ENOSYS: no bpf syscall (or a seccomp filter).
+	 * Not EACCES: that is how the verifier rejects a program, a real failure.
+	 */
+	return err == -EPERM || err == -ENOSYS;
+}
+
+int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event)
+{
+	if (bpf_map_lookup_and_delete_elem(fx->events_fd, NULL, event))
+		return -errno;
+	return 0;
+}
+
+static int zero_counters(struct bpf_fixture *fx)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct fbf_counters *percpu;
+	__u32 key = 0;
+	int err = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_update_elem(fx->counters_fd, &key, percpu, BPF_ANY))
+		err = -errno;
+	free(percpu);
+	return err;
+}
+
+int bpf_fixture_reset(struct bpf_fixture *fx)
+{
+	struct fbf_event event;
+	int err;
+
+	while (!(err = bpf_fixture_pop(fx, &event)))
+		;
+	if (err != -ENOENT)
+		return err;
+	return zero_counters(fx);
+}
+
+int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int repeat,
+		    void *out, __u32 *out_len, __u32 *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = frame,
+		.data_size_in = len,
+		.data_out = out,
+		.data_size_out = out ? *out_len : 0,
+		.repeat = repeat,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(fx->prog_fd, &opts);
+	if (err)
+		return err;
+	if (out)
+		*out_len = opts.data_size_out;
+	*retval = opts.retval;
+	return 0;
+}
+
+int bpf_fixture_counters(struct bpf_fixture *fx, struct fbf_counters *sum)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct fbf_counters *percpu;
+	__u32 key = 0;
+	int cpu, i;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fx->counters_fd, &key, percpu)) {
+		int err = -errno;
+
+		free(percpu);
+		return err;
+	}
+
+	memset(sum, 0, sizeof(*sum));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		sum->packets += percpu[cpu].packets;
+		for (i = 0; i < FBF_NR_CLASSES; i++)
+			sum->by_class[i] += percpu[cpu].by_class[i];
+		sum->non_ipv4 += percpu[cpu].non_ipv4;
+		sum->malformed += percpu[cpu].malformed;
+		sum->queue_full += percpu[cpu].queue_full;
+		sum->queue_busy += percpu[cpu].queue_busy;
+	}
+	free(percpu);
+	return 0;
+}
+
+#define COUNTER_FIELD(field) { #field, offsetof(struct fbf_counters, field) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} counter_fields[] = {
+	COUNTER_FIELD(packets),
+	COUNTER_FIELD(by_class[FBF_NONE]),
+	COUNTER_FIELD(by_class[FBF_FIZZ]),
+	COUNTER_FIELD(by_class[FBF_BUZZ]),
+	COUNTER_FIELD(by_class[FBF_FIZZBUZZ]),
+	COUNTER_FIELD(by_class[FBF_FIBONACCI]),
+	COUNTER_FIELD(non_ipv4),
+	COUNTER_FIELD(malformed),
+	COUNTER_FIELD(queue_full),
+	COUNTER_FIELD(queue_busy),
+};
+
+/* A counter added to struct fbf_counters must be added above, or it goes unchecked. */
+_Static_assert(sizeof(counter_fields) / sizeof(counter_fields[0]) * sizeof(__u64) ==
+	       sizeof(struct fbf_counters), "counter_fields does not cover struct fbf_counters");
+
+int fbf_counters_diff(const struct fbf_counters *got, const struct fbf_counters *want,
+		      char *msg, size_t size)
+{
+	size_t len = 0;
+	int differ = 0;
+	size_t i;
+
+	if (size)
+		msg[0] = '\0';
+	for (i = 0; i < sizeof(counter_fields) / sizeof(counter_fields[0]); i++) {
+		__u64 g, w;
+
+		memcpy(&g, (const char *)got + counter_fields[i].offset, sizeof(g));
+		memcpy(&w, (const char *)want + counter_fields[i].offset, sizeof(w));
+		if (g == w)
+			continue;
+		if (len < size)
+			len += snprintf(msg + len, size - len, "%s%s: got %llu, want %llu",
+					differ ? "; " : "", counter_fields[i].name,
+					(unsigned long long)g, (unsigned long long)w);
+		differ++;
+	}
+	return differ;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The XDP program loaded for BPF_PROG_TEST_RUN: load it, run frames through
+ * it, read and reset its queue and counters. Free of any test framework, so
+ * that every test program and the fuzzer can use it.
+ */
+#ifndef BPF_FIXTURE_H
+#define BPF_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "fizzbuzzfib.h"
+
+struct fizzbuzzfib_bpf;
+
+struct bpf_fixture {
+	struct fizzbuzzfib_bpf *skel;
+	int prog_fd;
+	int events_fd;
+	int counters_fd;
+};
+
+/* Open and load the program with a queue of @queue_size events. 0 or -errno. */
+int bpf_fixture_load(struct bpf_fixture *fx, __u32 queue_size);
+
+/* Safe on a fixture that failed to load or was never loaded. */
+void bpf_fixture_destroy(struct bpf_fixture *fx);
+
+/*
+ * True if bpf_fixture_load() failed because BPF cannot be used here at all
+ * (no privileges, no bpf syscall): the tests should skip rather than fail.
+ */
+bool bpf_fixture_unavailable(int err);
+
+/* Empty the queue and zero the counters on every CPU. 0 or -errno. */
+int bpf_fixture_reset(struct bpf_fixture *fx);
+
+/*
+ * Run the program @repeat times on @frame of @len bytes. The frame as the
+ * program left it goes to @out (@out_len: in its size, out the frame's
+ * length). 0 or -errno; *retval is the program's return value.
+ */
+int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int repeat,
+		    void *out, __u32 *out_len, __u32 *retval);
+
+/* Pop the oldest event: 0, -ENOENT if the queue is empty, or another -errno. */
+int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event);
+
+/* The counters summed over all CPUs. 0 or -errno. */
+int bpf_fixture_counters(struct bpf_fixture *fx, struct fbf_counters *sum);
+
+/*
+ * Compare two sets of counters field by field. Writes "field: got X, want Y"
+ * for each difference into @msg (always NUL-terminated) and returns how many
+ * fields differ.
+ */
+int fbf_counters_diff(const struct fbf_counters *got, const struct fbf_counters *want,
+		      char *msg, size_t size);
+
+#endif /* BPF_FIXTURE_H */

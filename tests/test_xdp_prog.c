@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The XDP program under BPF_PROG_TEST_RUN: one frame per test, then the
+ * return value, the frame as the program left it, the whole queue and every
+ * counter. Needs the privileges to load BPF programs; without them, every
+ * test is skipped.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <cmocka.h>
+
+#include "bpf_fixture.h"
+#include "fizzbuzzfib.h"
+#include "frames.h"
+
+/* The small queue for the queue-full tests, and how many pushes go past its end. */
+#define SMALL_QUEUE_SIZE 8
+#define OVERFLOW 5
+
+/* 192.0.2.16 + 15 * i is FizzBuzz for i = 0 .. 12: no last octet on the way is Fibonacci. */
+#define FIZZBUZZ_BASE IPV4_ADDR(192, 0, 2, 16)
+#define FIZZBUZZ_STEP 15
+
+struct suite {
+	struct bpf_fixture fx;		/* the default queue size */
+	struct bpf_fixture small;	/* SMALL_QUEUE_SIZE events */
+	int load_err;
+};
+
+static const struct frame_l2 vlan_8021q = { .nr_tags = 1, .tpid = { ETH_P_8021Q } };
+static const struct frame_l2 vlan_8021ad_8021q = {
+	.nr_tags = 2,
+	.tpid = { ETH_P_8021AD, ETH_P_8021Q },
+};
+static const struct frame_l2 vlan_three_tags = {
+	.nr_tags = 3,
+	.tpid = { ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q },
+};
+
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		fail_msg("clock_gettime: %s", strerror(errno));
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Skip when BPF cannot be used here; fail when the program itself does not load. */
+static struct suite *require_program(void **state)
+{
+	struct suite *s = *state;
+
+	if (!s->load_err)
+		return s;
+	if (bpf_fixture_unavailable(s->load_err))
+		skip();
+	fail_msg("loading the XDP program: %s (libbpf log above)", strerror(-s->load_err));
+	return NULL;
+}
+
+static void run_frames(struct bpf_fixture *fx, const void *frame, size_t len, int repeat)
+{
+	__u8 out[FRAME_MAX_LEN];
+	__u32 out_len = sizeof(out);
+	__u32 retval = ~0U;
+	int err;
+
+	assert_true(len > 0);
+	err = bpf_fixture_run(fx, frame, len, repeat, out, &out_len, &retval);
+	if (err)
+		fail_msg("BPF_PROG_TEST_RUN: %s", strerror(-err));
+	assert_int_equal(retval, XDP_PASS);
+	/* The program only observes: the frame comes out as it went in. */
+	assert_int_equal(out_len, len);
+	assert_memory_equal(out, frame, len);
+}
+
+static void run_frame(struct bpf_fixture *fx, const void *frame, size_t len)
+{
+	run_frames(fx, frame, len, 1);
+}
+
+/* Pop the oldest event: it must be @saddr, @class, stamped within [@not_before, @not_after]. */
+static __u64 assert_popped(struct bpf_fixture *fx, __u32 saddr, enum fbf_class class,
+			   __u64 not_before, __u64 not_after)
+{
+	struct fbf_event event;
+	int err;
+
+	err = bpf_fixture_pop(fx, &event);
+	if (err)
+		fail_msg("popping an event: %s", strerror(-err));
+	assert_int_equal(event.saddr, saddr);
+	assert_int_equal(event.class_id, class);
+	assert_true(event.ktime_ns != 0);
+	assert_in_range(event.ktime_ns, not_before, not_after);
+	return event.ktime_ns;
+}
+
+static void assert_queue_empty(struct bpf_fixture *fx)
+{
+	struct fbf_event event;
+	int err;
+
+	err = bpf_fixture_pop(fx, &event);
+	if (!err)
+		fail_msg("unexpected event in the queue: %u.%u.%u.%u %s", event.saddr >> 24,
+			 (event.saddr >> 16) & 0xff, (event.saddr >> 8) & 0xff, event.saddr & 0xff,
+			 fbf_class_name(event.class_id));
+	assert_int_equal(err, -ENOENT);
+}
+
+static void assert_counters(struct bpf_fixture *fx, const struct fbf_counters *want)
+{
+	struct fbf_counters got;
+	char diff[512];
+	int err;
+
+	err = bpf_fixture_counters(fx, &got);
+	if (err)
+		fail_msg("reading the counters: %s", strerror(-err));
+	if (fbf_counters_diff(&got, want, diff, sizeof(diff)))
+		fail_msg("counters differ: %s", diff);
+}
+
+/* One frame that is classified and pushed: exactly one event, one packet, one class. */
+static void check_pushed(void **state, const void *frame, size_t len, __u32 saddr,
+			 enum fbf_class class)
+{
+	struct suite *s = require_program(state);
+	struct fbf_counters want = { .packets = 1 };
+	__u64 before, after;
+
+	want.by_class[class] = 1;
+	before = monotonic_ns();
+	run_frame(&s->fx, frame, len);
+	after = monotonic_ns();
+	assert_popped(&s->fx, saddr, class, before, after);
+	assert_queue_empty(&s->fx);
+	assert_counters(&s->fx, &want);
+}
+
+/* One frame that pushes nothing and is counted as @want says. */
+static void check_not_pushed(void **state, const void *frame, size_t len,
+			     const struct fbf_counters *want)
+{
+	struct suite *s = require_program(state);
+
+	run_frame(&s->fx, frame, len);
+	assert_queue_empty(&s->fx);
+	assert_counters(&s->fx, want);
+}
+
+static void check_ipv4_pushed(void **state, const struct frame_l2 *l2, __u32 saddr,
+			      enum fbf_class class)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), l2, &FRAME_IPV4(saddr));
+
+	check_pushed(state, frame, len, saddr, class);
+}
+
+static void test_ipv4_fizz_is_queued(void **state)
+{
+	check_ipv4_pushed(state, NULL, IPV4_ADDR(192, 0, 2, 4), FBF_FIZZ);
+}
+
+static void test_ipv4_buzz_is_queued(void **state)
+{
+	check_ipv4_pushed(state, NULL, IPV4_ADDR(192, 0, 2, 6), FBF_BUZZ);
+}
+
+static void test_ipv4_fizzbuzz_is_queued(void **state)
+{
+	check_ipv4_pushed(state, NULL, IPV4_ADDR(192, 0, 2, 16), FBF_FIZZBUZZ);
+}
+
+static void test_ipv4_fibonacci_is_queued(void **state)
+{
+	check_ipv4_pushed(state, NULL, IPV4_ADDR(10, 0, 0, 233), FBF_FIBONACCI);
+}
+
+static void test_ipv4_none_is_counted_not_queued(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL,
+				      &FRAME_IPV4(IPV4_ADDR(10, 1, 2, 4)));
+	struct fbf_counters want = { .packets = 1, .by_class[FBF_NONE] = 1 };
+
+	check_not_pushed(state, frame, len, &want);
+}
+
+static void test_vlan_8021q_ipv4_is_queued(void **state)
+{
+	check_ipv4_pushed(state, &vlan_8021q, IPV4_ADDR(192, 0, 2, 7), FBF_FIZZ);
+}
+
+static void test_double_vlan_8021ad_8021q_ipv4_is_queued(void **state)
+{
+	check_ipv4_pushed(state, &vlan_8021ad_8021q, IPV4_ADDR(192, 0, 2, 11), FBF_BUZZ);
+}
+
+/* The parser stops after two tags; the Fizz address inside is never read. */
+static void test_three_vlan_tags_are_non_ipv4(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_three_tags,
+				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
+	struct fbf_counters want = { .packets = 1, .non_ipv4 = 1 };
+
+	check_not_pushed(state, frame, len, &want);
+}
+
+static void test_ipv6_is_non_ipv4(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv6(frame, sizeof(frame), NULL);
+	struct fbf_counters want = { .packets = 1, .non_ipv4 = 1 };
+
+	check_not_pushed(state, frame, len, &want);
+}
+
+static void test_arp_is_non_ipv4(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_arp(frame, sizeof(frame), NULL);
+	struct fbf_counters want = { .packets = 1, .non_ipv4 = 1 };
+
+	check_not_pushed(state, frame, len, &want);
+}
+
+/* 14 bytes is the shortest frame BPF_PROG_TEST_RUN accepts for XDP. */
+static void test_ethernet_only_with_ipv4_ethertype_is_malformed(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_eth(frame, sizeof(frame), NULL, ETH_P_IP);
+	struct fbf_counters want = { .packets = 1, .malformed = 1 };
+
+	assert_int_equal(len, FRAME_ETH_HLEN);
+	check_not_pushed(state, frame, len, &want);
+}
+
+static void test_truncated_ipv4_header_is_malformed(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL,
+				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
+	struct fbf_counters want = { .packets = 1, .malformed = 1 };
+
+	assert_true(len > 0);
+	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_IPV4_HLEN - 1, &want);
+}
+
+static void test_truncated_vlan_tag_is_malformed(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_8021q,
+				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
+	struct fbf_counters want = { .packets = 1, .malformed = 1 };
+
+	assert_true(len > 0);
+	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_VLAN_HLEN / 2, &want);
+}
+
+static void test_truncated_inner_vlan_tag_is_malformed(void **state)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_8021ad_8021q,
+				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
+	struct fbf_counters want = { .packets = 1, .malformed = 1 };
+
+	assert_true(len > 0);
+	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_VLAN_HLEN + FRAME_VLAN_HLEN / 2,
+			 &want);
+}
+
+/* Each IHL from 0 to 4 in a frame long enough for a full header: still malformed. */
+static void test_ihl_below_5_is_malformed(void **state)
+{
+	struct suite *s = require_program(state);
+	struct fbf_counters want = {};
+	__u8 frame[FRAME_MAX_LEN];
+	__u8 ihl;
+
+	for (ihl = 0; ihl < 5; ihl++) {
+		struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4));
+		size_t len;
+
+		ip.ihl = ihl;
+		len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
+		run_frame(&s->fx, frame, len);
+		want.packets++;
+		want.malformed++;
+		assert_queue_empty(&s->fx);
+		assert_counters(&s->fx, &want);
+	}
+}
+
+/* An IPv4 ethertype with another version in the header, IPv6's among them. */
+static void test_ip_version_not_4_is_malformed(void **state)
+{
+	static const __u8 versions[] = { 0, 5, 6, 15 };
+	struct suite *s = require_program(state);
+	struct fbf_counters want = {};
+	__u8 frame[FRAME_MAX_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(versions); i++) {
+		struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4));
+		size_t len;
+
+		ip.version = versions[i];
+		len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
+		run_frame(&s->fx, frame, len);
+		want.packets++;
+		want.malformed++;
+		assert_queue_empty(&s->fx);
+		assert_counters(&s->fx, &want);
+	}
+}
+
+static void test_ipv4_options_cut_off_are_malformed(void **state)
+{
+	struct frame_ipv4 ip = { .version = 4, .ihl = 6, .options_len = 4,
+				 .saddr = IPV4_ADDR(192, 0, 2, 4) };
+	struct fbf_counters want = { .packets = 1, .malformed = 1 };
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
+
+	assert_true(len > 0);
+	/* The fixed header is complete, half of the options are not there. */
+	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_IPV4_HLEN + 2, &want);
+}
+
+static void test_ipv4_options_complete_are_queued(void **state)
+{
+	struct frame_ipv4 ip = { .version = 4, .ihl = 6, .options_len = 4,
+				 .saddr = IPV4_ADDR(192, 0, 2, 4) };
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
+
+	check_pushed(state, frame, len, ip.saddr, FBF_FIZZ);
+}
+
+/* The longest header IPv4 allows: 40 bytes of options. */
+static void test_ipv4_ihl_15_is_queued(void **state)
+{
+	struct frame_ipv4 ip = { .version = 4, .ihl = 15, .options_len = 40,
+				 .saddr = IPV4_ADDR(192, 0, 2, 6) };
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_8021ad_8021q, &ip);
+
+	check_pushed(state, frame, len, ip.saddr, FBF_BUZZ);
+}
+
+static __u32 fizzbuzz_addr(unsigned int i)
+{
+	return FIZZBUZZ_BASE + FIZZBUZZ_STEP * i;
+}
+
+static void run_fizzbuzz_frame(struct bpf_fixture *fx, unsigned int i)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(fizzbuzz_addr(i)));
+
+	run_frame(fx, frame, len);
+}
+
+/*
+ * Thirteen runs into a queue of eight: five pushes fail and each is counted;
+ * the eight that fit stay in the queue.
+ */
+static void test_full_queue_counts_each_lost_event(void **state)
+{
+	struct suite *s = require_program(state);
+	struct fbf_counters want = {
+		.packets = SMALL_QUEUE_SIZE + OVERFLOW,
+		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + OVERFLOW,
+		.queue_full = OVERFLOW,
+	};
+	__u8 frame[FRAME_MAX_LEN];
+	__u64 before, after, prev;
+	size_t len;
+	int i;
+
+	len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(fizzbuzz_addr(0)));
+	before = monotonic_ns();
+	run_frames(&s->small, frame, len, SMALL_QUEUE_SIZE + OVERFLOW);
+	after = monotonic_ns();
+
+	assert_counters(&s->small, &want);
+	prev = before;
+	for (i = 0; i < SMALL_QUEUE_SIZE; i++)
+		prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, prev, after);
+	assert_queue_empty(&s->small);
+}
+
+/* Push flag 0: a full queue keeps its oldest events and loses the new ones. */
+static void test_full_queue_keeps_oldest_events_in_order(void **state)
+{
+	struct suite *s = require_program(state);
+	struct fbf_counters want = {
+		.packets = SMALL_QUEUE_SIZE + OVERFLOW,
+		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + OVERFLOW,
+		.queue_full = OVERFLOW,
+	};
+	__u64 before, after, prev;
+	unsigned int i;
+
+	before = monotonic_ns();
+	for (i = 0; i < SMALL_QUEUE_SIZE + OVERFLOW; i++)
+		run_fizzbuzz_frame(&s->small, i);
+	after = monotonic_ns();
+
+	assert_counters(&s->small, &want);
+	prev = before;
+	for (i = 0; i < SMALL_QUEUE_SIZE; i++)
+		prev = assert_popped(&s->small, fizzbuzz_addr(i), FBF_FIZZBUZZ, prev, after);
+	assert_queue_empty(&s->small);
+}
+
+/* Popping one event from a full queue makes room for exactly the next push. */
+static void test_full_queue_accepts_push_after_pop(void **state)
+{
+	struct suite *s = require_program(state);
+	struct fbf_counters want = {
+		.packets = SMALL_QUEUE_SIZE + 2,
+		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + 2,
+		.queue_full = 1,
+	};
+	__u64 before, after, prev;
+	unsigned int i;
+
+	before = monotonic_ns();
+	/* Fill the queue, and one more that is lost. */
+	for (i = 0; i <= SMALL_QUEUE_SIZE; i++)
+		run_fizzbuzz_frame(&s->small, i);
+	prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, before, monotonic_ns());
+	run_fizzbuzz_frame(&s->small, SMALL_QUEUE_SIZE + 1);
+	after = monotonic_ns();
+
+	assert_counters(&s->small, &want);
+	for (i = 1; i < SMALL_QUEUE_SIZE; i++)
+		prev = assert_popped(&s->small, fizzbuzz_addr(i), FBF_FIZZBUZZ, prev, after);
+	assert_popped(&s->small, fizzbuzz_addr(SMALL_QUEUE_SIZE + 1), FBF_FIZZBUZZ, prev, after);
+	assert_queue_empty(&s->small);
+}
+
+static int suite_setup(void **state)
+{
+	struct suite *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	s->load_err = bpf_fixture_load(&s->fx, FBF_DEFAULT_QUEUE_SIZE);
+	if (!s->load_err)
+		s->load_err = bpf_fixture_load(&s->small, SMALL_QUEUE_SIZE);
+	if (bpf_fixture_unavailable(s->load_err))
+		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
+			strerror(-s->load_err));
+	*state = s;
+	return 0;
+}
+
+static int suite_teardown(void **state)
+{
+	struct suite *s = *state;
+
+	bpf_fixture_destroy(&s->fx);
+	bpf_fixture_destroy(&s->small);
+	free(s);
+	return 0;
+}
+
+/* Each test starts from an empty queue and zero counters. */
+static int reset_maps(void **state)
+{
+	struct suite *s = *state;
+	int err;
+
+	if (s->load_err)
+		return 0; /* the test skips or fails in require_program() */
+	err = bpf_fixture_reset(&s->fx);
+	if (!err)
+		err = bpf_fixture_reset(&s->small);
+	if (err)
+		fprintf(stderr, "# resetting the maps: %s\n", strerror(-err));
+	return err;
+}
+
+#define xdp_test(fn) cmocka_unit_test_setup(fn, reset_maps)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		xdp_test(test_ipv4_fizz_is_queued),
+		xdp_test(test_ipv4_buzz_is_queued),
+		xdp_test(test_ipv4_fizzbuzz_is_queued),
+		xdp_test(test_ipv4_fibonacci_is_queued),
+		xdp_test(test_ipv4_none_is_counted_not_queued),
+		xdp_test(test_vlan_8021q_ipv4_is_queued),
+		xdp_test(test_double_vlan_8021ad_8021q_ipv4_is_queued),
+		xdp_test(test_three_vlan_tags_are_non_ipv4),
+		xdp_test(test_ipv6_is_non_ipv4),
+		xdp_test(test_arp_is_non_ipv4),
+		xdp_test(test_ethernet_only_with_ipv4_ethertype_is_malformed),
+		xdp_test(test_truncated_ipv4_header_is_malformed),
+		xdp_test(test_truncated_vlan_tag_is_malformed),
+		xdp_test(test_truncated_inner_vlan_tag_is_malformed),
+		xdp_test(test_ihl_below_5_is_malformed),
+		xdp_test(test_ip_version_not_4_is_malformed),
+		xdp_test(test_ipv4_options_cut_off_are_malformed),
+		xdp_test(test_ipv4_options_complete_are_queued),
+		xdp_test(test_ipv4_ihl_15_is_queued),
+		xdp_test(test_full_queue_counts_each_lost_event),
+		xdp_test(test_full_queue_keeps_oldest_events_in_order),
+		xdp_test(test_full_queue_accepts_push_after_pop),
+	};
+
+	return cmocka_run_group_tests_name("xdp_prog", tests, suite_setup, suite_teardown);
+}
