@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The XDP program in the kernel, one frame shape at a time, through
+ * BPF_PROG_TEST_RUN: mean ns per run for a frame of each class, a non-IPv4
+ * frame and a VLAN frame, interleaved run by run with a bare XDP_PASS program
+ * on the same frame, so each overhead comes from runs a few milliseconds
+ * apart. Also the loaded program's static figures. Prints raw samples as
+ * "benchmark<TAB>measure<TAB>value" for bench/report.py.
+ *
+ * Queue state: every classifier run starts on an empty queue sized to hold
+ * all of the run's pushes, so each push succeeds, none meets a full queue
+ * (which would skip the copy and look cheaper), and the queue is drained,
+ * untimed, after the run.
+ *
+ *   kernel_test_run XDP_PASS_OBJ [ROUNDS [REPEAT]]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_ether.h>
+
+#include "bpf_fixture.h"
+#include "frames.h"
+
+#define DEFAULT_ROUNDS 10
+#define DEFAULT_REPEAT 100000
+
+struct bench_case {
+	const char *name;
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len;
+	bool pushes;
+};
+
+static const struct frame_l2 one_vlan = { .nr_tags = 1, .tpid = { ETH_P_8021Q } };
+
+static size_t build_cases(struct bench_case *cases)
+{
+	/* 10.1.2.4 is none; the others are the smallest addresses of their class. */
+	static const struct {
+		const char *name;
+		__u32 saddr;
+	} ipv4[] = {
+		{ "ipv4-none", IPV4_ADDR(10, 1, 2, 4) },
+		{ "ipv4-fizz", IPV4_ADDR(0, 0, 0, 9) },
+		{ "ipv4-buzz", IPV4_ADDR(0, 0, 0, 10) },
+		{ "ipv4-fizzbuzz", IPV4_ADDR(0, 0, 0, 15) },
+		{ "ipv4-fibonacci", IPV4_ADDR(10, 0, 0, 233) },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(ipv4) / sizeof(ipv4[0]); i++, n++) {
+		struct frame_ipv4 ip = FRAME_IPV4(ipv4[i].saddr);
+
+		cases[n].name = ipv4[i].name;
+		cases[n].len = frame_build_ipv4(cases[n].frame, FRAME_MAX_LEN, NULL, &ip);
+		cases[n].pushes = fbf_classify(ipv4[i].saddr) != FBF_NONE;
+	}
+
+	struct frame_ipv4 vlan_ip = FRAME_IPV4(IPV4_ADDR(0, 0, 0, 9));
+
+	cases[n].name = "vlan-ipv4-fizz";
+	cases[n].len = frame_build_ipv4(cases[n].frame, FRAME_MAX_LEN, &one_vlan, &vlan_ip);
+	cases[n++].pushes = true;
+
+	cases[n].name = "ipv6";
+	cases[n].len = frame_build_ipv6(cases[n].frame, FRAME_MAX_LEN, NULL);
+	cases[n++].pushes = false;
+	return n;
+}
+
+/* Mean ns per run of @prog_fd over @repeat runs of @c's frame, as the kernel timed it. */
+static int time_runs(int prog_fd, const struct bench_case *c, int repeat, __u32 *ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = c->frame, .data_size_in = c->len,
+		    .repeat = repeat);
+	int err = bpf_prog_test_run_opts(prog_fd, &opts);
+
+	if (err)
+		return -errno;
+	if (opts.retval != XDP_PASS)
+		return -EPROTO;
+	*ns = opts.duration;
+	return 0;
+}
+
+/* Empty the queue after a run, and check the run pushed what it should have. */
+static int drain_and_check(struct bpf_fixture *fx, const struct bench_case *c, int repeat)
+{
+	struct fbf_counters cnt;
+	struct fbf_event ev;
+	int popped = 0, err;
+
+	while ((err = bpf_fixture_pop(fx, &ev)) == 0)
+		popped++;
+	if (err != -ENOENT)
+		return err;
+	err = bpf_fixture_counters(fx, &cnt);
+	if (err)
+		return err;
+	if (popped != (c->pushes ? repeat : 0) || cnt.queue_full || cnt.queue_busy) {
+		fprintf(stderr, "kernel_test_run: %s: %d events for %d runs, %llu lost: "
+			"the queue skewed the run\n", c->name, popped, repeat,
+			(unsigned long long)(cnt.queue_full + cnt.queue_busy));
+		return -EPROTO;
+	}
+	return bpf_fixture_reset(fx);
+}
+
+static int print_static_figures(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	printf("kernel/xdp_fizzbuzzfib\tverified-instructions\t%u\n", info.verified_insns);
+	printf("kernel/xdp_fizzbuzzfib\ttranslated-instructions\t%u\n",
+	       info.xlated_prog_len / 8);
+	printf("kernel/xdp_fizzbuzzfib\tjited-bytes\t%u\n", info.jited_prog_len);
+	return 0;
+}
+
+static int load_pass(const char *path, struct bpf_object **obj)
+{
+	struct bpf_program *prog;
+
+	*obj = bpf_object__open_file(path, NULL);
+	if (!*obj)
+		return -errno;
+	if (bpf_object__load(*obj))
+		return -errno;
+	prog = bpf_object__next_program(*obj, NULL);
+	return prog ? bpf_program__fd(prog) : -ENOENT;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_case cases[8];
+	struct bpf_object *pass_obj = NULL;
+	struct bpf_fixture fx = {};
+	int rounds = argc > 2 ? atoi(argv[2]) : DEFAULT_ROUNDS;
+	int repeat = argc > 3 ? atoi(argv[3]) : DEFAULT_REPEAT;
+	bool progress = isatty(STDERR_FILENO) && !getenv("CI");
+	size_t nr_cases = build_cases(cases);
+	int pass_fd, err;
+
+	if (argc < 2 || rounds < 1 || repeat < 1) {
+		fprintf(stderr, "usage: kernel_test_run XDP_PASS_OBJ [ROUNDS [REPEAT]]\n");
+		return 2;
+	}
+	libbpf_set_print(NULL);
+	err = bpf_fixture_load(&fx, repeat);
+	if (err) {
+		fprintf(stderr, "kernel_test_run: loading xdp_fizzbuzzfib: %s%s\n", strerror(-err),
+			bpf_fixture_unavailable(err) ? " (run as root)" : "");
+		return 1;
+	}
+	pass_fd = load_pass(argv[1], &pass_obj);
+	if (pass_fd < 0) {
+		fprintf(stderr, "kernel_test_run: loading %s: %s\n", argv[1], strerror(-pass_fd));
+		err = pass_fd;
+		goto out;
+	}
+	err = print_static_figures(fx.prog_fd);
+	if (err)
+		goto out;
+
+	for (int round = 0; round < rounds; round++) {
+		for (size_t i = 0; i < nr_cases; i++) {
+			const struct bench_case *c = &cases[i];
+			__u32 pass_ns, fbf_ns;
+
+			/* Alternate which goes first, so neither always runs on a warmer cache. */
+			if (round % 2 == 0)
+				err = time_runs(pass_fd, c, repeat, &pass_ns) ?:
+				      time_runs(fx.prog_fd, c, repeat, &fbf_ns);
+			else
+				err = time_runs(fx.prog_fd, c, repeat, &fbf_ns) ?:
+				      time_runs(pass_fd, c, repeat, &pass_ns);
+			err = err ?: drain_and_check(&fx, c, repeat);
+			if (err)
+				goto out;
+			printf("kernel/%s/xdp_pass\tlatency\t%u\n", c->name, pass_ns);
+			printf("kernel/%s/xdp_fizzbuzzfib\tlatency\t%u\n", c->name, fbf_ns);
+			printf("kernel/%s/overhead\tlatency\t%d\n", c->name,
+			       (int)fbf_ns - (int)pass_ns);
+			printf("kernel/%s/overhead\tratio\t%.4f\n", c->name,
+			       pass_ns ? (double)fbf_ns / pass_ns : 0.0);
+		}
+		if (progress)
+			fprintf(stderr, "\rkernel_test_run: round %d/%d", round + 1, rounds);
+	}
+	if (progress)
+		fprintf(stderr, "\n");
+out:
+	if (err)
+		fprintf(stderr, "kernel_test_run: %s\n", strerror(-err));
+	bpf_object__close(pass_obj);
+	bpf_fixture_destroy(&fx);
+	return err ? 1 : 0;
+}

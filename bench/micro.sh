@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make bench-micro: the classifier in userspace, timed with Google Benchmark
+# and counted with callgrind. Tables on stdout; BMF files in $FBF_RESULTS.
+set -euo pipefail
+
+build=${FBF_BUILD:?FBF_BUILD is set by make}
+results=${FBF_RESULTS:-$build/results}
+reps=${FBF_MICRO_REPS:-10}
+mkdir -p "$results"
+
+echo "== micro: timing ($reps repetitions, random interleaving) =="
+"$build/bench/micro_timing" --benchmark_repetitions="$reps" \
+	--benchmark_enable_random_interleaving=true --benchmark_min_time=0.2 \
+	--benchmark_display_aggregates_only=true \
+	--benchmark_out="$results/micro-timing.gbench.json" --benchmark_out_format=json \
+	>"$results/micro-timing.console.txt" 2>&1
+bench/report.py gbench "$results/micro-timing.gbench.json" "$results/micro-timing.bmf.json"
+
+echo
+echo "== micro: instruction counts (callgrind) =="
+counts=$results/callgrind
+rm -rf "$counts" && mkdir -p "$counts"
+for batch in SourceAddr RandomBatch; do
+	for variant in v4 v3; do
+		# Fixed cache geometry, so the estimate does not depend on this machine's caches.
+		valgrind --tool=callgrind --collect-atstart=no --cache-sim=yes \
+			--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+			--callgrind-out-file="$counts/${batch}__$variant.out" \
+			"$build/bench/micro_count" "$batch" "$variant" \
+			>"$counts/${batch}__$variant.len" 2>"$counts/${batch}__$variant.log"
+	done
+done
+bench/report.py callgrind "$counts" "$results/micro-count.bmf.json"

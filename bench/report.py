@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Turn raw benchmark output into a table on stdout and a Bencher Metric Format file.
+
+  report.py gbench GBENCH.json BMF.json      Google Benchmark JSON (micro timing)
+  report.py callgrind DIR BMF.json           callgrind.out files named BATCH__VARIANT.out
+  report.py samples SAMPLES.tsv BMF.json     rows "benchmark<TAB>measure<TAB>value"
+
+BMF: {"BENCH": {"MEASURE": {"value": V, "lower_value": L, "upper_value": U}}}, as read by
+`bencher run --adapter json --file BMF.json`. Timings are reported as the median of the
+repetitions with their minimum and maximum as bounds; counts are exact and have no bounds.
+"""
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+# Estimated cycles from callgrind's cache simulation, the weights Iai uses.
+LL_HIT_CYCLES = 5
+RAM_HIT_CYCLES = 35
+
+
+def bmf_entry(values):
+    """A BMF measure from one exact value or from repeated samples."""
+    if len(values) == 1:
+        return {"value": values[0]}
+    return {"value": statistics.median(values), "lower_value": min(values),
+            "upper_value": max(values)}
+
+
+def write_bmf(path, bmf):
+    with open(path, "w") as out:
+        json.dump(bmf, out, indent=2, sort_keys=True)
+        out.write("\n")
+    print(f"\nBencher Metric Format: {path}")
+
+
+def print_table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    for row in [header] + rows:
+        print("  ".join(str(c).rjust(w) if i else str(c).ljust(w)
+                        for i, (c, w) in enumerate(zip(row, widths))))
+
+
+def ratio_rows(medians, slow, fast):
+    """Rows comparing every benchmark ending in /SLOW with its /FAST sibling."""
+    rows = []
+    for name in sorted(medians):
+        if name.endswith("/" + fast):
+            other = name[: -len(fast)] + slow
+            if other in medians and medians[name] > 0:
+                rows.append([name[: -len(fast) - 1], f"{medians[other] / medians[name]:.2f}x"])
+    return rows
+
+
+def report_gbench(src, dst):
+    with open(src) as f:
+        runs = json.load(f)["benchmarks"]
+    samples = defaultdict(list)
+    for run in runs:
+        if run.get("run_type") == "iteration":
+            samples[run["run_name"]].append(run["ns_per_addr"] * 1e9)
+    rows, bmf, medians = [], {}, {}
+    for name in sorted(samples):
+        vals = samples[name]
+        medians[name] = statistics.median(vals)
+        spread = (max(vals) - min(vals)) / medians[name] * 100
+        rows.append([name, f"{medians[name]:.3f}", f"{min(vals):.3f}", f"{max(vals):.3f}",
+                     f"{spread:.1f}%", len(vals)])
+        bmf[f"classifier/{name}"] = {"latency": bmf_entry(vals)}
+    print("Classifier, wall clock, ns per address (median of repetitions)\n")
+    print_table(["benchmark", "median", "min", "max", "spread", "reps"], rows)
+    print("\nv3 loop / shipped classifier, same run\n")
+    print_table(["batch", "v3 / v4"], ratio_rows(medians, "v3", "v4"))
+    write_bmf(dst, bmf)
+
+
+def parse_callgrind(path):
+    """Event totals of one callgrind output file."""
+    events = summary = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith("summary:"):
+                summary = [int(v) for v in line.split()[1:]]
+    if not events or summary is None:
+        sys.exit(f"report: no callgrind summary in {path}")
+    summary += [0] * (len(events) - len(summary))
+    return dict(zip(events, summary))
+
+
+def report_callgrind(src, dst):
+    rows, bmf, cycles = [], {}, {}
+    for fname in sorted(os.listdir(src)):
+        if not fname.endswith(".out"):
+            continue
+        batch, variant = fname[:-4].split("__")
+        with open(os.path.join(src, fname[:-4] + ".len")) as f:
+            length = int(f.read())
+        ev = parse_callgrind(os.path.join(src, fname))
+        accesses = ev["Ir"] + ev["Dr"] + ev["Dw"]
+        l1_miss = ev["I1mr"] + ev["D1mr"] + ev["D1mw"]
+        ram = ev["ILmr"] + ev["DLmr"] + ev["DLmw"]
+        l1, ll = accesses - l1_miss, l1_miss - ram
+        est = l1 + LL_HIT_CYCLES * ll + RAM_HIT_CYCLES * ram
+        name = f"{batch}/{variant}"
+        cycles[name] = est
+        rows.append([name, ev["Ir"], f"{ev['Ir'] / length:.2f}", l1, ll, ram, est,
+                     f"{est / length:.2f}"])
+        bmf[f"classifier/{name}"] = {
+            "instructions": {"value": ev["Ir"]},
+            "l1-hits": {"value": l1},
+            "ll-hits": {"value": ll},
+            "ram-hits": {"value": ram},
+            "estimated-cycles": {"value": est},
+        }
+    print("Classifier, callgrind counts per batch (deterministic)\n")
+    print_table(["benchmark", "instructions", "per addr", "L1 hits", "LL hits", "RAM hits",
+                 "est. cycles", "per addr"], rows)
+    print("\nv3 loop / shipped classifier, estimated cycles\n")
+    print_table(["batch", "v3 / v4"], ratio_rows(cycles, "v3", "v4"))
+    write_bmf(dst, bmf)
+
+
+def report_samples(src, dst):
+    """Samples of any measure; rows whose measure ends in _ns are timings."""
+    samples = defaultdict(list)
+    with open(src) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                bench, measure, value = line.rstrip("\n").split("\t")
+                samples[(bench, measure)].append(float(value))
+    rows, bmf = [], {}
+    for (bench, measure), vals in sorted(samples.items()):
+        entry = bmf_entry(vals)
+        bmf.setdefault(bench, {})[measure] = entry
+        lo = entry.get("lower_value", entry["value"])
+        hi = entry.get("upper_value", entry["value"])
+        rows.append([bench, measure, f"{entry['value']:.2f}", f"{lo:.2f}", f"{hi:.2f}",
+                     len(vals)])
+    print_table(["benchmark", "measure", "median", "min", "max", "samples"], rows)
+    write_bmf(dst, bmf)
+
+
+def main():
+    modes = {"gbench": report_gbench, "callgrind": report_callgrind,
+             "samples": report_samples}
+    if len(sys.argv) != 4 or sys.argv[1] not in modes:
+        sys.exit(__doc__)
+    modes[sys.argv[1]](sys.argv[2], sys.argv[3])
+
+
+if __name__ == "__main__":
+    main()
