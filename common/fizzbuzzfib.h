@@ -19,9 +19,9 @@ enum fbf_class {
 	FBF_NR_CLASSES,
 };
 
-static inline const char *fbf_class_name(__u32 class)
+static inline const char *fbf_class_name(__u32 class_id)
 {
-	switch (class) {
+	switch (class_id) {
 	case FBF_NONE:
 		return "none";
 	case FBF_FIZZ:
@@ -47,11 +47,12 @@ static inline const char *fbf_class_name(__u32 class)
 /*
  * True if the last octet of @addr (host byte order) is a Fibonacci number:
  * {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}. Picking the bitmap word
- * takes two comparisons (conditional moves on x86) and testing the bit a
- * shift and a mask: no loop for the verifier to bound, and no lookup table,
- * which clang would put in a .rodata.cst32 section that libbpf 1.1 rejects.
+ * takes two comparisons (a conditional move and one well-predicted branch on
+ * x86) and testing the bit a shift and a mask: no loop for the verifier to
+ * bound, and no lookup table, which clang would put in a .rodata.cst32
+ * section that libbpf 1.1 rejects.
  */
-static inline int fbf_is_fibonacci(__u32 addr)
+static inline __u32 fbf_is_fibonacci(__u32 addr)
 {
 	__u32 octet = addr & 0xff;
 	__u64 word;
@@ -71,7 +72,7 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 {
 	if (fbf_is_fibonacci(addr))
 		return FBF_FIBONACCI;
-	/* Bit 0 for "divisible by 3", bit 1 for "by 5": the sum is the class. */
+	/* Bit 0 for "divisible by 3", bit 1 for "by 5": FBF_FIZZ, FBF_BUZZ or FBF_FIZZBUZZ. */
 	return (enum fbf_class)((addr % 3 == 0) | ((addr % 5 == 0) << 1));
 }
 
@@ -79,20 +80,20 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 struct fbf_event {
 	__u64 ktime_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC at classification */
 	__u32 saddr;	/* IPv4 source address, host byte order */
-	__u32 class;	/* enum fbf_class, never FBF_NONE */
+	__u32 class_id;	/* enum fbf_class, never FBF_NONE */
 };
 
 /*
  * Per-CPU counters, one struct per CPU in a single-entry per-CPU array. They
  * account for every frame and every event:
- *   packets  = non_ipv4 + malformed + sum(class[*])
- *   produced = sum(class[FBF_FIZZ..FBF_FIBONACCI])
+ *   packets  = non_ipv4 + malformed + sum(by_class[*])
+ *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI])
  *   produced = delivered (popped by userspace) + queue_full + queue_busy
  *              + events still in the queue
  */
 struct fbf_counters {
 	__u64 packets;			/* every frame the program ran on */
-	__u64 class[FBF_NR_CLASSES];	/* IPv4 frames by class; class[FBF_NONE]: not pushed */
+	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE ones are not pushed */
 	__u64 non_ipv4;			/* parsed fine, but not IPv4 (IPv6, ARP, 3+ VLAN tags) */
 	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
 	__u64 queue_full;		/* push failed: queue full (-E2BIG), event lost */

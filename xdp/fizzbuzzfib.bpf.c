@@ -130,11 +130,11 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 		break;
 	}
 
-	event.class = fbf_classify(saddr);
-	if (event.class >= FBF_NR_CLASSES)
+	event.class_id = fbf_classify(saddr);
+	if (event.class_id >= FBF_NR_CLASSES)
 		return XDP_PASS; /* cannot happen; bounds the index for the verifier */
-	cnt->class[event.class]++;
-	if (event.class == FBF_NONE)
+	cnt->by_class[event.class_id]++;
+	if (event.class_id == FBF_NONE)
 		return XDP_PASS;
 
 	event.saddr = saddr;
