@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libxdp attaches through netlink, so a program outlives the process that
+ * attached it. The agent therefore detaches explicitly on every way out it
+ * controls, and removes what an agent killed before it left behind.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "fizzbuzzfib.h"
+#include "fizzbuzzfib.skel.h"
+#include "attach.h"
+#include "exit_codes.h"
+#include "log.h"
+#include "options.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+#define BPFFS_DEFAULT "/sys/fs/bpf"
+
+/* A stale program per pass; more than a few means something keeps adding them. */
+#define STALE_MAX_PASSES 8
+
+static const char *xdp_strerror(int err, char *buf, size_t size)
+{
+	libxdp_strerror(err, buf, size);
+	return buf;
+}
+
+void bpffs_ensure(void)
+{
+	const char *dir = getenv(XDP_BPFFS_ENVVAR) ?: BPFFS_DEFAULT;
+	struct statfs fs;
+
+	if (!statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC)
+		return;
+	if (!mount("bpf", dir, "bpf", 0, NULL)) {
+		fprintf(stderr, "agent: mounted bpffs at %s for libxdp's dispatcher\n", dir);
+		return;
+	}
+	fprintf(stderr, "agent: no bpffs at %s and mounting one failed (%s); libxdp will attach "
+		"without its dispatcher, so no other XDP program can share the interface\n",
+		dir, strerror(errno));
+}
+
+/* The multiprog on @ifindex, NULL if none; *err < 0 if it cannot be read. */
+static struct xdp_multiprog *multiprog_get(int ifindex, int *err)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	long e = libxdp_get_error(mp);
+
+	*err = 0;
+	if (!e)
+		return mp;
+	if (e != -ENOENT)
+		*err = e;
+	return NULL;
+}
+
+static struct xdp_program *multiprog_find_ours(struct xdp_multiprog *mp)
+{
+	struct xdp_program *p;
+
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		return p && !strcmp(xdp_program__name(p), FBF_PROG_NAME) ? p : NULL;
+	}
+	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp))
+		if (!strcmp(xdp_program__name(p), FBF_PROG_NAME))
+			return p;
+	return NULL;
+}
+
+static int exit_for_errno(int err)
+{
+	return err == -EPERM || err == -EACCES ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
+}
+
+int stale_remove(int ifindex, const char *iface)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	char buf[128];
+	int pass, err;
+	__u32 id;
+
+	for (pass = 0; pass < STALE_MAX_PASSES; pass++) {
+		mp = multiprog_get(ifindex, &err);
+		if (err) {
+			fprintf(stderr, "agent: cannot read the XDP programs on %s: %s\n", iface,
+				xdp_strerror(err, buf, sizeof(buf)));
+			return exit_for_errno(err);
+		}
+		p = mp ? multiprog_find_ours(mp) : NULL;
+		if (!p) {
+			xdp_multiprog__close(mp);
+			return 0;
+		}
+		id = xdp_program__id(p);
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		xdp_multiprog__close(mp);
+		if (err) {
+			fprintf(stderr, "agent: cannot remove stale %s (prog id %u) from %s: %s; "
+				"try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
+				xdp_strerror(err, buf, sizeof(buf)), iface);
+			return exit_for_errno(err);
+		}
+		fprintf(stderr, "agent: removed stale %s (prog id %u) left on %s by an agent that "
+			"did not exit cleanly\n", FBF_PROG_NAME, id, iface);
+	}
+	fprintf(stderr, "agent: %s keeps getting new %s programs; is something else loading it?\n",
+		iface, FBF_PROG_NAME);
+	return AGENT_EXIT_FAILURE;
+}
+
+/*
+ * -EEXIST/-EBUSY: libxdp cannot add a program next to what is there. Say
+ * what that is, since the remedy differs.
+ */
+static void explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *main_prog;
+	enum xdp_attach_mode have;
+	int err;
+
+	mp = multiprog_get(ifindex, &err);
+	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
+	if (main_prog && xdp_multiprog__is_legacy(mp)) {
+		fprintf(stderr, "agent: %s already runs XDP program %s (prog id %u), which was "
+			"not attached through libxdp's dispatcher, so libxdp cannot share the "
+			"interface; see 'xdp-loader status %s'\n", iface,
+			xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
+	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
+		fprintf(stderr, "agent: libxdp's dispatcher is attached to %s in %s mode; use "
+			"--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
+			mode_name(have), mode_name(have), iface);
+	} else {
+		fprintf(stderr, "agent: another XDP program already owns %s and libxdp cannot "
+			"share it; see 'xdp-loader status %s'\n", iface, iface);
+	}
+	xdp_multiprog__close(mp);
+}
+
+static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err)
+{
+	char buf[128];
+
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		log_release(false);
+		fprintf(stderr, "agent: the kernel refused to load or attach %s on %s: %s; run as "
+			"root, and check that BPF is not restricted (kernel lockdown, LSM)\n",
+			FBF_PROG_NAME, a->iface, xdp_strerror(err, buf, sizeof(buf)));
+		return AGENT_EXIT_NO_PRIVILEGE;
+	case -EOPNOTSUPP:
+		if (mode != XDP_MODE_NATIVE)
+			break;
+		log_release(false);
+		fprintf(stderr, "agent: the driver of %s does not support native XDP; try --mode "
+			"skb\n", a->iface);
+		return AGENT_EXIT_NATIVE_UNSUPPORTED;
+	case -EEXIST:
+	case -EBUSY:
+		log_release(false);
+		explain_busy(a->ifindex, a->iface, mode);
+		return AGENT_EXIT_XDP_BUSY;
+	}
+	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
+	log_release(true);
+	fprintf(stderr, "agent: cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
+		mode_name(mode), xdp_strerror(err, buf, sizeof(buf)));
+	return AGENT_EXIT_FAILURE;
+}
+
+/*
+ * With --mode auto, join a dispatcher already on the interface in its mode:
+ * the kernel would pick native for us, and native and generic XDP cannot be
+ * attached to one interface at the same time.
+ */
+static enum xdp_attach_mode attach_mode_for(int ifindex, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	int err;
+
+	if (mode != XDP_MODE_UNSPEC)
+		return mode;
+	mp = multiprog_get(ifindex, &err);
+	if (mp && !xdp_multiprog__is_legacy(mp))
+		mode = xdp_multiprog__attach_mode(mp);
+	xdp_multiprog__close(mp);
+	return mode;
+}
+
+int attachment_attach(struct attachment *a, int ifindex, const char *iface,
+		      enum xdp_attach_mode mode, __u32 queue_size)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
+	struct xdp_multiprog *mp;
+	char buf[128];
+	int err;
+
+	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
+
+	a->skel = fizzbuzzfib_bpf__open();
+	if (!a->skel) {
+		fprintf(stderr, "agent: cannot open the embedded BPF object: %s\n",
+			strerror(errno));
+		return AGENT_EXIT_FAILURE;
+	}
+	err = bpf_map__set_max_entries(a->skel->maps.events, queue_size);
+	if (err) {
+		fprintf(stderr, "agent: cannot size the event queue to %u: %s\n", queue_size,
+			strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+
+	/* Created from the opened object, the program is loaded by the attach. */
+	prog_opts.obj = a->skel->obj;
+	a->prog = xdp_program__create(&prog_opts);
+	err = libxdp_get_error(a->prog);
+	if (err) {
+		a->prog = NULL;
+		fprintf(stderr, "agent: cannot prepare %s for libxdp: %s\n", FBF_PROG_NAME,
+			xdp_strerror(err, buf, sizeof(buf)));
+		return AGENT_EXIT_FAILURE;
+	}
+
+	mode = attach_mode_for(ifindex, mode);
+	log_hold();
+	err = xdp_program__attach(a->prog, ifindex, mode, 0);
+	if (err)
+		return attach_error(a, mode, err);
+	log_release(false);
+	a->attached = true;
+
+	/* Read back what the kernel chose: with auto, native if the driver can. */
+	a->mode = mode;
+	mp = multiprog_get(ifindex, &err);
+	if (mp) {
+		a->mode = xdp_multiprog__attach_mode(mp);
+		a->dispatcher = !xdp_multiprog__is_legacy(mp);
+		xdp_multiprog__close(mp);
+	}
+	return 0;
+}
+
+int attachment_detach(struct attachment *a)
+{
+	char buf[128];
+	int err;
+
+	if (!a->attached)
+		return 0;
+	log_hold();
+	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
+	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
+		log_release(false);
+		fprintf(stderr, "agent: %s was already detached from %s by someone else\n",
+			FBF_PROG_NAME, a->iface);
+		err = 0;
+	}
+	log_release(err);
+	if (err) {
+		fprintf(stderr, "agent: cannot detach %s from %s: %s; remove it with "
+			"'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface,
+			xdp_strerror(err, buf, sizeof(buf)), a->iface);
+		return exit_for_errno(err);
+	}
+	a->attached = false;
+	return 0;
+}
+
+void attachment_forget_iface(struct attachment *a)
+{
+	/* The kernel dropped the program with the device; libxdp's pins remain. */
+	if (a->dispatcher)
+		libxdp_clean_references(a->ifindex);
+	a->attached = false;
+}
+
+void attachment_close(struct attachment *a)
+{
+	xdp_program__close(a->prog);
+	fizzbuzzfib_bpf__destroy(a->skel);
+	a->prog = NULL;
+	a->skel = NULL;
+}
+
+int attachment_events_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->skel->maps.events);
+}
+
+int attachment_counters_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->skel->maps.counters);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Getting the classifier onto an interface through libxdp, and off it again. */
+#ifndef AGENT_ATTACH_H
+#define AGENT_ATTACH_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <xdp/libxdp.h>
+
+struct fizzbuzzfib_bpf;
+
+struct attachment {
+	struct fizzbuzzfib_bpf *skel;
+	struct xdp_program *prog;
+	const char *iface;
+	int ifindex;
+	enum xdp_attach_mode mode;	/* as attached: native or skb */
+	bool dispatcher;		/* through libxdp's dispatcher, not alone */
+	bool attached;
+};
+
+/* Make sure libxdp finds a bpffs for its dispatcher; say what happens if not. */
+void bpffs_ensure(void);
+
+/*
+ * Detach every xdp_fizzbuzzfib left on @ifindex by an agent that died
+ * without detaching. Only call it while holding the interface lock: then
+ * no live agent owns such a program. Returns 0 or an agent exit status.
+ */
+int stale_remove(int ifindex, const char *iface);
+
+/*
+ * Open the embedded object with a queue of @queue_size events, then load it
+ * and attach it in @mode. Returns 0 or an agent exit status after saying why.
+ */
+int attachment_attach(struct attachment *a, int ifindex, const char *iface,
+		      enum xdp_attach_mode mode, __u32 queue_size);
+
+/* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
+int attachment_detach(struct attachment *a);
+
+/* Forget pins libxdp left for an interface that no longer exists. */
+void attachment_forget_iface(struct attachment *a);
+
+/* Release the program and the object (and with them the maps). */
+void attachment_close(struct attachment *a);
+
+int attachment_events_fd(const struct attachment *a);
+int attachment_counters_fd(const struct attachment *a);
+
+#endif /* AGENT_ATTACH_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A queue map has no batch pop and no way to wait for data, so the agent
+ * pops one event per syscall while there are any and sleeps with an
+ * exponential back-off while there are none: a busy queue is drained at
+ * syscall speed, an idle agent wakes at most a hundred times a second.
+ * stdout is fully buffered and flushed each time the queue runs empty.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <net/if.h>
+#include <bpf/bpf.h>
+
+#include "fizzbuzzfib.h"
+#include "drain.h"
+
+/* How often the idle loop checks that the interface still exists. */
+#define IFACE_CHECK_NS 1000000000ULL
+
+__u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Events are formatted by hand: printf's format parsing costs about as much
+ * as the pop syscall itself, and would halve how fast a full queue drains.
+ */
+static char *fmt_u64(char *p, __u64 v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do
+		tmp[n++] = '0' + v % 10;
+	while (v /= 10);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+static char *fmt_ipv4(char *p, __u32 addr)
+{
+	p = fmt_u64(p, addr >> 24);
+	*p++ = '.';
+	p = fmt_u64(p, (addr >> 16) & 0xff);
+	*p++ = '.';
+	p = fmt_u64(p, (addr >> 8) & 0xff);
+	*p++ = '.';
+	return fmt_u64(p, addr & 0xff);
+}
+
+static void event_print(const struct drain *d, const struct fbf_event *ev)
+{
+	/* The longest line: JSON with 15-character address, two 20-digit numbers. */
+	char line[128], *p = line;
+	__u64 now;
+
+	if (d->quiet)
+		return;
+	if (d->json) {
+		now = monotonic_ns();
+		p = fmt_str(p, "{\"saddr\":\"");
+		p = fmt_ipv4(p, ev->saddr);
+		p = fmt_str(p, "\",\"class\":\"");
+		p = fmt_str(p, fbf_class_name(ev->class_id));
+		p = fmt_str(p, "\",\"ktime_ns\":");
+		p = fmt_u64(p, ev->ktime_ns);
+		p = fmt_str(p, ",\"age_ns\":");
+		/* Both clocks are CLOCK_MONOTONIC; the event is never from the future. */
+		p = fmt_u64(p, now > ev->ktime_ns ? now - ev->ktime_ns : 0);
+		*p++ = '}';
+	} else {
+		p = fmt_ipv4(p, ev->saddr);
+		*p++ = ' ';
+		p = fmt_str(p, fbf_class_name(ev->class_id));
+	}
+	*p++ = '\n';
+	fwrite_unlocked(line, 1, p - line, stdout);
+}
+
+/* 0: got one; -ENOENT: empty; -EBUSY: lock contended, try again; other: failure. */
+static int event_pop(struct drain *d)
+{
+	struct fbf_event ev;
+
+	if (bpf_map_lookup_and_delete_elem(d->events_fd, NULL, &ev))
+		return -errno;
+	d->delivered++;
+	event_print(d, &ev);
+	return 0;
+}
+
+/* A closed pipe ends the run like a signal; SIGPIPE is ignored for that. */
+static bool output_closed(void)
+{
+	return fflush(stdout) == EOF && errno == EPIPE;
+}
+
+static bool iface_exists(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return if_indextoname(ifindex, name) || errno != ENXIO;
+}
+
+enum drain_end drain_live(struct drain *d)
+{
+	__u64 sleep_ns = DRAIN_SLEEP_MIN_NS, next_iface_check = 0, now;
+	struct timespec ts;
+	int err;
+
+	for (;;) {
+		if (*d->stop)
+			return DRAIN_SIGNAL;
+
+		err = event_pop(d);
+		if (!err) {
+			if (d->count && d->delivered >= d->count)
+				return DRAIN_COUNT;
+			sleep_ns = DRAIN_SLEEP_MIN_NS;
+			/* A steady stream never reaches the idle path: check the clock here too. */
+			if (d->deadline_ns && !(d->delivered & 1023) &&
+			    monotonic_ns() >= d->deadline_ns)
+				return DRAIN_DEADLINE;
+			continue;
+		}
+		if (err != -ENOENT && err != -EBUSY) {
+			d->pop_err = err;
+			return DRAIN_ERROR;
+		}
+
+		/* Empty: show what we have, then sleep. */
+		if (output_closed())
+			return DRAIN_OUTPUT_CLOSED;
+		now = monotonic_ns();
+		if (d->deadline_ns && now >= d->deadline_ns)
+			return DRAIN_DEADLINE;
+		if (now >= next_iface_check) {
+			if (!iface_exists(d->ifindex))
+				return DRAIN_IFACE_GONE;
+			next_iface_check = now + IFACE_CHECK_NS;
+		}
+		if (d->deadline_ns && d->deadline_ns - now < sleep_ns)
+			sleep_ns = d->deadline_ns - now;
+		ts.tv_sec = sleep_ns / 1000000000ULL;
+		ts.tv_nsec = sleep_ns % 1000000000ULL;
+		nanosleep(&ts, NULL); /* EINTR: a signal, seen at the top of the loop */
+		sleep_ns = sleep_ns * 2 > DRAIN_SLEEP_MAX_NS ? DRAIN_SLEEP_MAX_NS : sleep_ns * 2;
+	}
+}
+
+int drain_rest(struct drain *d)
+{
+	int err;
+
+	do
+		err = event_pop(d);
+	while (!err || err == -EBUSY);
+	fflush(stdout);
+	return err == -ENOENT ? 0 : err;
+}

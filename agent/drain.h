@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Emptying the event queue: the live loop, the final drain, and event output. */
+#ifndef AGENT_DRAIN_H
+#define AGENT_DRAIN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* Idle back-off: the first sleep after the queue runs empty, and the longest. */
+#define DRAIN_SLEEP_MIN_NS 50000ULL
+#define DRAIN_SLEEP_MAX_NS 10000000ULL
+
+struct drain {
+	int events_fd;
+	int ifindex;			/* watched for disappearance while idle */
+	bool json;
+	bool quiet;
+	__u64 count;			/* stop after this many events, 0: never */
+	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
+	volatile sig_atomic_t *stop;	/* set by the signal handler */
+	__u64 delivered;		/* events popped so far */
+	int pop_err;			/* DRAIN_ERROR: the -errno of the pop */
+};
+
+enum drain_end {
+	DRAIN_SIGNAL,		/* *stop was set */
+	DRAIN_DEADLINE,		/* --duration elapsed */
+	DRAIN_COUNT,		/* --count events popped */
+	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
+	DRAIN_IFACE_GONE,	/* the interface no longer exists */
+	DRAIN_ERROR,		/* a pop failed unexpectedly, see pop_err */
+};
+
+__u64 monotonic_ns(void);
+
+/* Pop and print until one of the reasons to stop. */
+enum drain_end drain_live(struct drain *d);
+
+/* Pop and print what is left, without waiting. Returns 0 or -errno of a failed pop. */
+int drain_rest(struct drain *d);
+
+#endif /* AGENT_DRAIN_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Exit statuses of the agent. Each failure a user can cause has its own, so
+ * that scripts and tests can tell them apart without parsing messages.
+ */
+#ifndef AGENT_EXIT_CODES_H
+#define AGENT_EXIT_CODES_H
+
+enum agent_exit {
+	AGENT_EXIT_OK = 0,			/* stopped as asked, summary printed */
+	AGENT_EXIT_FAILURE = 1,			/* unexpected libbpf, libxdp or system error */
+	AGENT_EXIT_USAGE = 2,			/* unknown option or bad option value */
+	AGENT_EXIT_NO_IFACE = 3,		/* no such interface in this network namespace */
+	AGENT_EXIT_NO_PRIVILEGE = 4,		/* missing capability, or EPERM from the kernel */
+	AGENT_EXIT_NATIVE_UNSUPPORTED = 5,	/* --mode native on a driver without XDP support */
+	AGENT_EXIT_LOCKED = 6,			/* another agent is attached to the interface */
+	AGENT_EXIT_IFACE_GONE = 7,		/* the interface disappeared while attached */
+	AGENT_EXIT_XDP_BUSY = 8,		/* an XDP program libxdp cannot share owns it */
+};
+
+#endif /* AGENT_EXIT_CODES_H */

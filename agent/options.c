@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Command line parsing: argp glue and strict parsers for option values. */
+#include <argp.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fizzbuzzfib.h"
+#include "exit_codes.h"
+#include "options.h"
+
+int parse_mode(const char *s, enum xdp_attach_mode *out)
+{
+	if (!strcmp(s, "native"))
+		*out = XDP_MODE_NATIVE;
+	else if (!strcmp(s, "skb"))
+		*out = XDP_MODE_SKB;
+	else if (!strcmp(s, "auto"))
+		*out = XDP_MODE_UNSPEC;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *mode_name(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE:
+		return "native";
+	case XDP_MODE_SKB:
+		return "skb";
+	case XDP_MODE_HW:
+		return "hw";
+	case XDP_MODE_UNSPEC:
+	default:
+		return "auto";
+	}
+}
+
+/*
+ * A run of decimal digits, ending at *end. Digits only: strtoull() would
+ * also take spaces and a sign, and turn "-1" into a huge number.
+ */
+static int parse_digits_u64(const char *s, const char **end, __u64 *out)
+{
+	bool overflow = false;
+	__u64 v = 0;
+
+	*end = s;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int d = *s - '0';
+
+		if (v > (~0ULL - d) / 10)
+			overflow = true;
+		v = v * 10 + d;
+	}
+	*end = s;
+	if (overflow)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_u64_range(const char *s, __u64 min, __u64 max, __u64 *out)
+{
+	const char *end;
+	__u64 v;
+	int err;
+
+	err = parse_digits_u64(s, &end, &v);
+	/* Trailing junk makes any number invalid, even one too large. */
+	if (err == -EINVAL || *end)
+		return -EINVAL;
+	if (err)
+		return err;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/*
+ * "SECONDS[.FRACTION]" with at most nine fraction digits, in integer
+ * arithmetic: no locale, exponent, hex, inf or nan as strtod() would take.
+ */
+int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns)
+{
+	__u64 secs = 0, frac_ns = 0, scale = AGENT_NSEC_PER_SEC;
+	const char *p = s;
+	int err = 0;
+
+	if (*p != '.') {
+		err = parse_digits_u64(s, &p, &secs);
+		if (err == -EINVAL)
+			return err;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL; /* "5." and "." are typos more likely than values */
+		for (; *p >= '0' && *p <= '9'; p++) {
+			scale /= 10;
+			if (!scale)
+				return -EINVAL; /* finer than a nanosecond */
+			frac_ns += (*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -EINVAL;
+	if (err)
+		return err; /* -ERANGE: too many seconds for 64 bits */
+	if (secs > max_s || (secs == max_s && frac_ns) || (!secs && !frac_ns))
+		return -ERANGE;
+	*out_ns = secs * AGENT_NSEC_PER_SEC + frac_ns;
+	return 0;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+const char *argp_program_version = "agent " FBF_VERSION;
+
+static const char doc[] =
+	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
+	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address).\v"
+	"The agent stops on Ctrl-C, SIGTERM, --duration or --count. It then detaches the "
+	"program first and prints every event still queued, so --count N may print more than "
+	"N lines; the summary on stderr accounts for every packet and event.\n\n"
+	"Exit status: 0 ok, 1 unexpected failure, 2 bad usage, 3 no such interface, "
+	"4 missing privilege, 5 native mode not supported, 6 interface used by another agent, "
+	"7 interface disappeared, 8 interface owned by an XDP program libxdp cannot share.";
+
+enum {
+	OPT_QUIET = 0x100,
+};
+
+static const struct argp_option argp_options[] = {
+	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
+	{ "mode", 'm', "MODE", 0, "native, skb or auto (default: auto, the kernel picks)", 0 },
+	{ "queue-size", 'q', "N", 0,
+	  "Events the queue holds, 1..16777216 (default: " STR(FBF_DEFAULT_QUEUE_SIZE) ")", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
+	  0 },
+	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
+	  0 },
+	{ "json", 'j', NULL, 0, "Print events as JSON objects, one per line", 0 },
+	{ "quiet", OPT_QUIET, NULL, 0, "Print no events, only the summary", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf and libxdp debug output", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	struct agent_options *opts = state->input;
+	__u64 v;
+	int err;
+
+	switch (key) {
+	case 'i':
+		if (!*arg)
+			argp_error(state, "--iface: the interface name is empty");
+		opts->iface = arg;
+		break;
+	case 'm':
+		if (parse_mode(arg, &opts->mode))
+			argp_error(state, "--mode '%s': use native, skb or auto", arg);
+		break;
+	case 'q':
+		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
+			argp_error(state, "--queue-size '%s': use a whole number from %u to %u",
+				   arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
+		opts->queue_size = v;
+		break;
+	case 'd':
+		err = parse_seconds_ns(arg, AGENT_DURATION_MAX_S, &opts->duration_ns);
+		if (err)
+			argp_error(state, "--duration '%s': use seconds greater than 0 and at most "
+				   "%llu (one year), e.g. 10 or 2.5", arg, AGENT_DURATION_MAX_S);
+		break;
+	case 'c':
+		if (parse_u64_range(arg, 1, ~0ULL, &opts->count))
+			argp_error(state, "--count '%s': use a whole number greater than 0", arg);
+		break;
+	case 'j':
+		opts->json = true;
+		break;
+	case OPT_QUIET:
+		opts->quiet = true;
+		break;
+	case 'v':
+		opts->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (!opts->iface)
+			argp_error(state, "--iface IFACE is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void options_parse(int argc, char **argv, struct agent_options *opts)
+{
+	static const struct argp argp = {
+		.options = argp_options,
+		.parser = parse_arg,
+		.doc = doc,
+	};
+
+	*opts = (struct agent_options){
+		.mode = XDP_MODE_UNSPEC,
+		.queue_size = FBF_DEFAULT_QUEUE_SIZE,
+	};
+	argp_err_exit_status = AGENT_EXIT_USAGE;
+	/* argp exits on every error it reports, so a return means success. */
+	argp_parse(&argp, argc, argv, 0, NULL, opts);
+}

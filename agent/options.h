@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Command line of the agent. The value parsers are pure functions (no I/O,
+ * no global state) so that they can be unit tested and fuzzed on their own.
+ */
+#ifndef AGENT_OPTIONS_H
+#define AGENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <xdp/libxdp.h>
+
+/* Limits of the option values, also quoted in the error messages. */
+#define AGENT_QUEUE_SIZE_MIN 1U
+#define AGENT_QUEUE_SIZE_MAX (1U << 24)
+#define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
+#define AGENT_NSEC_PER_SEC 1000000000ULL
+
+struct agent_options {
+	const char *iface;
+	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
+	__u32 queue_size;		/* entries of the events queue map */
+	__u64 duration_ns;		/* 0: run until stopped */
+	__u64 count;			/* 0: no limit */
+	bool json;
+	bool quiet;
+	bool verbose;
+};
+
+/*
+ * Each parser returns 0 and stores the value, or -EINVAL (not a number of
+ * the expected form: empty, sign, spaces, trailing characters) or -ERANGE
+ * (a well-formed number outside the allowed range) and leaves *out alone.
+ */
+int parse_mode(const char *s, enum xdp_attach_mode *out);
+int parse_u64_range(const char *s, __u64 min, __u64 max, __u64 *out);
+int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns);
+
+const char *mode_name(enum xdp_attach_mode mode);
+
+/* Parse argv into *opts; exits with AGENT_EXIT_USAGE on a usage error. */
+void options_parse(int argc, char **argv, struct agent_options *opts);
+
+#endif /* AGENT_OPTIONS_H */

@@ -1,0 +1,286 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# End to end: the agent on a veth pair under real HTTP traffic from every
+# class, its exits and the state it leaves behind.
+
+load netns
+
+setup_file()
+{
+	[ "$(id -u)" -eq 0 ] || return 0
+	FBF_WORK=$(mktemp -d /tmp/fbf-e2e.XXXXXX)
+	export FBF_WORK
+	fbf_net_up "$FBF_WORK"
+}
+
+teardown_file()
+{
+	fbf_net_down
+	[ -n "${FBF_WORK:-}" ] && rm -rf "$FBF_WORK"
+	return 0
+}
+
+setup()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth and XDP"
+	OUT=$FBF_WORK/$BATS_TEST_NUMBER.out
+	ERR=$FBF_WORK/$BATS_TEST_NUMBER.err
+	FBF_AGENT_PID=
+}
+
+teardown()
+{
+	# A failed test must not leave its agent attached for the next one.
+	if [ -n "$FBF_AGENT_PID" ] && kill -0 "$FBF_AGENT_PID" 2>/dev/null; then
+		kill -KILL "$FBF_AGENT_PID"
+		wait "$FBF_AGENT_PID" 2>/dev/null || true
+	fi
+	if [ -n "${FBF_VETH_SRV:-}" ] && fbf_xdp_attached; then
+		fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV" >/dev/null 2>&1 || true
+	fi
+	if [ -n "${BATS_TEST_COMPLETED:-}" ]; then
+		return 0
+	fi
+	echo "# agent stdout:" && sed 's/^/#   /' "$OUT" 2>/dev/null | tail -n 20
+	echo "# agent stderr:" && sed 's/^/#   /' "$ERR" 2>/dev/null
+}
+
+# stop_agent SIGNAL: send it and check the agent exits 0 and leaves no program.
+stop_agent()
+{
+	local status=0
+
+	kill -"$1" "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 0 ] || { echo "agent exited $status after SIG$1" >&2; return 1; }
+	! fbf_xdp_attached || { echo "XDP program left on $FBF_VETH_SRV" >&2; return 1; }
+}
+
+# check_summary ERR EVENTS: the summary reconciles with itself and with the
+# number of events printed.
+check_summary()
+{
+	local err=$1 events=$2 packets non_ipv4 malformed none fizz buzz fizzbuzz fib
+	local produced delivered full busy
+
+	packets=$(fbf_summary_value "$err" packets)
+	non_ipv4=$(fbf_summary_value "$err" non_ipv4)
+	malformed=$(fbf_summary_value "$err" malformed)
+	none=$(fbf_summary_value "$err" none)
+	fizz=$(fbf_summary_value "$err" fizz)
+	buzz=$(fbf_summary_value "$err" buzz)
+	fizzbuzz=$(fbf_summary_value "$err" fizzbuzz)
+	fib=$(fbf_summary_value "$err" fibonacci)
+	produced=$(fbf_summary_value "$err" produced)
+	delivered=$(fbf_summary_value "$err" delivered)
+	full=$(fbf_summary_value "$err" lost_queue_full)
+	busy=$(fbf_summary_value "$err" lost_queue_busy)
+
+	[ -n "$packets" ] && [ -n "$delivered" ] && [ -n "$busy" ] ||
+		{ echo "summary incomplete" >&2; return 1; }
+	[ "$packets" -eq $((non_ipv4 + malformed + none + produced)) ] ||
+		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
+	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fib)) ] ||
+		{ echo "produced $produced != sum of classes" >&2; return 1; }
+	[ "$produced" -eq $((delivered + full + busy)) ] ||
+		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2; return 1; }
+	[ "$delivered" -eq "$events" ] ||
+		{ echo "delivered $delivered but $events events printed" >&2; return 1; }
+}
+
+@test "agent classifies HTTP traffic from every class and its summary adds up" {
+	local addr class expected seen printed
+
+	fbf_agent_start "$OUT" "$ERR"
+	fbf_traffic 5
+	stop_agent INT
+
+	printed=$(wc -l <"$OUT")
+	[ "$printed" -gt 0 ]
+	while read -r addr class; do
+		expected=$(fbf_expected_class "$addr")
+		[ "$class" = "$expected" ] || { echo "$addr printed as $class, is $expected"; false; }
+	done <"$OUT"
+	seen=$(cut -d' ' -f1 "$OUT" | sort -u)
+	for addr in "${FBF_SOURCES[@]}"; do
+		if [ "$(fbf_expected_class "$addr")" = none ]; then
+			! grep -qx "$addr" <<<"$seen" || { echo "none address $addr was pushed"; false; }
+		else
+			grep -qx "$addr" <<<"$seen" || { echo "no event from $addr"; false; }
+		fi
+	done
+	check_summary "$ERR" "$printed"
+	# The none sources did send traffic: it was classified but not pushed.
+	[ "$(fbf_summary_value "$ERR" none)" -gt 0 ]
+	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -eq 0 ]
+	for class in Fibonacci Fizz Buzz FizzBuzz; do
+		[ "$(grep -c " $class\$" "$OUT")" -eq \
+			"$(fbf_summary_value "$ERR" "$(tr '[:upper:]' '[:lower:]' <<<"$class")")" ]
+	done
+}
+
+@test "--json prints one object per event with address, class, timestamp and age" {
+	fbf_agent_start "$OUT" "$ERR" --json
+	fbf_traffic 2
+	stop_agent TERM
+
+	python3 - "$OUT" <<-'EOF'
+	import json, sys
+	lines = open(sys.argv[1]).read().splitlines()
+	assert lines, "no events"
+	for line in lines:
+	    ev = json.loads(line)
+	    assert set(ev) == {"saddr", "class", "ktime_ns", "age_ns"}, ev
+	    assert ev["class"] in ("Fizz", "Buzz", "FizzBuzz", "Fibonacci"), ev
+	    assert ev["ktime_ns"] > 0 and 0 <= ev["age_ns"] < 60e9, ev
+	EOF
+	check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "SIGTERM: drains, prints the summary, exits 0 and detaches" {
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	fbf_traffic 1
+	stop_agent TERM
+	[ ! -s "$OUT" ]
+	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+}
+
+@test "--duration: exits 0 on its own, on time, and detaches" {
+	local start elapsed
+
+	start=$(date +%s%N)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1.5 --quiet
+	elapsed=$((($(date +%s%N) - start) / 1000000))
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"agent: summary"* ]]
+	[ "$elapsed" -ge 1500 ] && [ "$elapsed" -lt 5000 ]
+	fbf_xdp_detached
+}
+
+@test "--count: exits 0 after that many events and detaches" {
+	fbf_agent_start "$OUT" "$ERR" --count 3
+	fbf_traffic 3
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	[ "$(wc -l <"$OUT")" -ge 3 ]
+	check_summary "$ERR" "$(wc -l <"$OUT")"
+	fbf_xdp_detached
+}
+
+@test "after SIGKILL the next agent removes the stale program, says so and exits clean" {
+	fbf_agent_start "$OUT" "$ERR"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	# libxdp attaches through netlink: the program outlives its process.
+	fbf_xdp_attached
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed stale xdp_fizzbuzzfib"* ]]
+	fbf_xdp_detached
+}
+
+@test "a second agent on the same interface exits 6 and leaves the first working" {
+	local before after
+
+	fbf_agent_start "$OUT" "$ERR"
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"another agent"* ]]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	stop_agent INT
+	after=$(wc -l <"$OUT")
+	[ "$after" -gt "$before" ]
+}
+
+@test "coexists with another program through libxdp's dispatcher and leaves it attached" {
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	if ! fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_dispatcher; then
+		skip "libxdp's dispatcher does not load on this kernel (freplace refused)"
+	fi
+	fbf_agent_start "$OUT" "$ERR"
+	fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_fizzbuzzfib
+	fbf_traffic 1
+	kill -INT "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	[ -s "$OUT" ]
+	run fbf_in_srv xdp-loader status "$FBF_VETH_SRV"
+	[[ "$output" == *xdp_pass* ]]
+	[[ "$output" != *xdp_fizzbuzzfib* ]]
+	# The remaining program still passes traffic.
+	fbf_traffic 1
+	fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV"
+	fbf_xdp_detached
+}
+
+@test "refuses an interface owned by a program libxdp cannot share, and leaves it attached" {
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+	[ "$status" -eq 8 ]
+	[[ "$output" == *"xdp-loader status"* ]]
+	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+	[[ "$output" == *"name xdp_pass"* ]]
+	fbf_traffic 1
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp off
+}
+
+@test "an idle agent sleeps instead of spinning" {
+	local ticks hz
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	# utime + stime over 2 s idle: a busy loop would burn about 2 s of CPU.
+	ticks=$(awk '{ print -($14 + $15) }' "/proc/$FBF_AGENT_PID/stat")
+	sleep 2
+	ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$FBF_AGENT_PID/stat")))
+	hz=$(getconf CLK_TCK)
+	stop_agent INT
+	echo "idle agent used $ticks of $((2 * hz)) ticks"
+	[ "$ticks" -lt $((hz / 5)) ]
+}
+
+@test "without bpffs the agent mounts it, says so and works" {
+	run fbf_in_srv unshare --mount --propagation private sh -c \
+		'umount /sys/fs/bpf 2>/dev/null; exec "$0" --iface "$1" --duration 0.5 --quiet' \
+		"$AGENT" "$FBF_VETH_SRV"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mounted bpffs"* ]]
+	fbf_xdp_detached
+}
+
+@test "bad input: one line and a distinct exit code each" {
+	run fbf_in_srv "$AGENT"
+	[ "$status" -eq 2 ]
+
+	run fbf_in_srv "$AGENT" --iface nosuchif0
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"nosuchif0"* ]]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --mode turbo
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--mode"* ]]
+
+	for value in 0 -1 12abc 99999999999; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$value"
+		[ "$status" -eq 2 ]
+	done
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration -3
+	[ "$status" -eq 2 ]
+
+	run fbf_in_srv "$AGENT" --iface lo --mode native --duration 0.5
+	[ "$status" -eq 5 ]
+	[[ "$output" == *"--mode skb"* ]]
+
+	run fbf_in_srv setpriv --bounding-set -net_admin --inh-caps -net_admin \
+		"$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"CAP_NET_ADMIN"* ]]
+
+	fbf_xdp_detached
+}
