@@ -10,8 +10,18 @@
 # make deps       install the Debian packages the project needs
 # make clean      remove all build output
 #
-# V=1 shows the full commands.
+# V=1 shows the full commands. Build variants, each in an output directory of
+# its own so that objects never mix:
+#   SANITIZE=1    userspace code built with AddressSanitizer and UBSan
+#   CANARY=1      the planted v3 regression (never shipped), to prove the gate fails
 
+ifeq ($(SANITIZE),1)
+OUTPUT ?= build-sanitize
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+else ifeq ($(CANARY),1)
+OUTPUT ?= build-canary
+VARIANT_DEFINES := -DFBF_CANARY_V3
+endif
 OUTPUT ?= build
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -30,14 +40,16 @@ endif
 # Debian keeps asm/types.h under the multiarch include directory.
 ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
 
-BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon $(ARCH_INCLUDES)
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon $(ARCH_INCLUDES) $(VARIANT_DEFINES)
 CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
 CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 \
-	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"'
+	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"' $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 CXXFLAGS ?= -O2 -g
-CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -Ibench
+CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -Ibench \
+	    $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 LDFLAGS ?=
+LDFLAGS += $(SANITIZE_FLAGS)
 
 LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
@@ -146,4 +158,8 @@ bench-micro: deps $(BENCH_PROGS)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
-	$(Q)rm -rf $(OUTPUT)
+	$(Q)rm -rf $(OUTPUT) build-sanitize build-canary
+
+# Targets with a job of their own (profiling, fuzzing, stress) keep their
+# rules beside their scripts.
+include $(sort $(wildcard bench/*.mk tests/*.mk))
