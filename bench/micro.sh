@@ -20,16 +20,5 @@ bench/report.py gbench "$results/micro-timing.gbench.json" "$results/micro-timin
 
 echo
 echo "== micro: instruction counts (callgrind) =="
-counts=$results/callgrind
-rm -rf "$counts" && mkdir -p "$counts"
-for batch in SourceAddr RandomBatch; do
-	for variant in v4 v3; do
-		# Fixed cache geometry, so the estimate does not depend on this machine's caches.
-		valgrind --tool=callgrind --collect-atstart=no --cache-sim=yes \
-			--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
-			--callgrind-out-file="$counts/${batch}__$variant.out" \
-			"$build/bench/micro_count" "$batch" "$variant" \
-			>"$counts/${batch}__$variant.len" 2>"$counts/${batch}__$variant.log"
-	done
-done
-bench/report.py callgrind "$counts" "$results/micro-count.bmf.json"
+bench/callgrind.sh "$build" "$results/callgrind"
+bench/report.py callgrind "$results/callgrind" "$results/micro-count.bmf.json"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make bench-macro: the XDP program in the kernel, per frame shape through
+# BPF_PROG_TEST_RUN and under live HTTP traffic on a veth pair. Tables on
+# stdout; BMF files in $FBF_RESULTS. Needs root.
+set -euo pipefail
+
+build=${FBF_BUILD:?FBF_BUILD is set by make}
+results=${FBF_RESULTS:-$build/results}
+mkdir -p "$results"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench-macro: needs root (loading BPF programs, veth pairs); run: sudo make bench-macro" >&2
+	exit 1
+fi
+
+echo "== macro: in the kernel per frame shape (BPF_PROG_TEST_RUN, interleaved with XDP_PASS) =="
+"$build/bench/kernel_test_run" "$build/xdp_pass.bpf.o" "${FBF_KERNEL_ROUNDS:-10}" \
+	"${FBF_KERNEL_REPEAT:-100000}" >"$results/kernel.tsv"
+bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json"
+
+echo
+echo "== macro: live HTTP traffic through a veth pair (bpf_stats run_time_ns / run_cnt) =="
+bench/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" >"$results/live.tsv"
+bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
