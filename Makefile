@@ -7,6 +7,9 @@
 # make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results
 # make bench-micro    the classifier in userspace: timing and instruction counts
 # make bench-macro    the XDP program in the kernel (as root)
+# make bench-check    the regression gate against bench/baseline.json (as root)
+# make bench-baseline rewrite bench/baseline.json from this tree (as root)
+# make bench-report   plot the gate's local history (bench-history.tsv) as SVG
 # make deps       install the Debian packages the project needs
 # make clean      remove all build output
 #
@@ -80,7 +83,7 @@ TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(w
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all test demo deps clean bench bench-micro bench-macro
+.PHONY: all test demo deps clean bench bench-micro bench-macro bench-check bench-baseline bench-report
 
 all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS) $(BENCH_PROGS)
 
@@ -155,6 +158,20 @@ bench: bench-micro bench-macro
 
 bench-micro: deps $(BENCH_PROGS)
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/micro.sh
+
+bench-macro: deps all
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/macro.sh
+
+# The regression gate against bench/baseline.json, and rewriting that baseline.
+bench-check: deps all
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/gate.sh check
+
+bench-baseline: deps all
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/gate.sh baseline
+
+# The gate's local history as one picture per measure.
+bench-report: deps
+	$(Q)bench/history_plot.py $${FBF_HISTORY:-bench-history.tsv} $(OUTPUT)/bench-report
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -10,7 +10,7 @@ packages=(
 	make gcc pkg-config perl python3 iproute2 util-linux
 	clang llvm bpftool xdp-tools
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
-	libcmocka-dev bats g++ libbenchmark-dev valgrind
+	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox
 )
 
 missing=()

@@ -41,4 +41,13 @@ static inline enum fbf_class fbf_v3_classify(__u32 addr)
 	return FBF_NONE;
 }
 
+/*
+ * The regression canary, `make CANARY=1`: whoever includes this header gets
+ * the v3 loop for fbf_classify(), so the XDP program and the micro benchmarks
+ * regress exactly as the original did, and the regression gate must fail.
+ */
+#ifdef FBF_CANARY_V3
+#define fbf_classify fbf_v3_classify
+#endif
+
 #endif /* FIZZBUZZFIB_V3_H */
