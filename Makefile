@@ -63,8 +63,10 @@ SKEL := $(OUTPUT)/fizzbuzzfib.skel.h
 # The bare XDP_PASS baseline, loaded from its object file by tests and benchmarks.
 PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
 
+# Userspace code shared by the agent, the tests and the benchmarks.
+COMMON_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard common/*.c))
+
 AGENT_SRCS := $(wildcard agent/*.c)
-AGENT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(AGENT_SRCS))
 
 TRAFFICGEN_SRCS := bench/trafficgen.c bench/addrlist.c
 TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
@@ -72,13 +74,13 @@ TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
 BENCH_PROGS := $(OUTPUT)/bench/micro_timing $(OUTPUT)/bench/micro_count \
 	       $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
 # The in-kernel benchmark runs the tests' frames through the tests' BPF fixture.
-KERNEL_BENCH_OBJS := $(OUTPUT)/tests/frames.o $(OUTPUT)/tests/bpf_fixture.o
+KERNEL_BENCH_OBJS := $(OUTPUT)/tests/frames.o $(OUTPUT)/tests/bpf_fixture.o $(COMMON_OBJS)
 MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
 
 # Test programs are tests/test_*.c; other files in tests/ are helpers they share.
 TEST_PROGS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c))) \
-		    $(OUTPUT)/bench/addrlist.o
+		    $(OUTPUT)/bench/addrlist.o $(COMMON_OBJS)
 
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
@@ -87,7 +89,7 @@ TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(w
 
 all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS) $(BENCH_PROGS)
 
-$(OUTPUT) $(OUTPUT)/agent.d $(OUTPUT)/bench $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/agent.d $(OUTPUT)/bench $(OUTPUT)/tests $(OUTPUT)/common:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: xdp/%.bpf.c common/fizzbuzzfib.h | $(OUTPUT)
@@ -104,7 +106,11 @@ $(OUTPUT)/agent.d/%.o: agent/%.c $(wildcard agent/*.h) common/fizzbuzzfib.h $(SK
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/agent: $(patsubst agent/%.c,$(OUTPUT)/agent.d/%.o,$(AGENT_SRCS))
+$(OUTPUT)/common/%.o: common/%.c $(wildcard common/*.h) | $(OUTPUT)/common
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/agent: $(patsubst agent/%.c,$(OUTPUT)/agent.d/%.o,$(AGENT_SRCS)) $(COMMON_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 

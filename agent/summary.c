@@ -4,50 +4,12 @@
  * so every event produced is either delivered or counted as lost: the
  * balance below must be zero, and a warning says so loudly if it is not.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
+#include "counters_read.h"
 #include "exit_codes.h"
 #include "summary.h"
-
-int counters_read(int counters_fd, struct fbf_counters *total)
-{
-	struct fbf_counters *percpu;
-	int ncpus, cpu, i, err = 0;
-	__u32 key = 0;
-
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 0)
-		return ncpus;
-	/* Per-CPU values are 8-byte aligned; the struct holds only __u64s. */
-	percpu = calloc(ncpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(counters_fd, &key, percpu)) {
-		err = -errno;
-		goto out;
-	}
-
-	memset(total, 0, sizeof(*total));
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		const struct fbf_counters *c = &percpu[cpu];
-
-		total->packets += c->packets;
-		for (i = 0; i < FBF_NR_CLASSES; i++)
-			total->by_class[i] += c->by_class[i];
-		total->non_ipv4 += c->non_ipv4;
-		total->malformed += c->malformed;
-		total->queue_full += c->queue_full;
-		total->queue_busy += c->queue_busy;
-	}
-out:
-	free(percpu);
-	return err;
-}
 
 int summary_print(int counters_fd, const struct summary_run *run)
 {
@@ -55,7 +17,7 @@ int summary_print(int counters_fd, const struct summary_run *run)
 	__u64 produced, accounted;
 	int err;
 
-	err = counters_read(counters_fd, &c);
+	err = fbf_counters_read(counters_fd, &c);
 	if (err) {
 		fprintf(stderr, "agent: cannot read the counters: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;

@@ -14,9 +14,6 @@ struct summary_run {
 	__u64 delivered;	/* events popped by the agent */
 };
 
-/* Sum the counters of every possible CPU into *total. Returns 0 or -errno. */
-int counters_read(int counters_fd, struct fbf_counters *total);
-
 /*
  * Print the logfmt summary on stderr, and a warning if the events do not
  * add up. Returns 0 or an agent exit status if the counters cannot be read.

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_fixture.h"
+#include "counters_read.h"
 #include "fizzbuzzfib.skel.h"
 
 /* libbpf's warnings only, as TAP comments: its info lines are noise in a test log. */
@@ -120,35 +121,7 @@ int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int r
 
 int bpf_fixture_counters(struct bpf_fixture *fx, struct fbf_counters *sum)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	struct fbf_counters *percpu;
-	__u32 key = 0;
-	int cpu, i;
-
-	if (ncpus < 0)
-		return ncpus;
-	percpu = calloc(ncpus, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fx->counters_fd, &key, percpu)) {
-		int err = -errno;
-
-		free(percpu);
-		return err;
-	}
-
-	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		sum->packets += percpu[cpu].packets;
-		for (i = 0; i < FBF_NR_CLASSES; i++)
-			sum->by_class[i] += percpu[cpu].by_class[i];
-		sum->non_ipv4 += percpu[cpu].non_ipv4;
-		sum->malformed += percpu[cpu].malformed;
-		sum->queue_full += percpu[cpu].queue_full;
-		sum->queue_busy += percpu[cpu].queue_busy;
-	}
-	free(percpu);
-	return 0;
+	return fbf_counters_read(fx->counters_fd, sum);
 }
 
 #define COUNTER_FIELD(field) { #field, offsetof(struct fbf_counters, field) }
