@@ -72,7 +72,8 @@ TRAFFICGEN_SRCS := bench/trafficgen.c bench/addrlist.c
 TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
 
 BENCH_PROGS := $(OUTPUT)/bench/micro_timing $(OUTPUT)/bench/micro_count \
-	       $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
+	       $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
+	       $(OUTPUT)/bench/drain_rate
 # The in-kernel benchmark runs the tests' frames through the tests' BPF fixture.
 KERNEL_BENCH_OBJS := $(OUTPUT)/tests/frames.o $(OUTPUT)/tests/bpf_fixture.o $(COMMON_OBJS)
 MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
@@ -130,8 +131,8 @@ $(OUTPUT)/bench/micro_count: bench/micro_count.c $(MICRO_DEPS) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Ibench $< -o $@
 
-$(OUTPUT)/bench/kernel_test_run: bench/kernel_test_run.c $(KERNEL_BENCH_OBJS) $(SKEL) \
-		| $(OUTPUT)/bench
+$(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/drain_rate: $(OUTPUT)/bench/%: bench/%.c \
+		$(KERNEL_BENCH_OBJS) $(SKEL) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(KERNEL_BENCH_OBJS) $(LIBBPF_LIBS) -o $@
 

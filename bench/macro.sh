@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make bench-macro: the XDP program in the kernel, per frame shape through
-# BPF_PROG_TEST_RUN and under live HTTP traffic on a veth pair. Tables on
-# stdout; BMF files in $FBF_RESULTS. Needs root.
+# BPF_PROG_TEST_RUN and under live HTTP traffic on a veth pair, and the
+# agent's drain rate. Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
 build=${FBF_BUILD:?FBF_BUILD is set by make}
@@ -24,3 +24,8 @@ echo
 echo "== macro: live HTTP traffic through a veth pair (bpf_stats run_time_ns / run_cnt) =="
 bench/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" >"$results/live.tsv"
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
+
+echo
+echo "== macro: how fast the agent drains a full queue, against a bare pop loop =="
+bench/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000}" >"$results/drain.tsv"
+bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"

@@ -38,19 +38,12 @@ trap cleanup EXIT
 trap "exit 130" INT TERM
 fbf_net_up "$work"
 
-# The id of the program attached to the server veth: libxdp's dispatcher.
-attached_prog_id()
-{
-	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" |
-		grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
-}
-
 # measure NAME: drive the traffic through whatever is attached and print samples.
 measure()
 {
 	local name=$1 id stats traffic cnt ns
 
-	id=$(attached_prog_id)
+	id=$(fbf_attached_prog_id)
 	# bpf_run_stats and trafficgen each print one line of results.
 	"$FBF_BUILD/bench/bpf_run_stats" "$id" -- \
 		nsenter --net="/run/netns/$FBF_NS_CLI" "$TRAFFICGEN" --url "$FBF_URL" \

@@ -107,6 +107,13 @@ fbf_net_down()
 
 # True if the server-side veth carries any XDP program.
 fbf_xdp_attached() { ip -n "$FBF_NS_SRV" link show "$FBF_VETH_SRV" | grep -q 'prog/xdp'; }
+# The id of the program attached to the server veth (libxdp's dispatcher, if it is used).
+fbf_attached_prog_id()
+{
+	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" |
+		grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
+}
+
 # A function, not "! fbf_xdp_attached": bats (set -e) ignores a negated command's status.
 fbf_xdp_detached() { ! fbf_xdp_attached; }
 

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * How fast the agent empties its queue, against a bare pop loop on the same
+ * machine. The queue cannot be watched, so it is filled while the agent is
+ * stopped: BPF_PROG_TEST_RUN of the agent's own program on a Fizz frame
+ * pushes one event per run. Then the agent continues, and the queue is peeked
+ * every 100 us until it is empty.
+ *
+ *   drain_rate fill PROG_ID EVENTS     fill the queue of program PROG_ID
+ *   drain_rate wait PROG_ID PID        continue process PID (SIGCONT) and print the
+ *                                      seconds until that queue is empty
+ *   drain_rate raw EVENTS              a program of our own: fill its queue, pop it
+ *                                      all in a bare loop and print the seconds
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "bpf_fixture.h"
+#include "fizzbuzzfib.h"
+#include "frames.h"
+
+#define PEEK_INTERVAL_US 100
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The queue map among the program's maps. */
+static int events_fd_of(int prog_fd)
+{
+	__u32 map_ids[8], nr_maps = 8;
+	struct bpf_prog_info info = { .nr_map_ids = nr_maps,
+				      .map_ids = (__u64)(unsigned long)map_ids };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < nr_maps; i++) {
+		struct bpf_map_info map = {};
+		__u32 map_len = sizeof(map);
+		int fd = bpf_map_get_fd_by_id(map_ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && map.type == BPF_MAP_TYPE_QUEUE)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/* The queue must hold @events: pushes into a full one are lost, counted by the program. */
+static int fill(int prog_fd, __u32 events)
+{
+	struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254)); /* Fizz */
+	__u8 frame[FRAME_MAX_LEN];
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .repeat = events);
+
+	opts.data_size_in = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
+	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
+}
+
+static double continue_and_wait_empty(int events_fd, pid_t pid)
+{
+	struct fbf_event ev;
+	double start = now_s();
+
+	if (kill(pid, SIGCONT))
+		return -1;
+	while (!bpf_map_lookup_elem(events_fd, NULL, &ev))
+		usleep(PEEK_INTERVAL_US);
+	return now_s() - start;
+}
+
+static double pop_all(int events_fd, __u64 *popped)
+{
+	struct fbf_event ev;
+	double start = now_s();
+
+	while (!bpf_map_lookup_and_delete_elem(events_fd, NULL, &ev))
+		(*popped)++;
+	return now_s() - start;
+}
+
+static int raw(__u32 events)
+{
+	struct bpf_fixture fx = {};
+	__u64 popped = 0;
+	double seconds;
+	int err;
+
+	err = bpf_fixture_load(&fx, events) ?: fill(fx.prog_fd, events);
+	if (err) {
+		fprintf(stderr, "drain_rate: loading and filling a queue of %u: %s\n", events,
+			strerror(-err));
+		bpf_fixture_destroy(&fx);
+		return 1;
+	}
+	seconds = pop_all(fx.events_fd, &popped);
+	bpf_fixture_destroy(&fx);
+	printf("seconds=%.6f events=%llu\n", seconds, (unsigned long long)popped);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int prog_fd, events_fd, err;
+
+	if (argc == 3 && !strcmp(argv[1], "raw"))
+		return raw(strtoul(argv[2], NULL, 10));
+	if (argc != 4 || (strcmp(argv[1], "fill") && strcmp(argv[1], "wait"))) {
+		fprintf(stderr, "usage: drain_rate fill PROG_ID EVENTS | wait PROG_ID PID | "
+			"raw EVENTS\n");
+		return 2;
+	}
+	prog_fd = bpf_prog_get_fd_by_id(strtoul(argv[2], NULL, 10));
+	events_fd = prog_fd < 0 ? prog_fd : events_fd_of(prog_fd);
+	if (events_fd < 0) {
+		fprintf(stderr, "drain_rate: program %s or its queue: %s\n", argv[2],
+			strerror(errno));
+		return 1;
+	}
+	if (!strcmp(argv[1], "wait")) {
+		double seconds = continue_and_wait_empty(events_fd, atoi(argv[3]));
+
+		if (seconds < 0) {
+			fprintf(stderr, "drain_rate: continuing pid %s: %s\n", argv[3],
+				strerror(errno));
+			return 1;
+		}
+		printf("seconds=%.6f\n", seconds);
+		return 0;
+	}
+	err = fill(prog_fd, strtoul(argv[3], NULL, 10));
+	if (err) {
+		fprintf(stderr, "drain_rate: filling the queue: %s\n", strerror(-err));
+		return 1;
+	}
+	return 0;
+}
