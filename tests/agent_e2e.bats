@@ -6,45 +6,10 @@
 
 load netns
 
-setup_file()
-{
-	[ "$(id -u)" -eq 0 ] || return 0
-	FBF_WORK=$(mktemp -d /tmp/fbf-e2e.XXXXXX)
-	export FBF_WORK
-	fbf_net_up "$FBF_WORK"
-}
-
-teardown_file()
-{
-	fbf_net_down
-	[ -n "${FBF_WORK:-}" ] && rm -rf "$FBF_WORK"
-	return 0
-}
-
-setup()
-{
-	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth and XDP"
-	OUT=$FBF_WORK/$BATS_TEST_NUMBER.out
-	ERR=$FBF_WORK/$BATS_TEST_NUMBER.err
-	FBF_AGENT_PID=
-}
-
-teardown()
-{
-	# A failed test must not leave its agent attached for the next one.
-	if [ -n "$FBF_AGENT_PID" ] && kill -0 "$FBF_AGENT_PID" 2>/dev/null; then
-		kill -KILL "$FBF_AGENT_PID"
-		wait "$FBF_AGENT_PID" 2>/dev/null || true
-	fi
-	if [ -n "${FBF_VETH_SRV:-}" ] && fbf_xdp_attached; then
-		fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV" >/dev/null 2>&1 || true
-	fi
-	if [ -n "${BATS_TEST_COMPLETED:-}" ]; then
-		return 0
-	fi
-	echo "# agent stdout:" && sed 's/^/#   /' "$OUT" 2>/dev/null | tail -n 20
-	echo "# agent stderr:" && sed 's/^/#   /' "$ERR" 2>/dev/null
-}
+setup_file() { fbf_bats_setup_file e2e; }
+teardown_file() { fbf_bats_teardown_file; }
+setup() { fbf_bats_setup; }
+teardown() { fbf_bats_teardown; }
 
 # stop_agent SIGNAL: send it and check the agent exits 0 and leaves no program.
 stop_agent()

@@ -117,20 +117,21 @@ fbf_attached_prog_id()
 # A function, not "! fbf_xdp_attached": bats (set -e) ignores a negated command's status.
 fbf_xdp_detached() { ! fbf_xdp_attached; }
 
-# fbf_agent_start OUT ERR [ARGS...]: start the agent on the server veth in the
-# background and wait until it has attached. Sets FBF_AGENT_PID.
-fbf_agent_start()
+# fbf_srv_start OUT ERR COMMAND...: run COMMAND (an agent, or the agent under
+# a tool) in the server namespace in the background, and wait until it says
+# it has attached: up to 30 s, since Valgrind is slow to start. Sets
+# FBF_AGENT_PID to COMMAND's own pid.
+fbf_srv_start()
 {
 	local out=$1 err=$2 i
 
 	shift 2
-	# nsenter, not fbf_in_srv: $! must be the agent itself (nsenter execs it),
-	# not a subshell that would swallow the signals meant for the agent.
+	# nsenter, not fbf_in_srv: $! must be the command itself (nsenter execs it),
+	# not a subshell that would swallow the signals meant for it.
 	# 3>&-: bats waits for every holder of its fd 3 before it reports.
-	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" "$@" \
-		>"$out" 2>"$err" 3>&- &
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$@" >"$out" 2>"$err" 3>&- &
 	FBF_AGENT_PID=$!
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		grep -q 'attached' "$err" && return 0
 		kill -0 "$FBF_AGENT_PID" 2>/dev/null || break
 		sleep 0.1
@@ -138,6 +139,60 @@ fbf_agent_start()
 	echo "agent did not attach:" >&2
 	cat "$err" >&2
 	return 1
+}
+
+# fbf_agent_start OUT ERR [ARGS...]: the agent on the server veth, attached.
+fbf_agent_start()
+{
+	local out=$1 err=$2
+
+	shift 2
+	fbf_srv_start "$out" "$err" "$AGENT" --iface "$FBF_VETH_SRV" "$@"
+}
+
+# True if binary $1 is built with AddressSanitizer (make SANITIZE=1).
+fbf_is_sanitized() { ldd "$1" 2>/dev/null | grep -q libasan; }
+
+# The lifecycle of a bats suite that shares one test network among its tests;
+# the suite's setup_file, teardown_file, setup and teardown call these.
+fbf_bats_setup_file()
+{
+	[ "$(id -u)" -eq 0 ] || return 0
+	FBF_WORK=$(mktemp -d "/tmp/fbf-$1.XXXXXX")
+	export FBF_WORK
+	fbf_net_up "$FBF_WORK"
+}
+
+fbf_bats_teardown_file()
+{
+	fbf_net_down
+	[ -n "${FBF_WORK:-}" ] && rm -rf "$FBF_WORK"
+	return 0
+}
+
+fbf_bats_setup()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth and XDP"
+	OUT=$FBF_WORK/$BATS_TEST_NUMBER.out
+	ERR=$FBF_WORK/$BATS_TEST_NUMBER.err
+	FBF_AGENT_PID=
+}
+
+# A failed test must not leave its agent or a program attached for the next
+# one, and shows what the agent said.
+fbf_bats_teardown()
+{
+	if [ -n "${FBF_AGENT_PID:-}" ] && kill -0 "$FBF_AGENT_PID" 2>/dev/null; then
+		kill -KILL "$FBF_AGENT_PID"
+		wait "$FBF_AGENT_PID" 2>/dev/null || true
+	fi
+	if [ -n "${FBF_VETH_SRV:-}" ] && fbf_xdp_attached; then
+		fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV" >/dev/null 2>&1 || true
+	fi
+	[ -n "${BATS_TEST_COMPLETED:-}" ] && return 0
+	echo "# agent stdout:" && sed 's/^/#   /' "$OUT" 2>/dev/null | tail -n 20
+	echo "# agent stderr:" && sed 's/^/#   /' "$ERR" 2>/dev/null | tail -n 40
+	return 0
 }
 
 # The client's source addresses as trafficgen's --source list.

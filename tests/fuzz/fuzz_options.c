@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer harness for the agent's option value parsers (agent/options.c).
+ * Input: one range byte, then the option value. Besides what the sanitizers
+ * catch, every result is checked against the parsers' contract: 0, -EINVAL
+ * or -ERANGE; the output untouched on failure; on success, a value in range
+ * that the text really spells.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define SENTINEL 0x5a5a5a5a5a5a5a5aULL
+
+static void check(int ok, const char *what, const char *s)
+{
+	if (ok)
+		return;
+	fprintf(stderr, "contract broken: %s for input '%s'\n", what, s);
+	abort();
+}
+
+static int only_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return n > 0;
+}
+
+static void fuzz_u64_range(const char *s, __u64 min, __u64 max)
+{
+	char again[32];
+	__u64 v = SENTINEL;
+	int err = parse_u64_range(s, min, max, &v);
+
+	check(err == 0 || err == -EINVAL || err == -ERANGE, "unexpected error code", s);
+	if (err) {
+		check(v == SENTINEL, "output written on failure", s);
+		check(err == -ERANGE || !only_digits(s, strlen(s)), "digits only yet -EINVAL", s);
+		return;
+	}
+	check(only_digits(s, strlen(s)), "accepted a non-digit", s);
+	check(v >= min && v <= max, "value out of range", s);
+	/* The value, printed again, is the text without its leading zeros. */
+	snprintf(again, sizeof(again), "%llu", (unsigned long long)v);
+	while (s[0] == '0' && s[1])
+		s++;
+	check(!strcmp(again, s), "value differs from the text", s);
+}
+
+static void fuzz_seconds(const char *s, __u64 max_s)
+{
+	const char *dot = strchr(s, '.');
+	__u64 ns = SENTINEL;
+	int err = parse_seconds_ns(s, max_s, &ns);
+	size_t int_len, frac_len;
+
+	check(err == 0 || err == -EINVAL || err == -ERANGE, "unexpected error code", s);
+	if (err) {
+		check(ns == SENTINEL, "output written on failure", s);
+		return;
+	}
+	int_len = dot ? (size_t)(dot - s) : strlen(s);
+	frac_len = dot ? strlen(dot + 1) : 0;
+	check(int_len || dot, "accepted an empty number", s);
+	check(!int_len || only_digits(s, int_len), "accepted a non-digit before the dot", s);
+	check(!dot || (frac_len >= 1 && frac_len <= 9 && only_digits(dot + 1, frac_len)),
+	      "accepted a bad fraction", s);
+	check(ns > 0, "accepted zero", s);
+	check(ns / 1000000000ULL < max_s || (ns / 1000000000ULL == max_s && !(ns % 1000000000ULL)),
+	      "accepted more than the maximum", s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const __u64 bounds[][2] = {
+		{ AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX },
+		{ 1, ~0ULL },
+		{ 0, 0 },
+		{ 0, ~0ULL },
+		{ 1000, 999 },	/* an empty range accepts nothing */
+	};
+	enum xdp_attach_mode mode = XDP_MODE_HW;
+	const __u64 *b;
+	char *s;
+
+	if (!size)
+		return 0;
+	b = bounds[data[0] % (sizeof(bounds) / sizeof(bounds[0]))];
+	s = malloc(size);
+	if (!s)
+		return 0;
+	/* A C string: the value up to the first NUL, as argv would carry it. */
+	memcpy(s, data + 1, size - 1);
+	s[size - 1] = '\0';
+
+	if (parse_mode(s, &mode))
+		check(mode == XDP_MODE_HW, "mode written on failure", s);
+	else
+		check(!strcmp(mode_name(mode), s), "mode name does not round-trip", s);
+	fuzz_u64_range(s, b[0], b[1]);
+	fuzz_seconds(s, AGENT_DURATION_MAX_S);
+	fuzz_seconds(s, data[0]);
+	free(s);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A reference model of the XDP program, written for reading rather than
+ * speed: what the program must do with a frame, derived from byte offsets
+ * and the rules in the header comment of ref_parser.c, not from the
+ * program's code. The differential fuzzer runs both and compares.
+ */
+#ifndef REF_PARSER_H
+#define REF_PARSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "fizzbuzzfib.h"
+
+enum ref_outcome {
+	REF_IPV4,	/* a complete IPv4 header: classified */
+	REF_NON_IPV4,	/* a complete link layer that carries something else */
+	REF_MALFORMED,	/* a header cut short, or an IPv4 header that is not one */
+};
+
+/* What the program must do with one frame. */
+struct ref_verdict {
+	__u32 retval;		/* always XDP_PASS */
+	enum ref_outcome outcome;
+	__u32 saddr;		/* REF_IPV4 only: source address, host byte order */
+	__u32 class_id;		/* REF_IPV4 only: enum fbf_class */
+	bool push;		/* an event {saddr, class_id} goes to the queue */
+};
+
+/* Parse and classify @len bytes of @frame. */
+void ref_parse(const void *frame, size_t len, struct ref_verdict *v);
+
+/* The class of @saddr (host byte order), from the rule as the README states it. */
+__u32 ref_classify(__u32 saddr);
+
+/*
+ * Add what @v does to the counters into @c. @queue_room: whether the queue
+ * has a free slot; if not, an event to push counts as queue_full instead.
+ * Returns true if the event is pushed.
+ */
+bool ref_account(const struct ref_verdict *v, bool queue_room, struct fbf_counters *c);
+
+const char *ref_outcome_name(enum ref_outcome outcome);
+
+#endif /* REF_PARSER_H */
