@@ -58,8 +58,11 @@ int privileges_check(void)
 
 		if (cap_has(data, need->cap))
 			continue;
-		fprintf(stderr, "agent: missing capability %s %s; run as root (sudo) or grant it "
-			"with 'setcap cap_net_admin,cap_sys_admin+ep agent'\n",
+		/*
+		 * No setcap hint: with these two capabilities a non-root user still
+		 * cannot write the lock in root's /run/fizzbuzzfib.
+		 */
+		fprintf(stderr, "agent: missing capability %s %s; run as root (sudo)\n",
 			need->name, need->why);
 		return AGENT_EXIT_NO_PRIVILEGE;
 	}

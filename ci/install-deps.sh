@@ -10,7 +10,8 @@ packages=(
 	make gcc pkg-config perl python3 iproute2 util-linux
 	clang llvm bpftool xdp-tools
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
-	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox
+	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox linux-perf
+	libcap2-bin libclang-rt-14-dev
 )
 
 missing=()

@@ -9,6 +9,8 @@ load netns
 setup()
 {
 	[ "$(id -u)" -eq 0 ] || skip "needs root: the gate loads the XDP program"
+	# The baseline's counts are of the optimised build, not of sanitizer code.
+	! fbf_is_sanitized "$FBF_BUILD/agent" || skip "the gate measures the build without sanitizers"
 	cd "$FBF_ROOT"
 }
 

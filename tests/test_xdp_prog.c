@@ -283,25 +283,32 @@ static void test_truncated_inner_vlan_tag_is_malformed(void **state)
 			 &want);
 }
 
+/* Run an IPv4 frame that must count as malformed, on top of the counts in *want. */
+static void assert_ipv4_malformed(struct bpf_fixture *fx, const struct frame_ipv4 *ip,
+				  struct fbf_counters *want)
+{
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, ip);
+
+	run_frame(fx, frame, len);
+	want->packets++;
+	want->malformed++;
+	assert_queue_empty(fx);
+	assert_counters(fx, want);
+}
+
 /* Each IHL from 0 to 4 in a frame long enough for a full header: still malformed. */
 static void test_ihl_below_5_is_malformed(void **state)
 {
 	struct suite *s = require_program(state);
 	struct fbf_counters want = {};
-	__u8 frame[FRAME_MAX_LEN];
 	__u8 ihl;
 
 	for (ihl = 0; ihl < 5; ihl++) {
 		struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4));
-		size_t len;
 
 		ip.ihl = ihl;
-		len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
-		run_frame(&s->fx, frame, len);
-		want.packets++;
-		want.malformed++;
-		assert_queue_empty(&s->fx);
-		assert_counters(&s->fx, &want);
+		assert_ipv4_malformed(&s->fx, &ip, &want);
 	}
 }
 
@@ -311,20 +318,13 @@ static void test_ip_version_not_4_is_malformed(void **state)
 	static const __u8 versions[] = { 0, 5, 6, 15 };
 	struct suite *s = require_program(state);
 	struct fbf_counters want = {};
-	__u8 frame[FRAME_MAX_LEN];
 	size_t i;
 
 	for (i = 0; i < sizeof(versions); i++) {
 		struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4));
-		size_t len;
 
 		ip.version = versions[i];
-		len = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
-		run_frame(&s->fx, frame, len);
-		want.packets++;
-		want.malformed++;
-		assert_queue_empty(&s->fx);
-		assert_counters(&s->fx, &want);
+		assert_ipv4_malformed(&s->fx, &ip, &want);
 	}
 }
 
