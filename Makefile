@@ -10,6 +10,8 @@
 # make bench-check    the regression gate against bench/baseline.json (as root)
 # make bench-baseline rewrite bench/baseline.json from this tree (as root)
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
+# make profile-cpu / profile-heap / profile-kernel    see bench/profile.mk
+# make fuzz / stress                                  see tests/hardening.mk
 # make deps       install the Debian packages the project needs
 # make clean      remove all build output
 #
