@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # How fast the agent drains a full queue, printing nothing, text or JSON
-# (to /dev/null), against a bare pop loop: events per second, as samples
-# for bench/report.py. See bench/drain_rate.c for how.
+# (to /dev/null), against a bare pop loop: events per second; and how much
+# of a core it uses idle. Samples for bench/report.py; see
+# bench/drain_rate.c for how the queue is filled and watched.
 #
 #   drain_rate.sh [ROUNDS [EVENTS]]
 set -euo pipefail
@@ -52,3 +53,15 @@ for round in $(seq "$rounds"); do
 		printf 'agent/drain/%s\tthroughput\t%s\n' "$output" "$(rate "$events" "$seconds")"
 	done
 done
+
+# Idle: time on a CPU from the scheduler's own account, over IDLE_SECONDS.
+idle_seconds=${FBF_IDLE_SECONDS:-5}
+fbf_agent_start /dev/null "$work/agent.err" --quiet
+before=$(cut -d' ' -f1 "/proc/$FBF_AGENT_PID/schedstat")
+sleep "$idle_seconds"
+after=$(cut -d' ' -f1 "/proc/$FBF_AGENT_PID/schedstat")
+kill -INT "$FBF_AGENT_PID"
+wait "$FBF_AGENT_PID"
+FBF_AGENT_PID=
+printf 'agent/idle\tcpu-percent\t%s\n' \
+	"$(awk -v ns=$((after - before)) -v s="$idle_seconds" 'BEGIN { printf "%.3f", ns / 1e7 / s }')"
