@@ -11,11 +11,14 @@ reps=${FBF_MICRO_REPS:-10}
 mkdir -p "$results"
 
 echo "== micro: timing ($reps repetitions, random interleaving) =="
+# On a terminal, Google Benchmark's own lines show progress; in CI they only go to the log.
+console=/dev/null
+[ -t 1 ] && [ -z "${CI:-}" ] && console=/dev/stderr
 "$build/bench/micro_timing" --benchmark_repetitions="$reps" \
 	--benchmark_enable_random_interleaving=true --benchmark_min_time=0.2 \
 	--benchmark_display_aggregates_only=true \
-	--benchmark_out="$results/micro-timing.gbench.json" --benchmark_out_format=json \
-	>"$results/micro-timing.console.txt" 2>&1
+	--benchmark_out="$results/micro-timing.gbench.json" --benchmark_out_format=json 2>&1 |
+	tee "$results/micro-timing.console.txt" >"$console"
 bench/report.py gbench "$results/micro-timing.gbench.json" "$results/micro-timing.bmf.json"
 
 echo
