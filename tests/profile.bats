@@ -50,6 +50,7 @@ dhat_total()
 	local out=$FBF_WORK/cpu
 
 	command -v perf >/dev/null || skip "perf not installed (Debian package linux-perf)"
+	command -v npm >/dev/null || skip "npm not installed: the flame graph template comes from npm"
 	run "$FBF_ROOT/bench/profile_cpu.sh" "$out" 3>&-
 	[ "$status" -ne 5 ] || skip "perf cannot sample here: ${lines[-1]}"
 	[ "$status" -eq 0 ]
