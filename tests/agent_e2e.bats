@@ -126,10 +126,15 @@ check_summary()
 }
 
 @test "--count: exits 0 after that many events and detaches" {
-	fbf_agent_start "$OUT" "$ERR" --count 3
+	local start
+
+	# --duration is a backstop: if --count never ends the run, the test fails.
+	start=$(date +%s)
+	fbf_agent_start "$OUT" "$ERR" --count 3 --duration 30
 	fbf_traffic 3
 	wait "$FBF_AGENT_PID"
 	FBF_AGENT_PID=
+	[ $(($(date +%s) - start)) -lt 20 ]
 	[ "$(wc -l <"$OUT")" -ge 3 ]
 	check_summary "$ERR" "$(wc -l <"$OUT")"
 	fbf_xdp_detached

@@ -157,6 +157,8 @@ fbf_is_sanitized() { ldd "$1" 2>/dev/null | grep -q libasan; }
 # the suite's setup_file, teardown_file, setup and teardown call these.
 fbf_bats_setup_file()
 {
+	# A test that hangs (an agent that ignores a signal, say) fails instead.
+	export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
 	[ "$(id -u)" -eq 0 ] || return 0
 	FBF_WORK=$(mktemp -d "/tmp/fbf-$1.XXXXXX")
 	export FBF_WORK

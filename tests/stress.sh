@@ -30,7 +30,7 @@ RSS_SLACK_KB=1024
 
 fail() { echo "stress: FAIL: $*" >&2; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || { echo "stress: SKIP: needs root (namespaces, veth, XDP)"; exit 0; }
+[ "$(id -u)" -eq 0 ] || { echo "stress: needs root (namespaces, veth, XDP); run: sudo make stress" >&2; exit 1; }
 [ -x "$RAWFLOOD" ] || fail "$RAWFLOOD is missing: run make stress"
 
 SEED=${FBF_STRESS_SEED:-$((($$ ^ $(date +%s)) & 0x7fff))}
