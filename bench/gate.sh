@@ -14,7 +14,7 @@ baseline=${FBF_BASELINE:-bench/baseline.json}
 history=${FBF_HISTORY:-bench-history.tsv}
 results=$build/results/gate
 # The baseline's timing medians come from three times the rounds of a check.
-rounds=${FBF_GATE_ROUNDS:-10}
+rounds=${FBF_GATE_ROUNDS:-20}
 [ "${1:-check}" = baseline ] && rounds=$((rounds * 3))
 mkdir -p "$results"
 
