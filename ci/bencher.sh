@@ -11,8 +11,9 @@
 # `make bench-micro` and `make bench-macro` in $FBF_RESULTS (default
 # build/results). Needs the bencher CLI, BENCHER_API_TOKEN and BENCHER_PROJECT;
 # without them it says so and exits 0, so local runs and CI without the
-# service are not blocked by it. BENCHER_TESTBED names the machine class
-# (default: this host's kernel and CPU count): compare only like with like.
+# service are not blocked by it, unless BENCHER_REQUIRED=1, for a CI job whose
+# point is to report. BENCHER_TESTBED names the machine class (default: this
+# host's kernel and CPU count): compare only like with like.
 set -euo pipefail
 
 results=${FBF_RESULTS:-build/results}
@@ -30,38 +31,45 @@ candidate) branch=${2:-} && [ -n "$branch" ] || usage ;;
 *) usage ;;
 esac
 
-if ! command -v bencher >/dev/null; then
-	echo "bencher: the bencher CLI is not installed; results stay in $results (skipped)"
+# skip REASON: say why nothing is sent; fail if sending was required.
+skip()
+{
+	if [ "${BENCHER_REQUIRED:-0}" = 1 ]; then
+		echo "bencher: $1; BENCHER_REQUIRED=1, so this fails" >&2
+		exit 1
+	fi
+	echo "bencher: $1; results stay in $results (skipped)"
 	exit 0
-fi
-if [ -z "${BENCHER_API_TOKEN:-}" ] || [ -z "${BENCHER_PROJECT:-}" ]; then
-	echo "bencher: BENCHER_API_TOKEN or BENCHER_PROJECT is not set; results stay in $results (skipped)"
-	exit 0
-fi
+}
+
+command -v bencher >/dev/null || skip "the bencher CLI is not installed"
+[ -n "${BENCHER_API_TOKEN:-}" ] && [ -n "${BENCHER_PROJECT:-}" ] ||
+	skip "BENCHER_API_TOKEN or BENCHER_PROJECT is not set"
 testbed=${BENCHER_TESTBED:-linux-$(uname -r)-$(nproc)cpu}
 
 # Thresholds by measure, as the gate sets them (see bench/gate.py for the why):
-# exact counts move only when the code or the toolchain does, so any rise past
-# 0.5% is a regression (percentage test); timings and timing ratios are noisy,
-# so a t-test over the last 64 results on the branch decides at 99%.
-thresholds=(
-	--threshold-measure instructions --threshold-test percentage
-	--threshold-upper-boundary 0.005
-	--threshold-measure estimated-cycles --threshold-test percentage
-	--threshold-upper-boundary 0.005
-	--threshold-measure verified-instructions --threshold-test percentage
-	--threshold-upper-boundary 0.005
-	--threshold-measure translated-instructions --threshold-test percentage
-	--threshold-upper-boundary 0.005
-	--threshold-measure ratio --threshold-test t_test --threshold-max-sample-size 64
-	--threshold-upper-boundary 0.99
-	--threshold-measure latency --threshold-test t_test --threshold-max-sample-size 64
-	--threshold-upper-boundary 0.99
-)
+# exact counts move only when the code or the toolchain does, so any rise is
+# a regression (percentage test, boundary 0); timings and timing ratios are
+# noisy, so a t-test over the last 64 results on the branch decides at 99%.
+thresholds=()
+for measure in instructions estimated-cycles verified-instructions translated-instructions \
+	jited-bytes; do
+	thresholds+=(--threshold-measure "$measure" --threshold-test percentage
+		     --threshold-upper-boundary 0)
+done
+for measure in latency ratio; do
+	thresholds+=(--threshold-measure "$measure" --threshold-test t_test
+		     --threshold-max-sample-size 64 --threshold-upper-boundary 0.99)
+done
+# Throughput regresses downwards.
+thresholds+=(--threshold-measure throughput --threshold-test t_test
+	     --threshold-max-sample-size 64 --threshold-lower-boundary 0.99)
 
-# One report per BMF file: the json adapter reads the whole file as one result set.
-for file in "$results"/gate/gate.bmf.json "$results"/micro-*.bmf.json \
-	"$results"/kernel.bmf.json "$results"/live.bmf.json; do
+# One report per BMF file: the json adapter reads the whole file as one result
+# set. The raw results, not the gate's comparison: Bencher compares by itself.
+for file in "$results"/gate/micro-count.bmf.json "$results"/gate/kernel.bmf.json \
+	"$results"/micro-*.bmf.json "$results"/kernel.bmf.json "$results"/live.bmf.json \
+	"$results"/drain.bmf.json; do
 	[ -f "$file" ] || continue
 	args=(--project "$BENCHER_PROJECT" --token "$BENCHER_API_TOKEN" --branch "$branch"
 	      --testbed "$testbed" --adapter json --file "$file" --err "${thresholds[@]}")
