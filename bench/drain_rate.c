@@ -17,22 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "userspace_util.h"
 
 #define PEEK_INTERVAL_US 100
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return fbf_monotonic_ns() / 1e9;
 }
 
 /* The queue map among the program's maps. */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "fizzbuzzfib.h"
 #include "fizzbuzzfib_v3.h"
+#include "userspace_util.h"
 
 /* "SourceAddr" classifies 0..255 once, as the original's benchmark did. */
 #define FBF_SOURCE_ADDR_LEN 256
@@ -24,18 +25,12 @@ static inline void fbf_fill_source_addr(__u32 *batch)
 		batch[i] = i;
 }
 
-/* splitmix64: tiny, well mixed and the same on every machine. */
 static inline void fbf_fill_random(__u32 *batch)
 {
 	__u64 state = FBF_RANDOM_SEED;
 
-	for (size_t i = 0; i < FBF_RANDOM_LEN; i++) {
-		__u64 z = (state += 0x9e3779b97f4a7c15ULL);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		batch[i] = (__u32)(z ^ (z >> 31));
-	}
+	for (size_t i = 0; i < FBF_RANDOM_LEN; i++)
+		batch[i] = (__u32)fbf_splitmix64(&state);
 }
 
 #endif /* FBF_MICRO_BATCHES_H */

@@ -15,6 +15,7 @@
 #include "fizzbuzzfib.h"
 #include "fizzbuzzfib_v3.h"
 #include "frames.h"
+#include "userspace_util.h"
 
 #define RANDOM_ADDRESSES 1000000
 #define RANDOM_SEED 0x46697a7a42757a7aULL
@@ -45,16 +46,6 @@ static enum fbf_class ref_classify(uint32_t addr)
 	if (addr % 5 == 0)
 		return FBF_BUZZ;
 	return FBF_NONE;
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): a fixed seed gives the same addresses on every run. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static void assert_classified(uint32_t addr, enum fbf_class want)
@@ -121,12 +112,12 @@ static void test_classify_matches_reference_for_all_last_octets(void **state)
 
 static void test_classify_matches_reference_for_random_addresses(void **state)
 {
-	uint64_t seed = RANDOM_SEED;
+	__u64 seed = RANDOM_SEED;
 	unsigned int i, seen[FBF_NR_CLASSES] = {};
 
 	(void)state;
 	for (i = 0; i < RANDOM_ADDRESSES; i++) {
-		uint32_t addr = (uint32_t)splitmix64(&seed);
+		uint32_t addr = (uint32_t)fbf_splitmix64(&seed);
 
 		assert_matches_reference(addr);
 		seen[ref_classify(addr)]++;
@@ -142,12 +133,12 @@ static void test_classify_matches_reference_for_random_addresses(void **state)
  */
 static void test_v3_loop_matches_reference(void **state)
 {
-	uint64_t seed = RANDOM_SEED;
+	__u64 seed = RANDOM_SEED;
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < 256 + RANDOM_ADDRESSES / 10; i++) {
-		uint32_t addr = i < 256 ? i : (uint32_t)splitmix64(&seed);
+		uint32_t addr = i < 256 ? i : (uint32_t)fbf_splitmix64(&seed);
 
 		if (fbf_v3_classify(addr) != ref_classify(addr))
 			fail_msg("v3 classifies %u as %s, want %s", addr,

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -33,6 +32,7 @@
 #include "fizzbuzzfib.h"
 #include "frames.h"
 #include "ref_parser.h"
+#include "userspace_util.h"
 
 #define FUZZ_DEFAULT_FRAMES 200000
 #define FRAME_MIN 14
@@ -69,14 +69,9 @@ struct fuzz {
 	struct fbf_event want_events[BATCH_MAX];
 };
 
-/* splitmix64: tiny, fast, and every seed gives a good sequence. */
 static __u64 rng_next(struct fuzz *f)
 {
-	__u64 z = (f->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return fbf_splitmix64(&f->rng);
 }
 
 /* Uniform enough in [lo, hi] for the small ranges used here. */
@@ -95,14 +90,6 @@ static void rng_fill(struct fuzz *f, __u8 *p, size_t len)
 			r = rng_next(f);
 		p[i] = r >> (8 * (i & 7));
 	}
-}
-
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static void put_be16(__u8 *p, __u16 v)
@@ -474,10 +461,10 @@ static void bisect_batch(struct fuzz *f, size_t n, const char *batch_why)
 		ref_parse(fr->data, fr->len, &v);
 		pushed = ref_account(&v, true, &f->want);
 		want_ev = (struct fbf_event){ .saddr = v.saddr, .class_id = v.class_id };
-		t0 = monotonic_ns();
+		t0 = fbf_monotonic_ns();
 		if (!run_one(f, fr))
 			continue;
-		t1 = monotonic_ns();
+		t1 = fbf_monotonic_ns();
 		if (check_queue(f, &want_ev, pushed, t0, t1, why, sizeof(why)) ||
 		    check_counters(f, why, sizeof(why)))
 			mismatch(f, fr, "%s", why);
@@ -514,10 +501,10 @@ static void run_batch(struct fuzz *f, size_t n)
 	}
 	f->stats.events += nr_events;
 
-	t0 = monotonic_ns();
+	t0 = fbf_monotonic_ns();
 	for (i = 0; i < n; i++)
 		run_one(f, &f->batch[i]);
-	t1 = monotonic_ns();
+	t1 = fbf_monotonic_ns();
 
 	bad = check_queue(f, f->want_events, nr_events, t0, t1, why, sizeof(why));
 	if (!bad)
@@ -552,20 +539,20 @@ static void test_differential(void **state)
 		fail_msg("loading the XDP program: %s (libbpf log above)", strerror(-f->load_err));
 	}
 	frames = env_u64("FBF_FUZZ_FRAMES", FUZZ_DEFAULT_FRAMES);
-	f->seed = env_u64("FBF_FUZZ_SEED", monotonic_ns() ^ ((__u64)getpid() << 32));
+	f->seed = env_u64("FBF_FUZZ_SEED", fbf_monotonic_ns() ^ ((__u64)getpid() << 32));
 	f->rng = f->seed;
 	fprintf(stderr, "# seed %#llx (replay with FBF_FUZZ_SEED=%#llx)\n",
 		f->seed, f->seed);
 
 	reset_maps(f);
-	start = monotonic_ns();
+	start = fbf_monotonic_ns();
 	while (f->stats.frames < frames) {
 		__u64 left = frames - f->stats.frames;
 		size_t n = rng_range(f, 1, BATCH_MAX);
 
 		run_batch(f, n < left ? n : left);
 	}
-	elapsed = monotonic_ns() - start;
+	elapsed = fbf_monotonic_ns() - start;
 
 	fprintf(stderr, "# %llu frames in %.2f s: %.0f frames/s; %llu"
 		" mismatches\n", f->stats.frames, elapsed / 1e9,

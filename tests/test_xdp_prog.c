@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <cmocka.h>
@@ -20,6 +19,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "userspace_util.h"
 
 /* The small queue for the queue-full tests, and how many pushes go past its end. */
 #define SMALL_QUEUE_SIZE 8
@@ -44,15 +44,6 @@ static const struct frame_l2 vlan_three_tags = {
 	.nr_tags = 3,
 	.tpid = { ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q },
 };
-
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		fail_msg("clock_gettime: %s", strerror(errno));
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Skip when BPF cannot be used here; fail when the program itself does not load. */
 static struct suite *require_program(void **state)
@@ -141,9 +132,9 @@ static void check_pushed(void **state, const void *frame, size_t len, __u32 sadd
 	__u64 before, after;
 
 	want.by_class[class] = 1;
-	before = monotonic_ns();
+	before = fbf_monotonic_ns();
 	run_frame(&s->fx, frame, len);
-	after = monotonic_ns();
+	after = fbf_monotonic_ns();
 	assert_popped(&s->fx, saddr, class, before, after);
 	assert_queue_empty(&s->fx);
 	assert_counters(&s->fx, &want);
@@ -393,9 +384,9 @@ static void test_full_queue_counts_each_lost_event(void **state)
 	int i;
 
 	len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(fizzbuzz_addr(0)));
-	before = monotonic_ns();
+	before = fbf_monotonic_ns();
 	run_frames(&s->small, frame, len, SMALL_QUEUE_SIZE + OVERFLOW);
-	after = monotonic_ns();
+	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	prev = before;
@@ -416,10 +407,10 @@ static void test_full_queue_keeps_oldest_events_in_order(void **state)
 	__u64 before, after, prev;
 	unsigned int i;
 
-	before = monotonic_ns();
+	before = fbf_monotonic_ns();
 	for (i = 0; i < SMALL_QUEUE_SIZE + OVERFLOW; i++)
 		run_fizzbuzz_frame(&s->small, i);
-	after = monotonic_ns();
+	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	prev = before;
@@ -440,13 +431,13 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 	__u64 before, after, prev;
 	unsigned int i;
 
-	before = monotonic_ns();
+	before = fbf_monotonic_ns();
 	/* Fill the queue, and one more that is lost. */
 	for (i = 0; i <= SMALL_QUEUE_SIZE; i++)
 		run_fizzbuzz_frame(&s->small, i);
-	prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, before, monotonic_ns());
+	prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, before, fbf_monotonic_ns());
 	run_fizzbuzz_frame(&s->small, SMALL_QUEUE_SIZE + 1);
-	after = monotonic_ns();
+	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	for (i = 1; i < SMALL_QUEUE_SIZE; i++)
