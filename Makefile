@@ -45,14 +45,17 @@ endif
 # Debian keeps asm/types.h under the multiarch include directory.
 ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
 
-BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon $(ARCH_INCLUDES) $(VARIANT_DEFINES)
+# -MMD -MP: every object depends on the headers it includes (see the -include below).
+DEPFLAGS := -MMD -MP
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon $(ARCH_INCLUDES) $(VARIANT_DEFINES) \
+	      $(DEPFLAGS)
 CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
-CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 \
+CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 $(DEPFLAGS) \
 	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"' $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -Ibench \
-	    $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
+	    $(DEPFLAGS) $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 LDFLAGS ?=
 LDFLAGS += $(SANITIZE_FLAGS)
 
@@ -82,13 +85,15 @@ MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
 
 # Test programs are tests/test_*.c; other files in tests/ are helpers they share.
 TEST_PROGS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
-TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(filter-out tests/test_%.c,$(wildcard tests/*.c))) \
+TEST_HELPER_SRCS := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
+TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TEST_HELPER_SRCS)) \
 		    $(OUTPUT)/bench/addrlist.o $(COMMON_OBJS)
 
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all test demo deps clean bench bench-micro bench-macro bench-check bench-baseline bench-report
+.PHONY: all test demo deps clean
+.PHONY: bench bench-micro bench-macro bench-check bench-baseline bench-report
 
 all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS) $(BENCH_PROGS)
 
@@ -101,7 +106,8 @@ $(OUTPUT)/%.bpf.o: xdp/%.bpf.c common/fizzbuzzfib.h | $(OUTPUT)
 
 $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name fizzbuzzfib_bpf > $@
+	@# libbpf's notes on the object (its .xdp_run_config section, say) only matter if this fails.
+	$(Q)$(BPFTOOL) gen skeleton $< name fizzbuzzfib_bpf > $@ 2> $@.log || { cat $@.log >&2; exit 1; }
 
 # The agent's objects live in agent.d/ so that $(OUTPUT)/agent can be the binary.
 $(OUTPUT)/agent.d/%.o: agent/%.c $(wildcard agent/*.h) common/fizzbuzzfib.h $(SKEL) \
@@ -185,6 +191,8 @@ bench-report: deps
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT) build-sanitize build-canary
+
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
 
 # Targets with a job of their own (profiling, fuzzing, stress) keep their
 # rules beside their scripts.
