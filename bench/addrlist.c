@@ -22,7 +22,7 @@ static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
-		/* The reason quotes the user's item: keep it one printable line whatever that was. */
+		/* The reason quotes the user's item: one printable line, whatever it held. */
 		for (char *p = err; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = '?';

@@ -63,5 +63,6 @@ after=$(cut -d' ' -f1 "/proc/$FBF_AGENT_PID/schedstat")
 kill -INT "$FBF_AGENT_PID"
 wait "$FBF_AGENT_PID"
 FBF_AGENT_PID=
-printf 'agent/idle\tcpu-percent\t%s\n' \
-	"$(awk -v ns=$((after - before)) -v s="$idle_seconds" 'BEGIN { printf "%.3f", ns / 1e7 / s }')"
+percent=$(awk -v ns=$((after - before)) -v s="$idle_seconds" \
+	'BEGIN { printf "%.3f", ns / 1e7 / s }')
+printf 'agent/idle\tcpu-percent\t%s\n' "$percent"

@@ -30,10 +30,13 @@ int main(int argc, char **argv)
 
 	fbf_fill_source_addr(source_addr.data());
 	fbf_fill_random(random.data());
-	benchmark::RegisterBenchmark("SourceAddr/v4", classify_batch<fbf_classify>, &source_addr);
-	benchmark::RegisterBenchmark("SourceAddr/v3", classify_batch<fbf_v3_classify>, &source_addr);
+	benchmark::RegisterBenchmark("SourceAddr/v4", classify_batch<fbf_classify>,
+				     &source_addr);
+	benchmark::RegisterBenchmark("SourceAddr/v3", classify_batch<fbf_v3_classify>,
+				     &source_addr);
 	benchmark::RegisterBenchmark("RandomBatch/v4", classify_batch<fbf_classify>, &random);
-	benchmark::RegisterBenchmark("RandomBatch/v3", classify_batch<fbf_v3_classify>, &random);
+	benchmark::RegisterBenchmark("RandomBatch/v3", classify_batch<fbf_v3_classify>,
+				     &random);
 	benchmark::Initialize(&argc, argv);
 	if (benchmark::ReportUnrecognizedArguments(argc, argv))
 		return 2;

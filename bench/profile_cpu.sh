@@ -83,8 +83,9 @@ perf report --stdio --children -g none --sort dso,sym >hot-inclusive.txt 2>/dev/
 
 samples=$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' hot.txt)
 echo
-echo "$PROFILE_NAME: $samples samples: the agent was on a CPU $(awk -v n="$samples" \
-	-v f="$FREQ" -v s="$PROFILE_SECONDS" 'BEGIN { printf "%.1f", 100 * n / (f * s) }')% of the time"
+on_cpu=$(awk -v n="$samples" -v f="$FREQ" -v s="$PROFILE_SECONDS" \
+	'BEGIN { printf "%.1f", 100 * n / (f * s) }')
+echo "$PROFILE_NAME: $samples samples: the agent was on a CPU $on_cpu% of the time"
 echo "  $(cat "$PROFILE_OUT/traffic.log")"
 echo "$PROFILE_NAME: agent summary:"
 profile_agent_summary

@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		fprintf(stderr, "profile_prog_info: reading program %lu: %s\n", id, strerror(errno));
+		fprintf(stderr, "profile_prog_info: reading program %lu: %s\n", id,
+			strerror(errno));
 		return 1;
 	}
 	/* The kernel fills in only the fields it knows: 0 here means before 5.16. */

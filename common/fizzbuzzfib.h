@@ -93,8 +93,8 @@ struct fbf_event {
  */
 struct fbf_counters {
 	__u64 packets;			/* every frame the program ran on */
-	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE ones are not pushed */
-	__u64 non_ipv4;			/* parsed fine, but not IPv4 (IPv6, ARP, 3+ VLAN tags) */
+	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE: not pushed */
+	__u64 non_ipv4;			/* not IPv4: IPv6, ARP, 3+ VLAN tags */
 	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
 	__u64 queue_full;		/* push failed: queue full (-E2BIG), event lost */
 	__u64 queue_busy;		/* push failed for another reason (-EBUSY), event lost */

@@ -50,7 +50,8 @@ check_summary()
 	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fib)) ] ||
 		{ echo "produced $produced != sum of classes" >&2; return 1; }
 	[ "$produced" -eq $((delivered + full + busy)) ] ||
-		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2; return 1; }
+		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2
+		  return 1; }
 	[ "$delivered" -eq "$events" ] ||
 		{ echo "delivered $delivered but $events events printed" >&2; return 1; }
 }
@@ -66,12 +67,14 @@ check_summary()
 	[ "$printed" -gt 0 ]
 	while read -r addr class; do
 		expected=$(fbf_expected_class "$addr")
-		[ "$class" = "$expected" ] || { echo "$addr printed as $class, is $expected"; false; }
+		[ "$class" = "$expected" ] ||
+			{ echo "$addr printed as $class, is $expected"; false; }
 	done <"$OUT"
 	seen=$(cut -d' ' -f1 "$OUT" | sort -u)
 	for addr in "${FBF_SOURCES[@]}"; do
 		if [ "$(fbf_expected_class "$addr")" = none ]; then
-			! grep -qx "$addr" <<<"$seen" || { echo "none address $addr was pushed"; false; }
+			! grep -qx "$addr" <<<"$seen" ||
+				{ echo "none address $addr was pushed"; false; }
 		else
 			grep -qx "$addr" <<<"$seen" || { echo "no event from $addr"; false; }
 		fi

@@ -9,7 +9,8 @@ load netns
 setup()
 {
 	cd "$FBF_ROOT"
-	! fbf_is_sanitized "$FBF_BUILD/agent" || skip "benchmarks measure the build without sanitizers"
+	! fbf_is_sanitized "$FBF_BUILD/agent" ||
+		skip "benchmarks measure the build without sanitizers"
 	RESULTS=$BATS_TEST_TMPDIR/results
 	mkdir -p "$RESULTS"
 }
@@ -27,7 +28,8 @@ check_bmf()
 	    for measure, entry in measures.items():
 	        assert isinstance(entry["value"], numbers.Number), (bench, measure)
 	        assert set(entry) <= {"value", "lower_value", "upper_value"}, (bench, measure)
-	        lo, hi = entry.get("lower_value", entry["value"]), entry.get("upper_value", entry["value"])
+	        lo = entry.get("lower_value", entry["value"])
+	        hi = entry.get("upper_value", entry["value"])
 	        assert lo <= entry["value"] <= hi, (bench, measure, entry)
 	for bench in sys.argv[2:]:
 	    assert bench in bmf, f"{bench} missing"

@@ -30,7 +30,10 @@ RSS_SLACK_KB=1024
 
 fail() { echo "stress: FAIL: $*" >&2; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || { echo "stress: needs root (namespaces, veth, XDP); run: sudo make stress" >&2; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+	echo "stress: needs root (namespaces, veth, XDP); run: sudo make stress" >&2
+	exit 1
+fi
 [ -x "$RAWFLOOD" ] || fail "$RAWFLOOD is missing: run make stress"
 
 SEED=${FBF_STRESS_SEED:-$((($$ ^ $(date +%s)) & 0x7fff))}
