@@ -192,7 +192,7 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT) build-sanitize build-canary
 
--include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
+-include $(shell find $(OUTPUT) -type f -name '*.d' 2>/dev/null)
 
 # Targets with a job of their own (profiling, fuzzing, stress) keep their
 # rules beside their scripts.
