@@ -2,20 +2,25 @@
 /*
  * libxdp attaches through netlink, so a program outlives the process that
  * attached it. The agent therefore detaches explicitly on every way out it
- * controls, and removes what an agent killed before it left behind.
+ * controls, records in the interface lock what identifies its program, and
+ * removes that program at the next start if it was killed before it could
+ * detach it (lock.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
 #include "fizzbuzzfib.skel.h"
 #include "attach.h"
 #include "exit_codes.h"
+#include "lock.h"
 #include "log.h"
 #include "options.h"
 
@@ -24,9 +29,6 @@
 #endif
 
 #define BPFFS_DEFAULT "/sys/fs/bpf"
-
-/* A stale program per pass; more than a few means something keeps adding them. */
-#define STALE_MAX_PASSES 8
 
 static const char *xdp_strerror(int err, char *buf, size_t size)
 {
@@ -64,16 +66,46 @@ static struct xdp_multiprog *multiprog_get(int ifindex, int *err)
 	return NULL;
 }
 
-static struct xdp_program *multiprog_find_ours(struct xdp_multiprog *mp)
+/*
+ * The programs that run from the interface: the components of libxdp's
+ * dispatcher, or the one program attached without it.
+ */
+static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_multiprog *mp)
+{
+	if (xdp_multiprog__is_legacy(mp))
+		return p ? NULL : xdp_multiprog__main_prog(mp);
+	return xdp_multiprog__next_prog(p, mp);
+}
+
+/* More than the classifier has: its queue, its counters and perhaps .rodata. */
+#define PROG_MAPS_MAX 8
+
+/* Whether @p uses the map with id @map_id. */
+static bool prog_uses_map(struct xdp_program *p, __u32 map_id)
+{
+	__u32 ids[PROG_MAPS_MAX] = {}, i, len;
+	struct bpf_prog_info info = {
+		.nr_map_ids = PROG_MAPS_MAX,
+		.map_ids = (__u64)(unsigned long)ids,
+	};
+
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(xdp_program__fd(p), &info, &len))
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < PROG_MAPS_MAX; i++)
+		if (ids[i] == map_id)
+			return true;
+	return false;
+}
+
+/* An xdp_fizzbuzzfib on @mp: the one using the map @map_id, or any if @map_id is 0. */
+static struct xdp_program *multiprog_find(struct xdp_multiprog *mp, __u32 map_id)
 {
 	struct xdp_program *p;
 
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		return p && !strcmp(xdp_program__name(p), FBF_PROG_NAME) ? p : NULL;
-	}
-	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp))
-		if (!strcmp(xdp_program__name(p), FBF_PROG_NAME))
+	for (p = multiprog_next(NULL, mp); p; p = multiprog_next(p, mp))
+		if (!strcmp(xdp_program__name(p), FBF_PROG_NAME) &&
+		    (!map_id || prog_uses_map(p, map_id)))
 			return p;
 	return NULL;
 }
@@ -83,26 +115,64 @@ static int exit_for_errno(int err)
 	return err == -EPERM || err == -EACCES ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
 }
 
-int stale_remove(int ifindex, const char *iface)
+/* Like multiprog_get(), but says why it cannot read them. 0 or an agent exit status. */
+static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 {
+	char buf[128];
+	int err;
+
+	*mp = multiprog_get(ifindex, &err);
+	if (!err)
+		return 0;
+	fprintf(stderr, "agent: cannot read the XDP programs on %s: %s\n", iface,
+		xdp_strerror(err, buf, sizeof(buf)));
+	return exit_for_errno(err);
+}
+
+/* The ip(8) keyword that detaches a program attached in @mode. */
+static const char *ip_xdp_keyword(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_SKB:
+		return "xdpgeneric";
+	case XDP_MODE_NATIVE:
+		return "xdpdrv";
+	case XDP_MODE_HW:
+		return "xdpoffload";
+	default:
+		return "xdp";
+	}
+}
+
+static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, const char *iface)
+{
+	__u32 id = xdp_program__id(p);
+	char remedy[160];
+
+	if (xdp_multiprog__is_legacy(mp))
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --all' or 'ip link set dev "
+			 "%s %s off'", iface, iface,
+			 ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
+	else
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --id %u'", iface, id);
+	fprintf(stderr, "agent: %s already runs an %s (prog id %u) that no agent recorded as its "
+		"own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
+}
+
+int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
+{
+	__u32 map_id = lock->prev.map_id, id;
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	char buf[128];
-	int pass, err;
-	__u32 id;
+	int ret, err;
 
-	for (pass = 0; pass < STALE_MAX_PASSES; pass++) {
-		mp = multiprog_get(ifindex, &err);
-		if (err) {
-			fprintf(stderr, "agent: cannot read the XDP programs on %s: %s\n", iface,
-				xdp_strerror(err, buf, sizeof(buf)));
-			return exit_for_errno(err);
-		}
-		p = mp ? multiprog_find_ours(mp) : NULL;
-		if (!p) {
-			xdp_multiprog__close(mp);
-			return 0;
-		}
+	ret = progs_read(ifindex, iface, &mp);
+	if (ret || !mp)
+		return ret;
+
+	p = map_id ? multiprog_find(mp, map_id) : NULL;
+	if (p) {
 		id = xdp_program__id(p);
 		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
 		xdp_multiprog__close(mp);
@@ -112,12 +182,21 @@ int stale_remove(int ifindex, const char *iface)
 				xdp_strerror(err, buf, sizeof(buf)), iface);
 			return exit_for_errno(err);
 		}
-		fprintf(stderr, "agent: removed stale %s (prog id %u) left on %s by an agent that "
-			"did not exit cleanly\n", FBF_PROG_NAME, id, iface);
+		fprintf(stderr, "agent: removed stale %s (prog id %u) left on %s by agent pid %ld, "
+			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
+		ret = progs_read(ifindex, iface, &mp);
+		if (ret || !mp)
+			return ret;
 	}
-	fprintf(stderr, "agent: %s keeps getting new %s programs; is something else loading it?\n",
-		iface, FBF_PROG_NAME);
-	return AGENT_EXIT_FAILURE;
+
+	/* Same name, but no agent answers for it: someone else's to remove. */
+	p = multiprog_find(mp, 0);
+	if (p) {
+		explain_foreign(mp, p, iface);
+		ret = AGENT_EXIT_XDP_BUSY;
+	}
+	xdp_multiprog__close(mp);
+	return ret;
 }
 
 /*
@@ -200,11 +279,36 @@ static enum xdp_attach_mode attach_mode_for(int ifindex, enum xdp_attach_mode mo
 	return mode;
 }
 
+/*
+ * The queue is created here rather than by the load inside libxdp's attach,
+ * so that its id is on record before the program can be on the interface.
+ * (It has no BTF then, which only makes bpftool print its events in hex.)
+ */
+static int events_create(struct attachment *a, __u32 queue_size, __u32 *map_id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "events", 0, sizeof(struct fbf_event), queue_size,
+			    NULL);
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	/* libbpf keeps a duplicate of fd, and takes the queue's size from the map. */
+	if (!err)
+		err = bpf_map__reuse_fd(a->skel->maps.events, fd);
+	close(fd);
+	*map_id = info.id;
+	return err;
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      enum xdp_attach_mode mode, __u32 queue_size)
+		      enum xdp_attach_mode mode, __u32 queue_size, struct iface_lock *lock)
 {
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
 	struct xdp_multiprog *mp;
+	__u32 map_id = 0;
 	char buf[128];
 	int err;
 
@@ -216,12 +320,15 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 			strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
-	err = bpf_map__set_max_entries(a->skel->maps.events, queue_size);
+	err = events_create(a, queue_size, &map_id);
 	if (err) {
-		fprintf(stderr, "agent: cannot size the event queue to %u: %s\n", queue_size,
-			strerror(-err));
-		return AGENT_EXIT_FAILURE;
+		fprintf(stderr, "agent: cannot create the event queue of %u events: %s\n",
+			queue_size, strerror(-err));
+		return exit_for_errno(err);
 	}
+	err = iface_lock_record(lock, map_id);
+	if (err)
+		return err;
 
 	/* Created from the opened object, the program is loaded by the attach. */
 	prog_opts.obj = a->skel->obj;

@@ -8,6 +8,7 @@
 #include <xdp/libxdp.h>
 
 struct fizzbuzzfib_bpf;
+struct iface_lock;
 
 struct attachment {
 	struct fizzbuzzfib_bpf *skel;
@@ -23,18 +24,21 @@ struct attachment {
 void bpffs_ensure(void);
 
 /*
- * Detach every xdp_fizzbuzzfib left on @ifindex by an agent that died
- * without detaching. Only call it while holding the interface lock: then
- * no live agent owns such a program. Returns 0 or an agent exit status.
+ * Detach the program the previous holder of @lock recorded (the one using
+ * the recorded map), if it is still on @ifindex: that agent died without
+ * detaching it. Only call it while holding the lock: then no live agent
+ * owns it. Any other xdp_fizzbuzzfib is left alone, and makes this
+ * AGENT_EXIT_XDP_BUSY. Returns 0 or an agent exit status after saying why.
  */
-int stale_remove(int ifindex, const char *iface);
+int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock);
 
 /*
- * Open the embedded object with a queue of @queue_size events, then load it
- * and attach it in @mode. Returns 0 or an agent exit status after saying why.
+ * Open the embedded object, create its queue of @queue_size events and
+ * record the queue's id in @lock, then load the program and attach it in
+ * @mode. Returns 0 or an agent exit status after saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      enum xdp_attach_mode mode, __u32 queue_size);
+		      enum xdp_attach_mode mode, __u32 queue_size, struct iface_lock *lock);
 
 /* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);

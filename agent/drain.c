@@ -4,7 +4,9 @@
  * pops one event per syscall while there are any and sleeps with an
  * exponential back-off while there are none: a busy queue is drained at
  * syscall speed, an idle agent wakes at most a hundred times a second.
- * stdout is fully buffered and flushed each time the queue runs empty.
+ * stdout is fully buffered and flushed each time the queue runs empty; a
+ * failed write is noted when it happens and acted on every 1024 events, so
+ * a closed pipe stops the agent even under a flood that never empties it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@
 
 /* How often the idle loop checks that the interface still exists. */
 #define IFACE_CHECK_NS 1000000000ULL
+/* A busy loop looks at the clock and at stdout once per this many events (a power of 2). */
+#define BUSY_CHECK_EVENTS 1024
 
 __u64 monotonic_ns(void)
 {
@@ -61,7 +65,7 @@ static char *fmt_ipv4(char *p, __u32 addr)
 	return fmt_u64(p, addr & 0xff);
 }
 
-static void event_print(const struct drain *d, const struct fbf_event *ev)
+static void event_print(struct drain *d, const struct fbf_event *ev)
 {
 	/* The longest line: JSON with 15-character address, two 20-digit numbers. */
 	char line[128], *p = line;
@@ -87,7 +91,9 @@ static void event_print(const struct drain *d, const struct fbf_event *ev)
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 	}
 	*p++ = '\n';
-	fwrite_unlocked(line, 1, p - line, stdout);
+	/* Short only when a flush of the full buffer failed: errno is still its. */
+	if (fwrite_unlocked(line, 1, p - line, stdout) != (size_t)(p - line) && !d->out_err)
+		d->out_err = errno ?: EIO;
 }
 
 /* 0: got one; -ENOENT: empty; -EBUSY: lock contended, try again; other: failure. */
@@ -102,10 +108,16 @@ static int event_pop(struct drain *d)
 	return 0;
 }
 
-/* A closed pipe ends the run like a signal; SIGPIPE is ignored for that. */
-static bool output_closed(void)
+static void output_flush(struct drain *d)
 {
-	return fflush(stdout) == EOF && errno == EPIPE;
+	if (fflush(stdout) == EOF && !d->out_err)
+		d->out_err = errno ?: EIO;
+}
+
+/* A closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
+static enum drain_end output_end(const struct drain *d)
+{
+	return d->out_err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
 }
 
 static bool iface_exists(int ifindex)
@@ -130,9 +142,12 @@ enum drain_end drain_live(struct drain *d)
 			if (d->count && d->delivered >= d->count)
 				return DRAIN_COUNT;
 			sleep_ns = DRAIN_SLEEP_MIN_NS;
-			/* A steady stream never reaches the idle path: check the clock here too. */
-			if (d->deadline_ns && !(d->delivered & 1023) &&
-			    monotonic_ns() >= d->deadline_ns)
+			/* A steady stream never reaches the idle path: check here too. */
+			if (d->delivered & (BUSY_CHECK_EVENTS - 1))
+				continue;
+			if (d->out_err)
+				return output_end(d);
+			if (d->deadline_ns && monotonic_ns() >= d->deadline_ns)
 				return DRAIN_DEADLINE;
 			continue;
 		}
@@ -142,8 +157,9 @@ enum drain_end drain_live(struct drain *d)
 		}
 
 		/* Empty: show what we have, then sleep. */
-		if (output_closed())
-			return DRAIN_OUTPUT_CLOSED;
+		output_flush(d);
+		if (d->out_err)
+			return output_end(d);
 		now = monotonic_ns();
 		if (d->deadline_ns && now >= d->deadline_ns)
 			return DRAIN_DEADLINE;
@@ -168,6 +184,6 @@ int drain_rest(struct drain *d)
 	do
 		err = event_pop(d);
 	while (!err || err == -EBUSY);
-	fflush(stdout);
+	output_flush(d);
 	return err == -ENOENT ? 0 : err;
 }

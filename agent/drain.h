@@ -21,6 +21,7 @@ struct drain {
 	volatile sig_atomic_t *stop;	/* set by the signal handler */
 	__u64 delivered;		/* events popped so far */
 	int pop_err;			/* DRAIN_ERROR: the -errno of the pop */
+	int out_err;			/* errno of the first failed write to stdout */
 };
 
 enum drain_end {
@@ -28,6 +29,7 @@ enum drain_end {
 	DRAIN_DEADLINE,		/* --duration elapsed */
 	DRAIN_COUNT,		/* --count events popped */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
+	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise, see out_err */
 	DRAIN_IFACE_GONE,	/* the interface no longer exists */
 	DRAIN_ERROR,		/* a pop failed unexpectedly, see pop_err */
 };

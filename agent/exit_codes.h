@@ -15,7 +15,10 @@ enum agent_exit {
 	AGENT_EXIT_NATIVE_UNSUPPORTED = 5,	/* --mode native on a driver without XDP support */
 	AGENT_EXIT_LOCKED = 6,			/* another agent is attached to the interface */
 	AGENT_EXIT_IFACE_GONE = 7,		/* the interface disappeared while attached */
-	AGENT_EXIT_XDP_BUSY = 8,		/* an XDP program libxdp cannot share owns it */
+	AGENT_EXIT_XDP_BUSY = 8,		/* an XDP program libxdp cannot share owns it,
+						 * or an xdp_fizzbuzzfib no agent recorded */
+	AGENT_EXIT_UNACCOUNTED = 9,		/* events unaccounted for: the summary does
+						 * not balance (produced != delivered + lost) */
 };
 
 #endif /* AGENT_EXIT_CODES_H */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,62 +23,102 @@ static int lock_fail(const char *what, const char *path)
 
 	fprintf(stderr, "agent: cannot %s %s: %s%s\n", what, path, strerror(err),
 		err == EACCES || err == EPERM ? "; run as root" : "");
-	return err == EACCES || err == EPERM ? -AGENT_EXIT_NO_PRIVILEGE : -AGENT_EXIT_FAILURE;
+	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
 }
 
-/* The holder writes its pid right after locking: a reader may find it empty. */
-static long lock_holder_pid(int fd)
+/*
+ * A holder writes its record right after locking, so a reader that does not
+ * hold the lock may find it empty or half written: the pid is then 0, and
+ * the map id counts only if its line is complete.
+ */
+static struct lock_record record_read(int fd)
 {
-	char buf[32];
+	struct lock_record r = {};
+	unsigned long id;
+	char buf[64], *end;
 	ssize_t n;
 
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
-		return 0;
+		return r;
 	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
+	r.pid = strtol(buf, &end, 10);
+	if (r.pid < 0)
+		r.pid = 0;
+	id = strtoul(end, &end, 10);
+	if (*end == '\n' && id <= UINT32_MAX)
+		r.map_id = id;
+	return r;
 }
 
-int iface_lock(int ifindex, const char *iface)
+/* Overwrite, then cut: a kill between the two still leaves a complete line first. */
+static int record_write(struct iface_lock *l, __u32 map_id)
 {
-	char path[128], pid[32];
-	struct stat netns;
-	int fd, len;
-	long holder;
+	char buf[64];
+	ssize_t n;
+	int len;
 
+	len = snprintf(buf, sizeof(buf), "%ld %u\n", (long)getpid(), map_id);
+	n = pwrite(l->fd, buf, len, 0);
+	if (n != len || ftruncate(l->fd, len)) {
+		if (n >= 0 && n != len)
+			errno = EIO;
+		return lock_fail("write our record into", l->path);
+	}
+	return 0;
+}
+
+int iface_lock(struct iface_lock *l, int ifindex, const char *iface)
+{
+	struct lock_record holder;
+	struct stat netns;
+	int ret;
+
+	*l = (struct iface_lock){ .fd = -1 };
 	if (stat("/proc/self/ns/net", &netns))
 		return lock_fail("identify the network namespace from", "/proc/self/ns/net");
 	if (mkdir(AGENT_LOCK_DIR, 0755) && errno != EEXIST)
 		return lock_fail("create", AGENT_LOCK_DIR);
 
-	snprintf(path, sizeof(path), AGENT_LOCK_DIR "/netns-%llu-ifindex-%d.lock",
+	snprintf(l->path, sizeof(l->path), AGENT_LOCK_DIR "/netns-%llu-ifindex-%d.lock",
 		 (unsigned long long)netns.st_ino, ifindex);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return lock_fail("open", path);
+	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (l->fd < 0)
+		return lock_fail("open", l->path);
 
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	if (flock(l->fd, LOCK_EX | LOCK_NB)) {
 		if (errno != EWOULDBLOCK) {
-			lock_fail("lock", path);
-			close(fd);
-			return -AGENT_EXIT_FAILURE;
+			ret = lock_fail("lock", l->path);
+			iface_unlock(l);
+			return ret;
 		}
-		holder = lock_holder_pid(fd);
-		if (holder > 0)
+		holder = record_read(l->fd);
+		if (holder.pid > 0)
 			fprintf(stderr, "agent: another agent (pid %ld) is attached to %s; "
-				"stop it first\n", holder, iface);
+				"stop it first\n", holder.pid, iface);
 		else
 			fprintf(stderr, "agent: another agent is attached to %s; stop it first\n",
 				iface);
-		close(fd);
-		return -AGENT_EXIT_LOCKED;
+		iface_unlock(l);
+		return AGENT_EXIT_LOCKED;
 	}
 
-	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, len, 0) != len) {
-		lock_fail("write our pid into", path);
-		close(fd);
-		return -AGENT_EXIT_FAILURE;
-	}
-	return fd;
+	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
+	l->prev = record_read(l->fd);
+	ret = record_write(l, l->prev.map_id);
+	if (ret)
+		iface_unlock(l);
+	return ret;
+}
+
+int iface_lock_record(struct iface_lock *l, __u32 map_id)
+{
+	return record_write(l, map_id);
+}
+
+void iface_unlock(struct iface_lock *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
 }

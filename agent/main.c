@@ -51,6 +51,10 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	case DRAIN_OUTPUT_CLOSED:
 		fprintf(stderr, "agent: stdout was closed; stopping\n");
 		return AGENT_EXIT_OK;
+	case DRAIN_OUTPUT_ERROR:
+		fprintf(stderr, "agent: cannot write events to stdout: %s; stopping\n",
+			strerror(d->out_err));
+		return AGENT_EXIT_FAILURE;
 	case DRAIN_IFACE_GONE:
 		fprintf(stderr, "agent: interface %s (ifindex %d) disappeared, and %s with it\n",
 			att->iface, att->ifindex, FBF_PROG_NAME);
@@ -69,9 +73,11 @@ int main(int argc, char **argv)
 	struct attachment att = {};
 	struct agent_options opts;
 	struct summary_run run;
+	struct iface_lock lock;
+	enum drain_end end;
 	struct drain d;
 	__u64 start_ns;
-	int ifindex, lock_fd = -1, ret, err;
+	int ifindex, ret, err;
 
 	options_parse(argc, argv, &opts);
 	log_setup(opts.verbose);
@@ -89,15 +95,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	signals_setup();
 
-	lock_fd = iface_lock(ifindex, opts.iface);
-	if (lock_fd < 0)
-		return -lock_fd;
+	ret = iface_lock(&lock, ifindex, opts.iface);
+	if (ret)
+		return ret;
 
 	bpffs_ensure();
-	ret = stale_remove(ifindex, opts.iface);
+	ret = stale_remove(ifindex, opts.iface, &lock);
 	if (ret)
 		goto cleanup;
-	ret = attachment_attach(&att, ifindex, opts.iface, opts.mode, opts.queue_size);
+	ret = attachment_attach(&att, ifindex, opts.iface, opts.mode, opts.queue_size, &lock);
 	if (ret)
 		goto cleanup;
 	start_ns = monotonic_ns();
@@ -114,9 +120,10 @@ int main(int argc, char **argv)
 		.deadline_ns = opts.duration_ns ? start_ns + opts.duration_ns : 0,
 		.stop = &stop_requested,
 	};
-	ret = report_end(drain_live(&d), &d, &att);
+	end = drain_live(&d);
+	ret = report_end(end, &d, &att);
 
-	/* Detached, the program can add no event after the drain below. */
+	/* Detached, the program starts no run that could add an event after the drain. */
 	err = attachment_detach(&att);
 	if (err && !ret)
 		ret = err;
@@ -125,20 +132,18 @@ int main(int argc, char **argv)
 		.mode = mode_name(att.mode),
 		.elapsed_ns = monotonic_ns() - start_ns,
 	};
-
-	err = drain_rest(&d);
-	if (err) {
-		fprintf(stderr, "agent: cannot pop from the event queue: %s\n", strerror(-err));
+	err = summary_final(&d, attachment_counters_fd(&att), &run);
+	if (err && !ret)
+		ret = err;
+	/* The last events printed can fail to reach stdout too: say so once. */
+	if (d.out_err && d.out_err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
+		fprintf(stderr, "agent: cannot write events to stdout: %s\n", strerror(d.out_err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}
-	run.delivered = d.delivered;
-	err = summary_print(attachment_counters_fd(&att), &run);
-	if (err && !ret)
-		ret = err;
 
 cleanup:
 	attachment_close(&att);
-	close(lock_fd);
+	iface_unlock(&lock);
 	return ret;
 }

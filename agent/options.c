@@ -131,23 +131,21 @@ static const char doc[] =
 	"N lines; the summary on stderr accounts for every packet and event.\n\n"
 	"Exit status: 0 ok, 1 unexpected failure, 2 bad usage, 3 no such interface, "
 	"4 missing privilege, 5 native mode not supported, 6 interface used by another agent, "
-	"7 interface disappeared, 8 interface owned by an XDP program libxdp cannot share.";
-
-enum {
-	OPT_QUIET = 0x100,
-};
+	"7 interface disappeared, 8 interface owned by an XDP program libxdp cannot share or "
+	"by an xdp_fizzbuzzfib no agent recorded as its own, 9 events unaccounted for (the "
+	"summary does not balance).";
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
 	{ "mode", 'm', "MODE", 0, "native, skb or auto (default: auto, the kernel picks)", 0 },
-	{ "queue-size", 'q', "N", 0,
+	{ "queue-size", 'Q', "N", 0,
 	  "Events the queue holds, 1..16777216 (default: " STR(FBF_DEFAULT_QUEUE_SIZE) ")", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
 	  0 },
 	{ "json", 'j', NULL, 0, "Print events as JSON objects, one per line", 0 },
-	{ "quiet", OPT_QUIET, NULL, 0, "Print no events, only the summary", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no events, only the summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf and libxdp debug output", 0 },
 	{},
 };
@@ -168,7 +166,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_mode(arg, &opts->mode))
 			argp_error(state, "--mode '%s': use native, skb or auto", arg);
 		break;
-	case 'q':
+	case 'Q':
 		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
 			argp_error(state, "--queue-size '%s': use a whole number from %u to %u",
 				   arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
@@ -187,7 +185,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'j':
 		opts->json = true;
 		break;
-	case OPT_QUIET:
+	case 'q':
 		opts->quiet = true;
 		break;
 	case 'v':

@@ -5,19 +5,25 @@
 
 #include <linux/types.h>
 
-#include "fizzbuzzfib.h"
+#include "drain.h"
+
+/* After the detach, how long to wait for runs of the program still under way. */
+#define SUMMARY_SETTLE_POLL_NS 1000000ULL
+#define SUMMARY_SETTLE_POLLS 100
 
 struct summary_run {
 	const char *iface;
 	const char *mode;	/* as attached */
 	__u64 elapsed_ns;	/* from attach to detach */
-	__u64 delivered;	/* events popped by the agent */
 };
 
 /*
- * Print the logfmt summary on stderr, and a warning if the events do not
- * add up. Returns 0 or an agent exit status if the counters cannot be read.
+ * Once the program is detached: pop what is left until the counters
+ * balance (or SUMMARY_SETTLE_POLLS ms have passed), then print the logfmt
+ * summary on stderr. Returns 0, or an agent exit status after saying why:
+ * AGENT_EXIT_FAILURE if a pop or reading the counters fails,
+ * AGENT_EXIT_UNACCOUNTED (after a warning) if the events do not add up.
  */
-int summary_print(int counters_fd, const struct summary_run *run);
+int summary_final(struct drain *d, int counters_fd, const struct summary_run *run);
 
 #endif /* AGENT_SUMMARY_H */

@@ -257,3 +257,97 @@ check_summary()
 
 	fbf_xdp_detached
 }
+
+@test "an xdp_fizzbuzzfib no agent recorded: exit 8, one line, and it stays attached" {
+	local iface=$FBF_VETH_SRV before after expected
+
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdpgeneric \
+		obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+	[[ "$output" == *"name xdp_fizzbuzzfib"* ]]
+	before=$(fbf_attached_prog_id)
+	[ -n "$before" ]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	expected="agent: $iface already runs an xdp_fizzbuzzfib (prog id $before) that no agent"
+	expected+=" recorded as its own; remove it with 'xdp-loader unload $iface --all' or"
+	expected+=" 'ip link set dev $iface xdpgeneric off'"
+	[ "$output" = "$expected" ]
+	after=$(fbf_attached_prog_id)
+	[ "$after" = "$before" ]
+
+	# The remedy it names works.
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdpgeneric off
+	fbf_xdp_detached
+}
+
+@test "the lock file records the pid and the id of the attached program's event queue" {
+	local ifindex netns record map
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
+	netns=$(stat -L -c %i "/run/netns/$FBF_NS_SRV")
+	record=$(cat "/run/fizzbuzzfib/netns-$netns-ifindex-$ifindex.lock")
+	[[ "$record" =~ ^$FBF_AGENT_PID\ ([0-9]+)$ ]]
+	map=${BASH_REMATCH[1]}
+	bpftool prog show id "$(fbf_attached_prog_id)" | grep -Eq "map_ids ([0-9]+,)*$map(,|$)"
+	bpftool map show id "$map" | grep -q '^[0-9]*: queue  name events '
+	stop_agent INT
+}
+
+@test "a reader that goes away stops the agent even while the queue never runs empty" {
+	local rawflood=$FBF_BUILD/stress/rawflood fifo=$FBF_WORK/closed.fifo reader i
+
+	[ -x "$rawflood" ] || skip "no $rawflood: run make test, which builds it"
+	mkfifo "$fifo"
+	head -n 1 "$fifo" >/dev/null 3>&- &
+	reader=$!
+	# Filled while the agent is stopped, 2^21 events take it about 0.4 s to pop.
+	fbf_srv_start "$fifo" "$ERR" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 2097152
+	kill -STOP "$FBF_AGENT_PID"
+	fbf_in_cli "$rawflood" "$FBF_VETH_CLI" 4 10.213.16.1 4096 "$FBF_SERVER" >/dev/null
+	kill "$reader"
+	wait "$reader" || true
+	kill -CONT "$FBF_AGENT_PID"
+
+	# It stops popping within a few thousand events and detaches, then drains the rest.
+	for i in $(seq 15); do
+		fbf_xdp_attached || break
+		sleep 0.01
+	done
+	fbf_xdp_detached
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	grep -qx 'agent: stdout was closed; stopping' "$ERR"
+	# The queue was full when the agent resumed: it never ran empty before the stop.
+	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -gt 0 ] ||
+		{ echo "the flood did not fill the queue, so this proves nothing" >&2; false; }
+	[ "$(fbf_summary_value "$ERR" delivered)" -ge 2097152 ]
+	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+}
+
+@test "short options: -q is --quiet and -Q is --queue-size" {
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" -q -Q 64 --duration 0.3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"queue 64 events"* ]]
+	run "$AGENT" --help
+	[[ "$output" == *"-q, --quiet"* ]]
+	[[ "$output" == *"-Q, --queue-size=N"* ]]
+	[[ "$output" == *"9 events"* ]]
+}
+
+@test "stdout that fails to take the events (a full disk): exit 1, says why, detaches" {
+	local status=0
+
+	# --duration is a backstop: an agent that ignores the failure exits 0 then.
+	fbf_agent_start /dev/full "$ERR" --duration 20
+	fbf_traffic 2
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 1 ]
+	grep -qx 'agent: cannot write events to stdout: No space left on device; stopping' "$ERR"
+	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_xdp_detached
+}
