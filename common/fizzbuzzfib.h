@@ -37,31 +37,38 @@ static inline const char *fbf_class_name(__u32 class_id)
 	}
 }
 
-/* The Fibonacci numbers below 256 as a 256-bit bitmap, one 64-bit word per quarter. */
-#define FBF_FIB_WORD0 ((1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 3) | (1ULL << 5) | \
-		       (1ULL << 8) | (1ULL << 13) | (1ULL << 21) | (1ULL << 34) | (1ULL << 55))
-#define FBF_FIB_WORD1 (1ULL << (89 - 64))
-#define FBF_FIB_WORD2 (1ULL << (144 - 128))
-#define FBF_FIB_WORD3 (1ULL << (233 - 192))
+/*
+ * A constant table must sit in .rodata for libbpf: clang would put a 32-byte
+ * one in a mergeable .rodata.cst32 section, which libbpf 1.1 cannot load.
+ * In the XDP program .rodata is a read-only map the verifier knows.
+ */
+#ifdef __bpf__
+#define FBF_RODATA __attribute__((section(".rodata")))
+#else
+#define FBF_RODATA
+#endif
 
 /*
  * True if the last octet of @addr (host byte order) is a Fibonacci number:
- * {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}. Picking the bitmap word
- * takes two comparisons (a conditional move and one well-predicted branch on
- * x86) and testing the bit a shift and a mask: no loop for the verifier to
- * bound, and no lookup table, which clang would put in a .rodata.cst32
- * section that libbpf 1.1 rejects.
+ * {0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}. The set is a 256-bit
+ * bitmap, one 64-bit word per quarter of the octet range, so the test is one
+ * load, a shift and a mask: no loop for the verifier to bound, no branch to
+ * mispredict, the same cost for every address.
  */
 static inline __u32 fbf_is_fibonacci(__u32 addr)
 {
+	static const __u64 fib_bitmap[4] FBF_RODATA = {
+		/* 0 1 2 3 5 8 13 21 34 55 */
+		(1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 3) | (1ULL << 5) |
+			(1ULL << 8) | (1ULL << 13) | (1ULL << 21) | (1ULL << 34) |
+			(1ULL << 55),
+		1ULL << (89 - 64),
+		1ULL << (144 - 128),
+		1ULL << (233 - 192),
+	};
 	__u32 octet = addr & 0xff;
-	__u64 word;
 
-	if (octet < 128)
-		word = octet < 64 ? FBF_FIB_WORD0 : FBF_FIB_WORD1;
-	else
-		word = octet < 192 ? FBF_FIB_WORD2 : FBF_FIB_WORD3;
-	return (word >> (octet & 63)) & 1;
+	return (fib_bitmap[octet >> 6] >> (octet & 63)) & 1;
 }
 
 /*
