@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 
+#include "prog_id.h"
+
 static int read_stats(int prog_fd, __u64 *cnt, __u64 *ns)
 {
 	struct bpf_prog_info info = {};
@@ -52,25 +54,14 @@ int main(int argc, char **argv)
 {
 	__u64 cnt0, ns0, cnt1, ns1;
 	int prog_fd, stats_fd, status;
-	char *end;
-	unsigned long id;
 
 	if (argc < 4 || strcmp(argv[2], "--")) {
 		fprintf(stderr, "usage: bpf_run_stats PROG_ID -- COMMAND [ARGS...]\n");
 		return 2;
 	}
-	errno = 0;
-	id = strtoul(argv[1], &end, 10);
-	if (errno || *end || !id || id > UINT32_MAX) {
-		fprintf(stderr, "bpf_run_stats: '%s' is not a program id (see bpftool prog)\n",
-			argv[1]);
-		return 2;
-	}
-	prog_fd = bpf_prog_get_fd_by_id(id);
-	if (prog_fd < 0) {
-		fprintf(stderr, "bpf_run_stats: program %lu: %s\n", id, strerror(errno));
-		return 1;
-	}
+	prog_fd = fbf_prog_fd_from_arg("bpf_run_stats", argv[1]);
+	if (prog_fd < 0)
+		return -prog_fd;
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
 		fprintf(stderr, "bpf_run_stats: enabling run-time stats: %s (needs kernel 5.8 "
@@ -78,12 +69,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (read_stats(prog_fd, &cnt0, &ns0)) {
-		fprintf(stderr, "bpf_run_stats: reading program %lu: %s\n", id, strerror(errno));
+		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
 	status = run_command(&argv[3]);
 	if (read_stats(prog_fd, &cnt1, &ns1)) {
-		fprintf(stderr, "bpf_run_stats: reading program %lu: %s\n", id, strerror(errno));
+		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
 	close(stats_fd);

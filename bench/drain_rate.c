@@ -23,6 +23,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "prog_id.h"
 #include "userspace_util.h"
 
 #define PEEK_INTERVAL_US 100
@@ -120,11 +121,13 @@ int main(int argc, char **argv)
 			"raw EVENTS\n");
 		return 2;
 	}
-	prog_fd = bpf_prog_get_fd_by_id(strtoul(argv[2], NULL, 10));
-	events_fd = prog_fd < 0 ? prog_fd : events_fd_of(prog_fd);
+	prog_fd = fbf_prog_fd_from_arg("drain_rate", argv[2]);
+	if (prog_fd < 0)
+		return -prog_fd;
+	events_fd = events_fd_of(prog_fd);
 	if (events_fd < 0) {
-		fprintf(stderr, "drain_rate: program %s or its queue: %s\n", argv[2],
-			strerror(errno));
+		fprintf(stderr, "drain_rate: program %s has no queue map: %s\n", argv[2],
+			strerror(-events_fd));
 		return 1;
 	}
 	if (!strcmp(argv[1], "wait")) {

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "prog_id.h"
+
 /* A second bpf_prog_info query, this time with a buffer for the JIT image. */
 static int jited_write(int fd, __u32 size, const char *path)
 {
@@ -53,28 +55,17 @@ int main(int argc, char **argv)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
-	unsigned long id;
-	char *end;
 	int fd, err;
 
 	if (argc != 2 && argc != 3) {
 		fprintf(stderr, "usage: profile_prog_info PROG_ID [JIT_FILE]\n");
 		return 2;
 	}
-	errno = 0;
-	id = strtoul(argv[1], &end, 10);
-	if (errno || *end || !id || id > UINT32_MAX) {
-		fprintf(stderr, "profile_prog_info: '%s' is not a program id (see bpftool prog)\n",
-			argv[1]);
-		return 2;
-	}
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd < 0) {
-		fprintf(stderr, "profile_prog_info: program %lu: %s\n", id, strerror(errno));
-		return 1;
-	}
+	fd = fbf_prog_fd_from_arg("profile_prog_info", argv[1]);
+	if (fd < 0)
+		return -fd;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		fprintf(stderr, "profile_prog_info: reading program %lu: %s\n", id,
+		fprintf(stderr, "profile_prog_info: reading program %s: %s\n", argv[1],
 			strerror(errno));
 		return 1;
 	}
