@@ -124,7 +124,9 @@ check_summary()
 	elapsed=$((($(date +%s%N) - start) / 1000000))
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"agent: summary"* ]]
-	[ "$elapsed" -ge 1500 ] && [ "$elapsed" -lt 5000 ]
+	# Two commands: set -e does not stop on the first of an && list.
+	[ "$elapsed" -ge 1500 ]
+	[ "$elapsed" -lt 5000 ]
 	fbf_xdp_detached
 }
 
