@@ -7,8 +7,9 @@
 # make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results
 # make bench-micro    the classifier in userspace: timing and instruction counts
 # make bench-macro    the XDP program in the kernel (as root)
-# make bench-check    the regression gate against bench/baseline.json (as root)
-# make bench-baseline rewrite bench/baseline.json from this tree (as root)
+# make bench-check    the regression gate: this tree against the base revision that
+#                     bench/baseline.json names (or BASE=<rev>), side by side (as root)
+# make bench-baseline WHY='...'   make HEAD the gate's base, saying why
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile.mk
 # make fuzz / stress                                  see tests/hardening.mk
@@ -19,6 +20,7 @@
 # its own so that objects never mix:
 #   SANITIZE=1    userspace code built with AddressSanitizer and UBSan
 #   CANARY=1      the planted v3 regression (never shipped), to prove the gate fails
+#   CANARY=agent  an agent that flushes stdout after every event (never shipped), likewise
 
 ifeq ($(SANITIZE),1)
 OUTPUT ?= build-sanitize
@@ -26,6 +28,9 @@ SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 else ifeq ($(CANARY),1)
 OUTPUT ?= build-canary
 VARIANT_DEFINES := -DFBF_CANARY_V3
+else ifeq ($(CANARY),agent)
+OUTPUT ?= build-canary-agent
+VARIANT_DEFINES := -DFBF_CANARY_AGENT
 endif
 OUTPUT ?= build
 CLANG ?= clang
@@ -78,9 +83,10 @@ TRAFFICGEN_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TRAFFICGEN_SRCS))
 
 BENCH_PROGS := $(OUTPUT)/bench/micro_timing $(OUTPUT)/bench/micro_count \
 	       $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
-	       $(OUTPUT)/bench/drain_rate
-# The in-kernel benchmark runs the tests' frames through the tests' BPF fixture.
-KERNEL_BENCH_OBJS := $(OUTPUT)/tests/frames.o $(OUTPUT)/tests/bpf_fixture.o $(COMMON_OBJS)
+	       $(OUTPUT)/bench/drain_rate $(OUTPUT)/bench/gate_kernel
+# The in-kernel benchmarks run the tests' frames through the tests' BPF fixture.
+KERNEL_BENCH_OBJS := $(OUTPUT)/bench/kernel_cases.o $(OUTPUT)/tests/frames.o \
+		     $(OUTPUT)/tests/bpf_fixture.o $(COMMON_OBJS)
 MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
 
 # Test programs are tests/test_*.c; other files in tests/ are helpers they share.
@@ -125,7 +131,7 @@ $(OUTPUT)/agent: $(patsubst agent/%.c,$(OUTPUT)/agent.d/%.o,$(AGENT_SRCS)) $(COM
 
 $(OUTPUT)/bench/%.o: bench/%.c $(wildcard bench/*.h) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(OUTPUT)/trafficgen: $(TRAFFICGEN_OBJS)
 	$(call msg,BINARY,$@)
@@ -139,7 +145,8 @@ $(OUTPUT)/bench/micro_count: bench/micro_count.c $(MICRO_DEPS) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Ibench $< -o $@
 
-$(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/drain_rate: $(OUTPUT)/bench/%: bench/%.c \
+$(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/drain_rate $(OUTPUT)/bench/gate_kernel: \
+		$(OUTPUT)/bench/%: bench/%.c \
 		$(KERNEL_BENCH_OBJS) $(SKEL) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< $(KERNEL_BENCH_OBJS) $(LIBBPF_LIBS) -o $@
@@ -177,12 +184,12 @@ bench-micro: deps $(BENCH_PROGS)
 bench-macro: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/macro.sh
 
-# The regression gate against bench/baseline.json, and rewriting that baseline.
+# The regression gate, this tree against the base, and moving the base.
 bench-check: deps all
-	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/gate.sh check
+	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) FBF_GATE_BASE=$(BASE) bench/gate.sh check
 
-bench-baseline: deps all
-	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/gate.sh baseline
+bench-baseline:
+	$(Q)bench/gate.sh baseline "$(WHY)"
 
 # The gate's local history as one picture per measure.
 bench-report: deps
@@ -190,7 +197,8 @@ bench-report: deps
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
-	$(Q)rm -rf $(OUTPUT) build-sanitize build-canary
+	$(Q)git worktree remove --force build/gate-base 2>/dev/null || true
+	$(Q)rm -rf $(OUTPUT) build-sanitize build-canary build-canary-agent
 
 -include $(shell find $(OUTPUT) -type f -name '*.d' 2>/dev/null)
 

@@ -94,6 +94,10 @@ static void event_print(struct drain *d, const struct fbf_event *ev)
 	/* Short only when a flush of the full buffer failed: errno is still its. */
 	if (fwrite_unlocked(line, 1, p - line, stdout) != (size_t)(p - line) && !d->out_err)
 		d->out_err = errno ?: EIO;
+#ifdef FBF_CANARY_AGENT
+	/* The agent canary (make CANARY=agent): one write syscall per event. Never shipped. */
+	fflush(stdout);
+#endif
 }
 
 /* 0: got one; -ENOENT: empty; -EBUSY: lock contended, try again; other: failure. */

@@ -1,67 +1,162 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make bench-check / make bench-baseline: run the benchmarks the regression
-# gate watches (callgrind counts of the classifier, the loaded XDP program's
-# static figures, in-kernel timing ratios to XDP_PASS) and compare them with
-# bench/baseline.json, or rewrite it. Needs root for the in-kernel part.
+# make bench-check: the regression gate. Builds the base revision from a git
+# worktree with its own Makefile, then measures the base and the candidate
+# (the build in FBF_BUILD, from the work tree) side by side in this one run,
+# on this machine, with this run's tools, and lets bench/gate.py judge:
 #
-#   gate.sh check|baseline
+#   exact   callgrind counts of the classifier; verified and translated
+#           instructions and JIT bytes of both programs loaded into this
+#           kernel: any rise fails
+#   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
+#           same frames; both agents drain the same pre-filled queue in turn,
+#           for --quiet, text and --json, and idle in turn; a second copy of
+#           the base (A/A) says how far this run's noise reaches
+#
+# make bench-baseline: record HEAD as the base, and why.
+#
+#   gate.sh check            base: BASE, or the one bench/baseline.json names
+#   gate.sh baseline WHY     write bench/baseline.json: base = HEAD, and WHY
+#
+# The base's Makefile must build build/agent, build/fizzbuzzfib.bpf.o and
+# build/bench/micro_count: the three things measured. Needs root.
 set -euo pipefail
 
-build=${FBF_BUILD:?FBF_BUILD is set by make}
+build=${FBF_BUILD:-}
 baseline=${FBF_BASELINE:-bench/baseline.json}
 history=${FBF_HISTORY:-bench-history.tsv}
 results=$build/results/gate
-# The baseline's timing medians come from three times the rounds of a check.
-rounds=${FBF_GATE_ROUNDS:-20}
-[ "${1:-check}" = baseline ] && rounds=$((rounds * 3))
-mkdir -p "$results"
+base_src=${FBF_GATE_BASE_DIR:-$(pwd)/build/gate-base}
+kernel_rounds=${FBF_GATE_KERNEL_ROUNDS:-15}
+kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
+agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
 
-# The tables of the individual benchmarks go to a log; the gate prints its own.
-measure_counts()
+die() { echo "gate: $*" >&2; exit 2; }
+
+baseline_base() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["base"])' "$1"; }
+
+# resolve_base REV: the full commit id, or one line on what to do.
+resolve_base()
 {
-	bench/callgrind.sh "$build" "$results/callgrind"
-	bench/report.py callgrind "$results/callgrind" "$results/micro-count.bmf.json" \
-		>"$results/micro-count.log"
+	local rev=$1
+
+	git rev-parse --verify --quiet "$rev^{commit}" && return 0
+	if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+		die "base revision '$rev' is not in this shallow clone: run 'git fetch --unshallow'," \
+		    "or name a revision it has with 'make bench-check BASE=<rev>'"
+	fi
+	die "base revision '$rev' is not in this repository: fetch it, or name another with" \
+	    "'make bench-check BASE=<rev>'"
+}
+
+# build_base SHA: the base's own Makefile builds what is measured, in its own worktree.
+build_base()
+{
+	local sha=$1 log=$results/base-build.log
+
+	if [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null || true)" != "$sha" ]; then
+		[ -e "$base_src" ] && { git worktree remove --force "$base_src" 2>/dev/null ||
+					  rm -rf "$base_src"; }
+		git worktree prune
+		git worktree add --quiet --detach "$base_src" "$sha" ||
+			die "cannot check out the base $sha into $base_src"
+	fi
+	echo "gate: base $(git log -1 --format='%h %s' "$sha")"
+	make -C "$base_src" build/agent build/fizzbuzzfib.bpf.o build/bench/micro_count \
+		>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "the base $sha does not build: see $log"; }
+}
+
+# A drain long enough to time well and short enough to repeat: about a fifth of a
+# second of bare pops on this machine, whatever its speed.
+drain_events()
+{
+	local seconds
+
+	seconds=$("$build/bench/drain_rate" raw 100000 | grep -o 'seconds=[0-9.]*' | cut -d= -f2)
+	awk -v s="$seconds" 'BEGIN { n = int(100000 * 0.2 / s / 1000) * 1000;
+		print (n < 50000 ? 50000 : n > 2000000 ? 2000000 : n) }'
+}
+
+measure_exact()
+{
+	bench/callgrind.sh "$base_src/build" "$results/callgrind-base" v4
+	bench/callgrind.sh "$build" "$results/callgrind-candidate" v4
 }
 
 measure_kernel()
 {
-	"$build/bench/kernel_test_run" "$build/xdp_pass.bpf.o" "$rounds" \
-		"${FBF_GATE_REPEAT:-50000}" >"$results/kernel.tsv"
-	bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json" \
-		>"$results/kernel.log"
+	"$build/bench/gate_kernel" "$kernel_rounds" "$kernel_repeat" \
+		base="$base_src/build/fizzbuzzfib.bpf.o" \
+		base-again="$base_src/build/fizzbuzzfib.bpf.o" \
+		candidate="$build/fizzbuzzfib.bpf.o" >"$results/kernel$1.tsv"
 }
 
-gate()
+measure_agent()
 {
-	bench/gate.py check "$baseline" "$results/gate.bmf.json" "$history" \
-		"$results/micro-count.bmf.json" "$results/kernel.bmf.json"
+	bench/gate_agent.sh "$agent_rounds" "$events" base="$base_src/build/agent" \
+		base-again="$base_src/build/agent" candidate="$build/agent" >"$results/agent$1.tsv"
 }
 
-measure_counts
-measure_kernel
-case "${1:-check}" in
-baseline)
-	exec bench/gate.py baseline "$baseline" "$results/micro-count.bmf.json" \
-		"$results/kernel.bmf.json"
-	;;
-check)
-	status=0
-	gate || status=$?
+# judge SUFFIX: gate.py on the exact counts and one set of timing samples.
+judge()
+{
+	bench/gate.py check "$results" "$history" base="$results/callgrind-base" \
+		candidate="$results/callgrind-candidate" "$results/kernel$1.tsv" \
+		"$results/agent$1.tsv"
+}
+
+check()
+{
+	local rev=${FBF_GATE_BASE:-} sha status=0 start=$SECONDS
+
+	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
+	mkdir -p "$results"
+	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
+		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
+	sha=$(resolve_base "$rev")
+	build_base "$sha"
+	events=$(drain_events)
+	echo "gate: measuring base and candidate side by side ($kernel_rounds kernel rounds," \
+	     "$agent_rounds agent rounds of $events events)"
+	measure_exact
+	measure_kernel ""
+	measure_agent ""
+	judge "" || status=$?
 	if [ "$status" -eq 3 ]; then
-		# A timing regression alone may be the machine's noise: it counts only if
-		# an independent second run confirms it.
+		# One run's timing regression may be the machine's noise: it counts only if
+		# an independent second run, judged alone, confirms it.
 		echo "gate: timing regressed; measuring again to confirm"
-		measure_kernel
+		measure_kernel -2
+		measure_agent -2
 		status=0
-		gate || status=$?
+		judge -2 || status=$?
 	fi
+	echo "gate: took $((SECONDS - start)) s"
 	[ "$status" -eq 0 ] || exit 1
-	;;
-*)
-	echo "usage: gate.sh check|baseline" >&2
-	exit 2
-	;;
+}
+
+record_baseline()
+{
+	local why=${1:-} sha
+
+	[ -n "$why" ] || die "say why the base moves: make bench-baseline WHY='...'"
+	git diff --quiet HEAD -- . ":(exclude)$baseline" ||
+		die "the work tree has uncommitted changes: commit them first, the base is a commit"
+	sha=$(git rev-parse HEAD)
+	python3 - "$baseline" "$sha" "$why" <<-'EOF'
+	import datetime, json, sys
+	path, sha, why = sys.argv[1:]
+	with open(path, "w") as f:
+	    json.dump({"base": sha, "why": why, "recorded": datetime.date.today().isoformat()},
+	              f, indent=2)
+	    f.write("\n")
+	EOF
+	echo "gate: $baseline now names $sha as the base; commit it and say why"
+}
+
+case "${1:-check}" in
+check) check ;;
+baseline) record_baseline "${2:-}" ;;
+*) echo "usage: gate.sh check | baseline WHY" >&2; exit 2 ;;
 esac

@@ -22,84 +22,15 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/if_ether.h>
 
 #include "bpf_fixture.h"
-#include "frames.h"
+#include "kernel_cases.h"
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_REPEAT 100000
 
-struct bench_case {
-	const char *name;
-	__u8 frame[FRAME_MAX_LEN];
-	size_t len;
-	bool pushes;
-};
-
-static const struct frame_l2 one_vlan = { .nr_tags = 1, .tpid = { ETH_P_8021Q } };
-
-static size_t build_cases(struct bench_case *cases)
-{
-	/*
-	 * Last octets of 233 and above: the longest walk for a classifier that
-	 * loops over the Fibonacci sequence, as the original's v3 did (its
-	 * regression was found on x.x.x.255), so such a regression shows here.
-	 */
-	static const struct {
-		const char *name;
-		__u32 saddr;
-	} ipv4[] = {
-		{ "ipv4-none", IPV4_ADDR(10, 0, 0, 253) },
-		{ "ipv4-fizz", IPV4_ADDR(10, 0, 0, 254) },
-		{ "ipv4-buzz", IPV4_ADDR(10, 0, 0, 255) },
-		{ "ipv4-fizzbuzz", IPV4_ADDR(10, 0, 0, 245) },
-		{ "ipv4-fibonacci", IPV4_ADDR(10, 0, 0, 233) },
-	};
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(ipv4) / sizeof(ipv4[0]); i++, n++) {
-		struct frame_ipv4 ip = FRAME_IPV4(ipv4[i].saddr);
-
-		cases[n].name = ipv4[i].name;
-		cases[n].len = frame_build_ipv4(cases[n].frame, FRAME_MAX_LEN, NULL, &ip);
-		cases[n].pushes = fbf_classify(ipv4[i].saddr) != FBF_NONE;
-	}
-
-	struct frame_ipv4 vlan_ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254));
-
-	cases[n].name = "vlan-ipv4-fizz";
-	cases[n].len = frame_build_ipv4(cases[n].frame, FRAME_MAX_LEN, &one_vlan, &vlan_ip);
-	cases[n++].pushes = true;
-
-	cases[n].name = "ipv6";
-	cases[n].len = frame_build_ipv6(cases[n].frame, FRAME_MAX_LEN, NULL);
-	cases[n++].pushes = false;
-	return n;
-}
-
-/*
- * Mean ns per run of @prog_fd over @repeat runs of @c's frame, as the kernel
- * timed it. The kernel truncates it to whole nanoseconds, a coarse step for
- * XDP_PASS's few ns, but timing the syscall here instead is worse: each test
- * run with repeat > 1 costs a fixed ~16 ms (an RCU grace period), which no
- * practical repeat amortises below a nanosecond.
- */
-static int time_runs(int prog_fd, const struct bench_case *c, int repeat, double *ns)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = c->frame, .data_size_in = c->len,
-		    .repeat = repeat);
-
-	if (bpf_prog_test_run_opts(prog_fd, &opts))
-		return -errno;
-	if (opts.retval != XDP_PASS)
-		return -EPROTO;
-	*ns = opts.duration;
-	return 0;
-}
-
 /* Empty the queue after a run, and check the run pushed what it should have. */
-static int drain_and_check(struct bpf_fixture *fx, const struct bench_case *c, int repeat)
+static int drain_and_check(struct bpf_fixture *fx, const struct kernel_case *c, int repeat)
 {
 	struct fbf_counters cnt;
 	struct fbf_event ev;
@@ -123,15 +54,14 @@ static int drain_and_check(struct bpf_fixture *fx, const struct bench_case *c, i
 
 static int print_static_figures(int prog_fd)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
+	struct prog_static_figures fig;
+	int err = prog_static_figures(prog_fd, &fig);
 
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return -errno;
-	printf("kernel/xdp_fizzbuzzfib\tverified-instructions\t%u\n", info.verified_insns);
-	printf("kernel/xdp_fizzbuzzfib\ttranslated-instructions\t%u\n",
-	       info.xlated_prog_len / 8);
-	printf("kernel/xdp_fizzbuzzfib\tjited-bytes\t%u\n", info.jited_prog_len);
+	if (err)
+		return err;
+	printf("kernel/xdp_fizzbuzzfib\tverified-instructions\t%u\n", fig.verified_insns);
+	printf("kernel/xdp_fizzbuzzfib\ttranslated-instructions\t%u\n", fig.xlated_insns);
+	printf("kernel/xdp_fizzbuzzfib\tjited-bytes\t%u\n", fig.jited_bytes);
 	return 0;
 }
 
@@ -201,13 +131,13 @@ static void print_overhead(const char *name, double *fbf, double *pass, int roun
 
 int main(int argc, char **argv)
 {
-	struct bench_case cases[8];
+	struct kernel_case cases[KERNEL_CASES_MAX];
 	struct bpf_object *pass_obj = NULL;
 	struct bpf_fixture fx = {};
 	int rounds = argc > 2 ? atoi(argv[2]) : DEFAULT_ROUNDS;
 	int repeat = argc > 3 ? atoi(argv[3]) : DEFAULT_REPEAT;
 	bool progress = isatty(STDERR_FILENO) && !getenv("CI");
-	size_t nr_cases = build_cases(cases);
+	size_t nr_cases = kernel_cases_build(cases);
 	/* Samples by shape, then round; the last row sums all shapes. */
 	double *fbf = NULL, *pass = NULL;
 	int pass_fd, err, ret = 1;
@@ -246,17 +176,17 @@ int main(int argc, char **argv)
 		double *pass_all = &pass[nr_cases * rounds + round];
 
 		for (size_t i = 0; i < nr_cases; i++) {
-			const struct bench_case *c = &cases[i];
+			const struct kernel_case *c = &cases[i];
 			double *pass_ns = &pass[i * rounds + round];
 			double *fbf_ns = &fbf[i * rounds + round];
 
 			/* Alternate which goes first, so neither always runs on a warmer cache. */
 			if (round % 2 == 0)
-				err = time_runs(pass_fd, c, repeat, pass_ns) ?:
-				      time_runs(fx.prog_fd, c, repeat, fbf_ns);
+				err = kernel_case_time(pass_fd, c, repeat, pass_ns) ?:
+				      kernel_case_time(fx.prog_fd, c, repeat, fbf_ns);
 			else
-				err = time_runs(fx.prog_fd, c, repeat, fbf_ns) ?:
-				      time_runs(pass_fd, c, repeat, pass_ns);
+				err = kernel_case_time(fx.prog_fd, c, repeat, fbf_ns) ?:
+				      kernel_case_time(pass_fd, c, repeat, pass_ns);
 			err = err ?: drain_and_check(&fx, c, repeat);
 			if (err) {
 				fprintf(stderr, "kernel_test_run: %s: %s\n", c->name,

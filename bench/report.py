@@ -91,7 +91,8 @@ def parse_callgrind(path):
     return dict(zip(events, summary))
 
 
-def report_callgrind(src, dst):
+def callgrind_results(src):
+    """Per batch and variant in DIR: table rows, BMF and estimated cycles."""
     rows, bmf, cycles = [], {}, {}
     for fname in sorted(os.listdir(src)):
         if not fname.endswith(".out"):
@@ -116,6 +117,11 @@ def report_callgrind(src, dst):
             "ram-hits": {"value": ram},
             "estimated-cycles": {"value": est},
         }
+    return rows, bmf, cycles
+
+
+def report_callgrind(src, dst):
+    rows, bmf, cycles = callgrind_results(src)
     print("Classifier, callgrind counts per batch (deterministic)\n")
     print_table(["benchmark", "instructions", "per addr", "L1 hits", "LL hits", "RAM hits",
                  "est. cycles", "per addr"], rows)

@@ -1,38 +1,108 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The regression gate: it passes on this tree, and it fails on the planted v3
-# regression and names what regressed, so it is known to be able to fail.
+# The regression gate: it passes on this tree against the committed base, and
+# it fails on each planted regression, naming what regressed, so it is known
+# to be able to fail; a base it cannot have is one clear error.
 
 load netns
 
 setup()
 {
-	[ "$(id -u)" -eq 0 ] || skip "needs root: the gate loads the XDP program"
-	# The baseline's counts are of the optimised build, not of sanitizer code.
+	# The counts compared are of the optimised build, not of sanitizer code.
 	! fbf_is_sanitized "$FBF_BUILD/agent" ||
 		skip "the gate measures the build without sanitizers"
 	cd "$FBF_ROOT"
+	# A history of its own: test runs must not show up in the user's trend.
+	export FBF_HISTORY=$BATS_TEST_TMPDIR/history.tsv
 }
 
-@test "the regression gate passes on this tree" {
-	# A history of its own: test runs must not show up in the user's trend.
-	run env FBF_BUILD="$FBF_BUILD" FBF_HISTORY="$BATS_TEST_TMPDIR/history.tsv" \
-		bench/gate.sh check
-	echo "$output"
+require_root() { [ "$(id -u)" -eq 0 ] || skip "needs root: the gate loads XDP programs"; }
+
+require_base()
+{
+	local base
+
+	base=$(python3 -c 'import json; print(json.load(open("bench/baseline.json"))["base"])')
+	git rev-parse --verify --quiet "$base^{commit}" >/dev/null ||
+		skip "the base $base is not in this clone (shallow?): git fetch --unshallow"
+}
+
+# gate_on BUILD: the gate with BUILD as the candidate.
+gate_on() { run env FBF_BUILD="$1" bench/gate.sh check; echo "$output"; }
+
+@test "the regression gate passes on this tree against the committed base" {
+	require_root
+	require_base
+	gate_on "$FBF_BUILD"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"gate: PASS"* ]]
+	# Every measure was compared, each with the A/A spread beside it.
+	[ "$(grep -c 'within noise\|changed, below threshold\|improved' <<<"$output")" -ge 6 ]
+	for f in gate base candidate; do
+		python3 -m json.tool "$FBF_BUILD/results/gate/$f.bmf.json" >/dev/null
+	done
 }
 
-@test "the gate fails on the planted v3 regression and names the benchmarks that regressed" {
-	# Only what the gate runs; make's rules name these targets relative to the top.
-	make -s CANARY=1 build-canary/bench/micro_count build-canary/bench/kernel_test_run \
-		build-canary/xdp_pass.bpf.o >/dev/null
-	run env FBF_BUILD="$FBF_ROOT/build-canary" FBF_HISTORY="$BATS_TEST_TMPDIR/history.tsv" \
-		bench/gate.sh check
-	echo "$output"
+@test "the gate fails on the planted v3 classifier and names what regressed" {
+	require_root
+	require_base
+	make -s CANARY=1 build-canary/agent build-canary/fizzbuzzfib.bpf.o \
+		build-canary/bench/micro_count build-canary/bench/gate_kernel \
+		build-canary/bench/drain_rate >/dev/null
+	gate_on "$FBF_ROOT/build-canary"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"REGRESSION: classifier/SourceAddr/v4 instructions"* ]]
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib verified-instructions"* ]]
 	[[ "$output" != *"gate: PASS"* ]]
+}
+
+@test "the gate fails on the agent canary, one write per event, and names the drain rates" {
+	require_root
+	require_base
+	make -s CANARY=agent build-canary-agent/agent build-canary-agent/fizzbuzzfib.bpf.o \
+		build-canary-agent/bench/micro_count build-canary-agent/bench/gate_kernel \
+		build-canary-agent/bench/drain_rate >/dev/null
+	gate_on "$FBF_ROOT/build-canary-agent"
+	[ "$status" -eq 1 ]
+	# Each event is a line in text and in JSON; --quiet writes nothing, and the
+	# classifier is the same, so its exact counts must not be blamed.
+	[[ "$output" == *"REGRESSION: agent/drain/text throughput"* ]]
+	[[ "$output" == *"REGRESSION: agent/drain/json throughput"* ]]
+	[[ "$output" != *"REGRESSION: classifier"* ]]
+	[[ "$output" != *"REGRESSION: kernel/xdp_fizzbuzzfib"* ]]
+}
+
+@test "a base that is not in the repository is one line that says what to do" {
+	run env FBF_BUILD="$FBF_BUILD" FBF_GATE_BASE=0123456789abcdef0123 bench/gate.sh check
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"'0123456789abcdef0123' is not in this repository"*"BASE=<rev>"* ]]
+}
+
+@test "a shallow clone without the base says to unshallow it" {
+	local clone=$BATS_TEST_TMPDIR/shallow
+
+	git clone -q --depth 1 "file://$FBF_ROOT" "$clone"
+	# A base older than the one commit a shallow clone has.
+	run env FBF_BUILD="$FBF_BUILD" FBF_GATE_BASE="$(git rev-list --max-parents=0 HEAD)" \
+		bash -c "cd '$clone' && bench/gate.sh check"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"shallow clone: run 'git fetch --unshallow'"* ]]
+}
+
+@test "make bench-baseline records HEAD as the base, and only with a reason" {
+	local clone=$BATS_TEST_TMPDIR/clone
+
+	git clone -q "$FBF_ROOT" "$clone"
+	cd "$clone"
+	run make -s bench-baseline
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"say why the base moves"* ]]
+	make -s bench-baseline WHY="a test"
+	[ "$(python3 -c 'import json; print(json.load(open("bench/baseline.json"))["base"])')" = \
+		"$(git rev-parse HEAD)" ]
+	grep -q '"why": "a test"' bench/baseline.json
 }
