@@ -167,11 +167,11 @@ $(OUTPUT)/tests/test_%: $(OUTPUT)/tests/test_%.o $(TEST_HELPER_OBJS)
 deps:
 	$(Q)ci/install-deps.sh
 
-# prove runs every suite (cmocka programs and bats files, see tests/run-suite)
-# and closes with one summary of all of them.
+# Every suite (cmocka programs and bats files, see tests/run-suite), closing
+# with "N passed, N failed, N skipped" and the reason for each skip.
 test: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) \
-		prove --exec tests/run-suite $(TEST_PROGS) $(sort $(wildcard tests/*.bats))
+		tests/run-all $(TEST_PROGS) $(sort $(wildcard tests/*.bats))
 
 demo: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) tests/demo.sh

@@ -3,6 +3,7 @@
 """The regression gate's verdicts: the candidate against the base, measured in one run.
 
   gate.py check OUT_DIR HISTORY [ARM=CALLGRIND_DIR ...] SAMPLES.tsv ...
+  gate.py thresholds      each measure's percentage boundary, for ci/bencher.sh
 
 Arms: "base", "base-again" (the base loaded or started a second time, for the A/A
 comparison) and "candidate". SAMPLES rows are "arm<TAB>benchmark<TAB>measure<TAB>value",
@@ -288,9 +289,26 @@ def check(out_dir, history, inputs):
     return 0
 
 
+def thresholds():
+    """One line per measure for Bencher's percentage thresholds: MEASURE upper|lower FRACTION."""
+    seen = {}
+    for _, measure in EXACT:
+        seen[measure] = ("upper", 0.0)
+    for _, measure, worse, floor, _ in TIMING:
+        side = "upper" if worse == "higher" else "lower"
+        # One boundary per measure: the widest floor of the benchmarks that share it.
+        if measure not in seen or seen[measure][1] < floor / 100:
+            seen[measure] = (side, floor / 100)
+    for measure, (side, fraction) in seen.items():
+        print(f"{measure} {side} {fraction:g}")
+    return 0
+
+
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "check":
         return check(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if len(sys.argv) == 2 and sys.argv[1] == "thresholds":
+        return thresholds()
     sys.exit(__doc__)
 
 

@@ -67,7 +67,10 @@ for ((i = 0; i < nr; i++)); do
 	ip -n "$ns" link set "gate${i}p" up
 done
 
-prog_id_on() { ip -n "$ns" -details link show "$1" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'; }
+prog_id_on()
+{
+	ip -n "$ns" -details link show "$1" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
+}
 
 # agents_start ARGS...: every agent attached to its veth, then stopped. Sets
 # pids and ids.

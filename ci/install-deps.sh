@@ -14,6 +14,9 @@ packages=(
 	libcap2-bin libclang-rt-14-dev
 )
 
+# make profile-cpu fetches its flame graph template with npm; any npm will do.
+command -v npm >/dev/null || packages+=(npm)
+
 missing=()
 for pkg in "${packages[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -55,10 +56,13 @@ void bpf_fixture_destroy(struct bpf_fixture *fx)
 bool bpf_fixture_unavailable(int err)
 {
 	/*
-	 * EPERM: not privileged; ENOSYS: no bpf syscall (or a seccomp filter).
-	 * Not EACCES: that is how the verifier rejects a program, a real failure.
+	 * EPERM without root: not privileged; ENOSYS: no bpf syscall (or a seccomp
+	 * filter). EPERM as root is a machine that refuses what the tests are for
+	 * (lockdown, a seccomp filter, a lost capability): a failure, so that a
+	 * run as root never reports those tests as passed or skipped. Not EACCES
+	 * either: that is how the verifier rejects a program.
 	 */
-	return err == -EPERM || err == -ENOSYS;
+	return err == -ENOSYS || (err == -EPERM && geteuid() != 0);
 }
 
 int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event)

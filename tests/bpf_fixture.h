@@ -30,7 +30,8 @@ void bpf_fixture_destroy(struct bpf_fixture *fx);
 
 /*
  * True if bpf_fixture_load() failed because BPF cannot be used here at all
- * (no privileges, no bpf syscall): the tests should skip rather than fail.
+ * (not root, or no bpf syscall): the tests should skip rather than fail. As
+ * root, a refusal (EPERM) is a failure.
  */
 bool bpf_fixture_unavailable(int err);
 

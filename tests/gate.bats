@@ -106,3 +106,33 @@ gate_on() { run env FBF_BUILD="$1" bench/gate.sh check; echo "$output"; }
 		"$(git rev-parse HEAD)" ]
 	grep -q '"why": "a test"' bench/baseline.json
 }
+
+@test "ci/bencher.sh candidate: the base resets the branch, the candidate is judged against it" {
+	local bin=$BATS_TEST_TMPDIR/bin results=$BATS_TEST_TMPDIR/results
+
+	# A stand-in for the bencher CLI that records how it was called.
+	mkdir -p "$bin" "$results/gate"
+	printf '#!/bin/sh\necho "$*" >>"%s/calls"\n' "$BATS_TEST_TMPDIR" >"$bin/bencher"
+	chmod +x "$bin/bencher"
+	echo '{}' >"$results/gate/base.bmf.json"
+	echo '{}' >"$results/gate/candidate.bmf.json"
+	PATH=$bin:$PATH BENCHER_API_TOKEN=t BENCHER_PROJECT=p FBF_RESULTS=$results \
+		ci/bencher.sh candidate feature
+	mapfile -t calls <"$BATS_TEST_TMPDIR/calls"
+	[ "${#calls[@]}" -eq 2 ]
+	[[ "${calls[0]}" == *"--file $results/gate/base.bmf.json --branch feature --start-point-reset"* ]]
+	[[ "${calls[0]}" != *"--err"* ]]
+	[[ "${calls[1]}" == *"--file $results/gate/candidate.bmf.json --branch feature"* ]]
+	local exact="--threshold-measure instructions --threshold-test percentage"
+	local drain="--threshold-measure throughput --threshold-test percentage"
+	[[ "${calls[1]}" == *"$exact --threshold-upper-boundary 0 "* ]]
+	[[ "${calls[1]}" == *"$drain --threshold-lower-boundary 0.1 "* ]]
+	[[ "${calls[1]}" == *"--thresholds-reset --err"* ]]
+	# Without a token it sends nothing and does not fail, unless it must report.
+	run env PATH="$bin:$PATH" FBF_RESULTS="$results" ci/bencher.sh candidate feature
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"BENCHER_API_TOKEN or BENCHER_PROJECT is not set"* ]]
+	run env PATH="$bin:$PATH" FBF_RESULTS="$results" BENCHER_REQUIRED=1 \
+		ci/bencher.sh candidate feature
+	[ "$status" -eq 1 ]
+}
