@@ -20,7 +20,6 @@ Exit status: 0 no regression; 1 a regression in an exact measure, or a gated mea
 3 a regression in timing measures only, which bench/gate.sh confirms with a second run.
 """
 import datetime
-import json
 import math
 import os
 import platform
@@ -30,7 +29,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from report import callgrind_results, print_table
+from report import bmf_entry, callgrind_results, print_table, write_json
 
 BASE, AGAIN, CANDIDATE = "base", "base-again", "candidate"
 
@@ -175,19 +174,6 @@ def fmt(value):
     return f"{value:g}"
 
 
-def bmf_of(values):
-    if len(values) == 1:
-        return {"value": values[0]}
-    return {"value": statistics.median(values), "lower_value": min(values),
-            "upper_value": max(values)}
-
-
-def write_json(path, data):
-    with open(path, "w") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-
-
 def git_commit():
     sha = command_output("git", "rev-parse", "--short=12", "HEAD")
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], check=False).returncode
@@ -241,7 +227,7 @@ def check(out_dir, history, inputs):
                      f"{r['change']:+.1f}% [{lo:+.1f}, {hi:+.1f}]",
                      f"{r['aa']:+.1f}% (±{r['spread']:.1f})", f"{r['threshold']:.1f}%",
                      r["verdict"]])
-        entry = bmf_of(samples[CANDIDATE][(bench, measure)])
+        entry = bmf_entry(samples[CANDIDATE][(bench, measure)])
         gate_bmf.setdefault(bench, {})[measure] = entry
         gate_bmf[bench][f"{measure}-change-percent"] = {
             "value": round(r["change"], 4), "lower_value": round(lo, 4),
@@ -262,7 +248,7 @@ def check(out_dir, history, inputs):
     for arm, name in ((BASE, "base"), (CANDIDATE, "candidate")):
         arm_bmf = {}
         for (bench, measure), values in sorted(samples[arm].items()):
-            arm_bmf.setdefault(bench, {})[measure] = bmf_of(values)
+            arm_bmf.setdefault(bench, {})[measure] = bmf_entry(values)
         write_json(os.path.join(out_dir, f"{name}.bmf.json"), arm_bmf)
 
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

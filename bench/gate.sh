@@ -94,7 +94,7 @@ measure_kernel()
 
 measure_agent()
 {
-	bench/gate_agent.sh "$agent_rounds" "$events" base="$base_src/build/agent" \
+	bench/agent_rates.sh "$agent_rounds" "$events" base="$base_src/build/agent" \
 		base-again="$base_src/build/agent" candidate="$build/agent" >"$results/agent$1.tsv"
 }
 

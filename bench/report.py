@@ -29,10 +29,14 @@ def bmf_entry(values):
             "upper_value": max(values)}
 
 
-def write_bmf(path, bmf):
+def write_json(path, data):
     with open(path, "w") as out:
-        json.dump(bmf, out, indent=2, sort_keys=True)
+        json.dump(data, out, indent=2, sort_keys=True)
         out.write("\n")
+
+
+def write_bmf(path, bmf):
+    write_json(path, bmf)
     print(f"\nBencher Metric Format: {path}")
 
 

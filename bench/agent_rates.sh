@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The regression gate's agent measures: several agent binaries (the base, the
-# base again for the A/A comparison, the candidate), each attached to a veth
-# of its own in one private namespace, take turns on the same work.
+# How fast agents drain a full queue and what they cost idle: one agent
+# binary, or several (the gate's base, the base again for the A/A comparison,
+# the candidate), each attached to a veth of its own in one private namespace
+# and taking turns on the same work.
 #
-#   gate_agent.sh ROUNDS EVENTS ARM=AGENT...
+#   agent_rates.sh ROUNDS EVENTS ARM=AGENT...
 #
 # Drain throughput, per output mode (--quiet, text, --json, output to
 # /dev/null): all agents are started and stopped (SIGSTOP); in each round
 # every agent in turn, starting from a different one each round, has its
 # queue filled with EVENTS events through BPF_PROG_TEST_RUN of its own
 # program, is continued, and is timed until its queue is empty (see
-# bench/drain_rate.c), then stopped again. Idle cost: each agent in turn runs
-# with nothing to do for IDLE seconds; the scheduler's account of all its
-# threads gives the CPU time and the number of times it was put on a CPU.
+# bench/drain_rate.c), then stopped again. Its queue holds EVENTS, so none is
+# lost. Idle cost: each agent in turn runs with nothing to do for
+# FBF_IDLE_SECONDS; the scheduler's account of all its threads gives the CPU
+# time and the number of times it was put on a CPU.
 #
 # Prints "ARM<TAB>benchmark<TAB>measure<TAB>value" rows, one per sample. Reads
 # nothing the agent prints, so agents of other revisions are measured alike.
@@ -22,13 +24,13 @@ set -euo pipefail
 
 . "$(dirname "$0")/../tests/netns.bash"
 
-rounds=${1:?usage: gate_agent.sh ROUNDS EVENTS ARM=AGENT...}
-events=${2:?usage: gate_agent.sh ROUNDS EVENTS ARM=AGENT...}
+rounds=${1:?usage: agent_rates.sh ROUNDS EVENTS ARM=AGENT...}
+events=${2:?usage: agent_rates.sh ROUNDS EVENTS ARM=AGENT...}
 shift 2
 drain_rate=$FBF_BUILD/bench/drain_rate
-idle_seconds=${FBF_GATE_IDLE_SECONDS:-1}
-idle_rounds=${FBF_GATE_IDLE_ROUNDS:-5}
-ns=fbf-gate-$$
+idle_seconds=${FBF_IDLE_SECONDS:-1}
+idle_rounds=${FBF_IDLE_ROUNDS:-5}
+ns=fbf-rates-$$
 names=() agents=() pids=()
 for spec in "$@"; do
 	names+=("${spec%%=*}")
@@ -36,7 +38,7 @@ for spec in "$@"; do
 done
 nr=${#names[@]}
 
-work=$(mktemp -d /tmp/fbf-gate-agent.XXXXXX)
+work=$(mktemp -d /tmp/fbf-rates.XXXXXX)
 agents_stop()
 {
 	local pid
@@ -62,9 +64,9 @@ ip netns add "$ns"
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
 	net.ipv6.conf.default.disable_ipv6=1
 for ((i = 0; i < nr; i++)); do
-	ip -n "$ns" link add "gate$i" type veth peer name "gate${i}p"
-	ip -n "$ns" link set "gate$i" up
-	ip -n "$ns" link set "gate${i}p" up
+	ip -n "$ns" link add "rate$i" type veth peer name "rate${i}p"
+	ip -n "$ns" link set "rate$i" up
+	ip -n "$ns" link set "rate${i}p" up
 done
 
 prog_id_on()
@@ -80,19 +82,19 @@ agents_start()
 
 	ids=()
 	for ((i = 0; i < nr; i++)); do
-		nsenter --net="/run/netns/$ns" "${agents[i]}" --iface "gate$i" "$@" \
+		nsenter --net="/run/netns/$ns" "${agents[i]}" --iface "rate$i" "$@" \
 			>/dev/null 2>"$work/${names[i]}.err" 3>&- &
 		pids[i]=$!
 	done
 	for ((i = 0; i < nr; i++)); do
 		for t in $(seq 300); do
-			ids[i]=$(prog_id_on "gate$i" || true)
+			ids[i]=$(prog_id_on "rate$i" || true)
 			[ -n "${ids[i]}" ] && break
 			kill -0 "${pids[i]}" 2>/dev/null || break
 			sleep 0.1
 		done
 		if [ -z "${ids[i]}" ]; then
-			echo "gate_agent: ${names[i]} (${agents[i]}) did not attach:" >&2
+			echo "agent_rates: ${names[i]} (${agents[i]}) did not attach:" >&2
 			cat "$work/${names[i]}.err" >&2
 			exit 1
 		fi
