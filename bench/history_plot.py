@@ -4,8 +4,11 @@
 
   history_plot.py HISTORY.tsv OUTDIR
 
-Each picture has one line per benchmark, one point per gate run, oldest on the left,
-labelled with the commit it ran on; see bench/gate.py for the history's columns.
+Each picture has one line per benchmark: the candidate's change against its base in
+percent, one point per gate run, oldest on the left, labelled with the commit it ran on.
+The change, not the value: each run measured its base beside it on whatever machine it
+ran on, so changes compare across runs and machines where raw values do not. See
+bench/gate.py for the history's columns.
 """
 import os
 import subprocess
@@ -20,11 +23,13 @@ def read_history(path):
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            commit, date, _machine, _kernel, bench, measure, value, _verdict = \
-                line.rstrip("\n").split("\t")
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 10:
+                continue  # a line from before the gate measured a base beside it
+            commit, date, _machine, _kernel, bench, measure, _base, _cand, change, _v = fields
             if not runs or runs[-1] != (commit, date):
                 runs.append((commit, date))
-            series[measure][bench][len(runs) - 1] = float(value)
+            series[measure][bench][len(runs) - 1] = float(change)
     return runs, series
 
 
@@ -36,16 +41,20 @@ def plot(measure, benches, runs, outdir):
         for i, (commit, _date) in enumerate(runs):
             values = [str(benches[b].get(i, "NaN")) for b in names]
             f.write(f"{i}\t{commit[:8]}\t" + "\t".join(values) + "\n")
+    # A measure that never moved is a flat line at 0 in a range around it, not an empty range.
+    values = [v for b in names for v in benches[b].values()]
+    lo, hi = min(values + [-1.0]) - 1, max(values + [1.0]) + 1
     lines = ", ".join(f"'{data}' using 1:{col + 3}:xtic(2) with linespoints title '{name}'"
                       for col, name in enumerate(names))
     script = f"""
 set terminal svg size 900,420 dynamic background rgb 'white'
 set output '{svg}'
-set title '{measure} per gate run'
+set title '{measure}: candidate against base, % change, per gate run'
 set xlabel 'commit (oldest on the left)'
 set xtics rotate by -45
 set key outside right
 set grid
+set yrange [{lo}:{hi}]
 set datafile missing 'NaN'
 plot {lines}
 """
