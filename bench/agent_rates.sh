@@ -103,7 +103,10 @@ agents_start()
 }
 
 # thread_stat PID: "CPU_NS TIMESLICES" summed over the process's threads.
-thread_stat() { cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { print ns, n }'; }
+thread_stat()
+{
+	cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { printf "%d %d\n", ns, n }'
+}
 
 order() { local k; for ((k = 0; k < nr; k++)); do echo $(((k + $1) % nr)); done; }
 
