@@ -126,7 +126,7 @@ gate_on() { run env FBF_BUILD="$1" bench/gate.sh check; echo "$output"; }
 	local exact="--threshold-measure instructions --threshold-test percentage"
 	local drain="--threshold-measure throughput --threshold-test percentage"
 	[[ "${calls[1]}" == *"$exact --threshold-upper-boundary 0 "* ]]
-	[[ "${calls[1]}" == *"$drain --threshold-lower-boundary 0.1 "* ]]
+	[[ "${calls[1]}" == *"$drain --threshold-lower-boundary 0.12 "* ]]
 	[[ "${calls[1]}" == *"--thresholds-reset --err"* ]]
 	# Without a token it sends nothing and does not fail, unless it must report.
 	run env PATH="$bin:$PATH" FBF_RESULTS="$results" ci/bencher.sh candidate feature
