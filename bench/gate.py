@@ -169,9 +169,9 @@ def judge_timing(samples, bench, measure, worse, floor, abs_floor):
 
 
 def fmt(value):
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:.4g}"
-    return f"{value:g}"
+    if abs(value) >= 1000 or float(value).is_integer():
+        return f"{value:.0f}"
+    return f"{value:.4g}"
 
 
 def git_commit():
