@@ -117,16 +117,20 @@ check_summary()
 }
 
 @test "--duration: exits 0 on its own, on time, and detaches" {
-	local start elapsed
+	local start elapsed seconds
 
 	start=$(date +%s%N)
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1.5 --quiet
 	elapsed=$((($(date +%s%N) - start) / 1000000))
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"agent: summary"* ]]
-	# Two commands: set -e does not stop on the first of an && list.
+	# Never early; and on time by its own clock, from attach to stop, which a
+	# slow or loaded host stretches by a sleep of the idle back-off at most.
+	# The wall clock only bounds a hang: start-up time is the host's.
 	[ "$elapsed" -ge 1500 ]
-	[ "$elapsed" -lt 5000 ]
+	[ "$elapsed" -lt 30000 ]
+	seconds=$(grep -o 'seconds=[0-9.]*' <<<"$output" | cut -d= -f2)
+	awk -v s="$seconds" 'BEGIN { exit !(s >= 1.5 && s < 2.5) }'
 	fbf_xdp_detached
 }
 
