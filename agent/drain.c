@@ -11,13 +11,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
-#include <net/if.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
 #include "drain.h"
+#include "ifwatch.h"
 
-/* How often the idle loop checks that the interface still exists. */
+/* How often the loop checks the interface and the program on it. */
 #define IFACE_CHECK_NS 1000000000ULL
 /* A busy loop looks at the clock and at stdout once per this many events (a power of 2). */
 #define BUSY_CHECK_EVENTS 1024
@@ -65,10 +65,46 @@ static char *fmt_ipv4(char *p, __u32 addr)
 	return fmt_u64(p, addr & 0xff);
 }
 
+/*
+ * RFC 3339 UTC with nanoseconds, of CLOCK_MONOTONIC time @mono_ns: the
+ * offset between the two clocks is taken once, at start, so every event of
+ * a run is placed on one consistent timeline. The date and time of day are
+ * formatted once per second, not per event.
+ */
+static char *fmt_wall_time(char *p, struct drain *d, __u64 mono_ns)
+{
+	__u64 wall_ns = mono_ns + d->wall_offset_ns;
+	time_t secs = wall_ns / 1000000000ULL;
+	__u64 frac = wall_ns % 1000000000ULL;
+	struct tm tm;
+	int i;
+
+	if (secs != d->wall_cached_secs) {
+		gmtime_r(&secs, &tm);
+		strftime(d->wall_cached, sizeof(d->wall_cached), "%Y-%m-%dT%H:%M:%S", &tm);
+		d->wall_cached_secs = secs;
+	}
+	p = fmt_str(p, d->wall_cached);
+	*p++ = '.';
+	for (i = 8; i >= 0; i--, frac /= 10)
+		p[i] = '0' + frac % 10;
+	p += 9;
+	*p++ = 'Z';
+	return p;
+}
+
+__u64 wall_offset_ns(void)
+{
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	return rt.tv_sec * 1000000000ULL + rt.tv_nsec - monotonic_ns();
+}
+
 static void event_print(struct drain *d, const struct fbf_event *ev)
 {
-	/* The longest line: JSON with 15-character address, two 20-digit numbers. */
-	char line[128], *p = line;
+	/* The longest line: JSON with 15-character address, two 20-digit numbers, a time. */
+	char line[192], *p = line;
 	__u64 now;
 
 	if (d->quiet)
@@ -81,6 +117,9 @@ static void event_print(struct drain *d, const struct fbf_event *ev)
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 		p = fmt_str(p, "\",\"ktime_ns\":");
 		p = fmt_u64(p, ev->ktime_ns);
+		p = fmt_str(p, ",\"time\":\"");
+		p = fmt_wall_time(p, d, ev->ktime_ns);
+		*p++ = '"';
 		p = fmt_str(p, ",\"age_ns\":");
 		/* Both clocks are CLOCK_MONOTONIC; the event is never from the future. */
 		p = fmt_u64(p, now > ev->ktime_ns ? now - ev->ktime_ns : 0);
@@ -124,18 +163,50 @@ static enum drain_end output_end(const struct drain *d)
 	return d->out_err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
 }
 
-static bool iface_exists(int ifindex)
+static enum drain_end watch_end(enum ifwatch_state state)
 {
-	char name[IF_NAMESIZE];
+	switch (state) {
+	case IFWATCH_GONE:
+		return DRAIN_IFACE_GONE;
+	case IFWATCH_MOVED:
+		return DRAIN_IFACE_MOVED;
+	case IFWATCH_REPLACED:
+	default:
+		return DRAIN_PROG_REPLACED;
+	}
+}
 
-	return if_indextoname(ifindex, name) || errno != ENXIO;
+/*
+ * What the clock calls for, busy or idle: the deadline, running counters,
+ * and once a second a look at the interface and the program on it. Returns
+ * a reason to leave the live loop, or -1 to go on.
+ */
+static int timed_checks(struct drain *d, __u64 now, __u64 *next_iface_check)
+{
+	enum ifwatch_state state;
+
+	if (d->deadline_ns && now >= d->deadline_ns)
+		return DRAIN_DEADLINE;
+	if (*d->stats || (d->stats_interval_ns && now >= d->next_stats_ns)) {
+		*d->stats = 0;
+		if (d->stats_interval_ns)
+			d->next_stats_ns = now + d->stats_interval_ns;
+		return DRAIN_STATS;
+	}
+	if (d->watch && now >= *next_iface_check) {
+		state = ifwatch_check(d->watch);
+		if (state != IFWATCH_OK)
+			return watch_end(state);
+		*next_iface_check = now + IFACE_CHECK_NS;
+	}
+	return -1;
 }
 
 enum drain_end drain_live(struct drain *d)
 {
 	__u64 sleep_ns = DRAIN_SLEEP_MIN_NS, next_iface_check = 0, now;
 	struct timespec ts;
-	int err;
+	int err, end;
 
 	for (;;) {
 		if (*d->stop)
@@ -151,8 +222,9 @@ enum drain_end drain_live(struct drain *d)
 				continue;
 			if (d->out_err)
 				return output_end(d);
-			if (d->deadline_ns && monotonic_ns() >= d->deadline_ns)
-				return DRAIN_DEADLINE;
+			end = timed_checks(d, monotonic_ns(), &next_iface_check);
+			if (end >= 0)
+				return end;
 			continue;
 		}
 		if (err != -ENOENT && err != -EBUSY) {
@@ -165,13 +237,11 @@ enum drain_end drain_live(struct drain *d)
 		if (d->out_err)
 			return output_end(d);
 		now = monotonic_ns();
-		if (d->deadline_ns && now >= d->deadline_ns)
-			return DRAIN_DEADLINE;
-		if (now >= next_iface_check) {
-			if (!iface_exists(d->ifindex))
-				return DRAIN_IFACE_GONE;
-			next_iface_check = now + IFACE_CHECK_NS;
-		}
+		end = timed_checks(d, now, &next_iface_check);
+		if (end >= 0)
+			return end;
+		if (d->stats_interval_ns && d->next_stats_ns - now < sleep_ns)
+			sleep_ns = d->next_stats_ns - now;
 		if (d->deadline_ns && d->deadline_ns - now < sleep_ns)
 			sleep_ns = d->deadline_ns - now;
 		ts.tv_sec = sleep_ns / 1000000000ULL;

@@ -19,6 +19,10 @@ enum agent_exit {
 						 * or an xdp_fizzbuzzfib no agent recorded */
 	AGENT_EXIT_UNACCOUNTED = 9,		/* events unaccounted for: the summary does
 						 * not balance (produced != delivered + lost) */
+	AGENT_EXIT_PROG_REPLACED = 10,		/* someone replaced or removed the agent's
+						 * program on the interface while it ran */
+	AGENT_EXIT_IFACE_MOVED = 11,		/* the interface went to another network
+						 * namespace while attached */
 };
 
 #endif /* AGENT_EXIT_CODES_H */

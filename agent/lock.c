@@ -22,7 +22,9 @@ static int lock_fail(const char *what, const char *path)
 	int err = errno;
 
 	fprintf(stderr, "agent: cannot %s %s: %s%s\n", what, path, strerror(err),
-		err == EACCES || err == EPERM ? "; run as root" : "");
+		err == EACCES || err == EPERM ? "; run as root, or name a directory you can "
+		"write with --lock-dir" : err == EROFS ? "; name a writable directory with "
+		"--lock-dir" : "");
 	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
 }
 
@@ -68,7 +70,7 @@ static int record_write(struct iface_lock *l, __u32 map_id)
 	return 0;
 }
 
-int iface_lock(struct iface_lock *l, int ifindex, const char *iface)
+int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
 	struct lock_record holder;
 	struct stat netns;
@@ -77,11 +79,14 @@ int iface_lock(struct iface_lock *l, int ifindex, const char *iface)
 	*l = (struct iface_lock){ .fd = -1 };
 	if (stat("/proc/self/ns/net", &netns))
 		return lock_fail("identify the network namespace from", "/proc/self/ns/net");
-	if (mkdir(AGENT_LOCK_DIR, 0755) && errno != EEXIST)
-		return lock_fail("create", AGENT_LOCK_DIR);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return lock_fail("create", dir);
 
-	snprintf(l->path, sizeof(l->path), AGENT_LOCK_DIR "/netns-%llu-ifindex-%d.lock",
-		 (unsigned long long)netns.st_ino, ifindex);
+	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/netns-%llu-ifindex-%d.lock", dir,
+			     (unsigned long long)netns.st_ino, ifindex) >= sizeof(l->path)) {
+		errno = ENAMETOOLONG;
+		return lock_fail("use the lock directory", dir);
+	}
 	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (l->fd < 0)
 		return lock_fail("open", l->path);

@@ -25,18 +25,19 @@ struct lock_record {
 
 struct iface_lock {
 	int fd;
-	char path[128];
+	char path[256];
 	struct lock_record prev;	/* what the previous holder left */
 };
 
 /*
- * Take the lock of @ifindex in the current network namespace, read the
+ * Take the lock of @ifindex in the current network namespace, a file in
+ * @dir (created if missing; AGENT_LOCK_DIR unless --lock-dir), read the
  * previous holder's record into l->prev, and write "OUR_PID PREV_MAP_ID".
  * Keep the lock while attached: the kernel releases it when the process
  * ends, however it ends. Returns 0, or an agent exit status after printing
  * why: AGENT_EXIT_LOCKED if another agent holds it.
  */
-int iface_lock(struct iface_lock *l, int ifindex, const char *iface);
+int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *iface);
 
 /* Record @map_id as ours. Returns 0 or an agent exit status after printing why. */
 int iface_lock_record(struct iface_lock *l, __u32 map_id);

@@ -10,43 +10,94 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
 #include "attach.h"
 #include "drain.h"
 #include "exit_codes.h"
+#include "ifwatch.h"
 #include "lock.h"
 #include "log.h"
 #include "options.h"
 #include "privileges.h"
+#include "stdfds.h"
 #include "summary.h"
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stats_requested;
 
 static void on_stop_signal(int signo)
 {
 	stop_requested = signo;
 }
 
-/* No SA_RESTART: a signal must cut the idle sleep short. */
+static void on_stats_signal(int signo)
+{
+	stats_requested = signo;
+}
+
+/*
+ * Every signal whose default action would end the agent goes through the
+ * same detach, drain and summary as Ctrl-C: a program left attached by a
+ * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
+ * signals of a fault in the agent itself (SIGSEGV and the like): returning
+ * from those would fault again. No SA_RESTART: a signal must cut the idle
+ * sleep short.
+ */
 static void signals_setup(void)
 {
+	static const int stop_signals[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
+		SIGXCPU, SIGXFSZ, SIGPWR, SIGSTKFLT,
+	};
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	size_t i;
+	int sig;
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
+	sa.sa_handler = on_stats_signal;
+	sigaction(SIGUSR1, &sa, NULL);
 	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* The interface left for another namespace with the program: take it off over there. */
+static int report_moved(struct attachment *att, const struct ifwatch *watch)
+{
+	int fd, err;
+
+	fd = bpf_prog_get_fd_by_id(watch->prog_id);
+	err = fd < 0 ? -errno : ifwatch_detach_moved(watch, fd);
+	if (fd >= 0)
+		close(fd);
+	attachment_forget_iface(att);
+	if (!err) {
+		fprintf(stderr, "agent: interface %s moved to another network namespace (nsid %d, "
+			"ifindex %d); %s detached from it there\n", att->iface, watch->new_nsid,
+			watch->new_ifindex, FBF_PROG_NAME);
+		return AGENT_EXIT_IFACE_MOVED;
+	}
+	fprintf(stderr, "agent: interface %s moved to another network namespace (nsid %d, "
+		"ifindex %d) with %s still attached, and detaching it there failed: %s; remove it "
+		"with 'ip -n NAMESPACE link set dev %s xdp off'\n", att->iface, watch->new_nsid,
+		watch->new_ifindex, FBF_PROG_NAME, strerror(-err), att->iface);
+	return AGENT_EXIT_IFACE_MOVED;
+}
+
 /* Returns the exit status the way the live loop ended calls for. */
-static int report_end(enum drain_end end, const struct drain *d, struct attachment *att)
+static int report_end(enum drain_end end, const struct drain *d, struct attachment *att,
+		      const struct ifwatch *watch)
 {
 	switch (end) {
 	case DRAIN_SIGNAL:
 	case DRAIN_DEADLINE:
 	case DRAIN_COUNT:
+	case DRAIN_STATS:
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
 		fprintf(stderr, "agent: stdout was closed; stopping\n");
@@ -60,6 +111,13 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 			att->iface, att->ifindex, FBF_PROG_NAME);
 		attachment_forget_iface(att);
 		return AGENT_EXIT_IFACE_GONE;
+	case DRAIN_IFACE_MOVED:
+		return report_moved(att, watch);
+	case DRAIN_PROG_REPLACED:
+		fprintf(stderr, "agent: someone replaced or removed %s on %s; stopping, and leaving "
+			"what is attached now alone\n", FBF_PROG_NAME, att->iface);
+		attachment_forget_iface(att);
+		return AGENT_EXIT_PROG_REPLACED;
 	case DRAIN_ERROR:
 	default:
 		fprintf(stderr, "agent: cannot pop from the event queue: %s\n",
@@ -71,15 +129,24 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 int main(int argc, char **argv)
 {
 	struct attachment att = {};
+	struct ifwatch watch = { .nl_fd = -1 };
 	struct agent_options opts;
+	struct stdfds_closed closed;
 	struct summary_run run;
 	struct iface_lock lock;
 	enum drain_end end;
 	struct drain d;
-	__u64 start_ns;
 	int ifindex, ret, err;
 
+	/* Before anything opens a file, or the lock file could become stdout. */
+	if (stdfds_ensure(&closed))
+		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, &opts);
+	if (closed.out && !opts.quiet) {
+		fprintf(stderr, "agent: stdout is closed, so the events have nowhere to go; "
+			"redirect it (>/dev/null) or run with --quiet\n");
+		return AGENT_EXIT_USAGE;
+	}
 	log_setup(opts.verbose);
 
 	ifindex = if_nametoindex(opts.iface);
@@ -95,7 +162,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	signals_setup();
 
-	ret = iface_lock(&lock, ifindex, opts.iface);
+	ret = iface_lock(&lock, opts.lock_dir, ifindex, opts.iface);
 	if (ret)
 		return ret;
 
@@ -106,32 +173,46 @@ int main(int argc, char **argv)
 	ret = attachment_attach(&att, ifindex, opts.iface, opts.mode, opts.queue_size, &lock);
 	if (ret)
 		goto cleanup;
-	start_ns = monotonic_ns();
+	run = (struct summary_run){
+		.iface = opts.iface,
+		.mode = mode_name(att.mode),
+		.start_ns = monotonic_ns(),
+	};
+	err = ifwatch_start(&watch, ifindex, att.mode);
+	if (err)
+		fprintf(stderr, "agent: warning: cannot watch %s for a replaced program or a move "
+			"to another namespace: %s\n", opts.iface, strerror(-err));
 	fprintf(stderr, "agent: attached %s to %s (%s mode, %s), queue %u events; "
 		"stop with Ctrl-C\n", FBF_PROG_NAME, opts.iface, mode_name(att.mode),
 		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", opts.queue_size);
 
 	d = (struct drain){
 		.events_fd = attachment_events_fd(&att),
-		.ifindex = ifindex,
+		.watch = &watch,
 		.json = opts.json,
 		.quiet = opts.quiet,
 		.count = opts.count,
-		.deadline_ns = opts.duration_ns ? start_ns + opts.duration_ns : 0,
+		.deadline_ns = opts.duration_ns ? run.start_ns + opts.duration_ns : 0,
+		.stats_interval_ns = opts.stats_interval_ns,
+		.next_stats_ns = run.start_ns + opts.stats_interval_ns,
 		.stop = &stop_requested,
+		.stats = &stats_requested,
+		.wall_offset_ns = wall_offset_ns(),
+		.wall_cached_secs = -1,
 	};
-	end = drain_live(&d);
-	ret = report_end(end, &d, &att);
+	while ((end = drain_live(&d)) == DRAIN_STATS) {
+		ret = summary_running(&d, attachment_counters_fd(&att), &run);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = report_end(end, &d, &att, &watch);
 
 	/* Detached, the program starts no run that could add an event after the drain. */
 	err = attachment_detach(&att);
 	if (err && !ret)
 		ret = err;
-	run = (struct summary_run){
-		.iface = opts.iface,
-		.mode = mode_name(att.mode),
-		.elapsed_ns = monotonic_ns() - start_ns,
-	};
+	run.elapsed_ns = monotonic_ns() - run.start_ns;
 	err = summary_final(&d, attachment_counters_fd(&att), &run);
 	if (err && !ret)
 		ret = err;
@@ -143,6 +224,7 @@ int main(int argc, char **argv)
 	}
 
 cleanup:
+	ifwatch_stop(&watch);
 	attachment_close(&att);
 	iface_unlock(&lock);
 	return ret;

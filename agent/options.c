@@ -2,12 +2,15 @@
 /* Command line parsing: argp glue and strict parsers for option values. */
 #include <argp.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fizzbuzzfib.h"
 #include "exit_codes.h"
+#include "lock.h"
 #include "options.h"
 
 int parse_mode(const char *s, enum xdp_attach_mode *out)
@@ -123,17 +126,23 @@ int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns)
 
 const char *argp_program_version = "agent " FBF_VERSION;
 
+/* Options with no short form. */
+enum { OPT_USAGE = 0x100, OPT_LOCK_DIR };
+
 static const char doc[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
 	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address).\v"
-	"The agent stops on Ctrl-C, SIGTERM, --duration or --count. It then detaches the "
-	"program first and prints every event still queued, so --count N may print more than "
-	"N lines; the summary on stderr accounts for every packet and event.\n\n"
-	"Exit status: 0 ok, 1 unexpected failure, 2 bad usage, 3 no such interface, "
-	"4 missing privilege, 5 native mode not supported, 6 interface used by another agent, "
-	"7 interface disappeared, 8 interface owned by an XDP program libxdp cannot share or "
-	"by an xdp_fizzbuzzfib no agent recorded as its own, 9 events unaccounted for (the "
-	"summary does not balance).";
+	"The agent stops on Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGALRM or any other signal that "
+	"would end it, and on --duration or --count. It then detaches the program first and "
+	"prints every event still queued, so --count N may print more than N lines; the summary "
+	"on stderr accounts for every packet and event. SIGUSR1 prints the running counters.\n\n"
+	"Exit status: 0 ok, 1 unexpected failure, 2 bad usage (or stdout closed without "
+	"--quiet), 3 no such interface, 4 missing privilege, 5 native mode not supported, "
+	"6 interface used by another agent, 7 interface disappeared, 8 interface owned by an "
+	"XDP program libxdp cannot share or by an xdp_fizzbuzzfib no agent recorded as its own, "
+	"9 events unaccounted for (the summary does not balance), 10 someone replaced or "
+	"removed the program while the agent ran, 11 the interface moved to another network "
+	"namespace.";
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
@@ -144,11 +153,38 @@ static const struct argp_option argp_options[] = {
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
 	  0 },
-	{ "json", 'j', NULL, 0, "Print events as JSON objects, one per line", 0 },
+	{ "stats-interval", 's', "SECONDS", 0,
+	  "Print the running counters on stderr every SECONDS (also on SIGUSR1)", 0 },
+	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
+	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
+	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
+	  "objects, one per line", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no events, only the summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf and libxdp debug output", 0 },
+	/* argp's own --help would not print under ARGP_NO_ERRS, so these are the agent's. */
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, '?', NULL, OPTION_HIDDEN, NULL, -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ "version", 'V', NULL, 0, "Print the program version", -1 },
 	{},
 };
+
+/*
+ * A usage error is one line on stderr and AGENT_EXIT_USAGE, whatever caused
+ * it: argp's own errors are silenced (ARGP_NO_ERRS) and reported here too,
+ * without argp's second line.
+ */
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; see agent --help\n", stderr);
+	exit(AGENT_EXIT_USAGE);
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -157,30 +193,62 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	int err;
 
 	switch (key) {
+	case 'h':
+	case '?':
+		argp_help(state->root_argp, stdout, ARGP_HELP_STD_HELP, state->name);
+		exit(AGENT_EXIT_OK);
+	case OPT_USAGE:
+		argp_help(state->root_argp, stdout, ARGP_HELP_USAGE, state->name);
+		exit(AGENT_EXIT_OK);
+	case 'V':
+		printf("%s\n", argp_program_version);
+		exit(AGENT_EXIT_OK);
 	case 'i':
 		if (!*arg)
-			argp_error(state, "--iface: the interface name is empty");
+			usage_error("--iface: the interface name is empty");
+		if (opts->iface)
+			usage_error("--iface given twice ('%s' and '%s'): an agent watches one "
+				    "interface, run one per interface", opts->iface, arg);
 		opts->iface = arg;
 		break;
 	case 'm':
 		if (parse_mode(arg, &opts->mode))
-			argp_error(state, "--mode '%s': use native, skb or auto", arg);
+			usage_error("--mode '%s': use native, skb or auto", arg);
 		break;
 	case 'Q':
 		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
-			argp_error(state, "--queue-size '%s': use a whole number from %u to %u",
-				   arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
+			usage_error("--queue-size '%s': use a whole number from %u to %u", arg,
+				    AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
 		opts->queue_size = v;
 		break;
 	case 'd':
 		err = parse_seconds_ns(arg, AGENT_DURATION_MAX_S, &opts->duration_ns);
 		if (err)
-			argp_error(state, "--duration '%s': use seconds greater than 0 and at most "
-				   "%llu (one year), e.g. 10 or 2.5", arg, AGENT_DURATION_MAX_S);
+			usage_error("--duration '%s': %s; use seconds greater than 0 and at most "
+				    "%llu (one year), e.g. 10 or 2.5", arg,
+				    err == -ERANGE ? "out of range" : "not a number of seconds",
+				    AGENT_DURATION_MAX_S);
 		break;
 	case 'c':
-		if (parse_u64_range(arg, 1, ~0ULL, &opts->count))
-			argp_error(state, "--count '%s': use a whole number greater than 0", arg);
+		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
+		if (err == -ERANGE && *arg != '0')
+			usage_error("--count '%s': too large; use a whole number from 1 to %llu",
+				    arg, ~0ULL);
+		if (err)
+			usage_error("--count '%s': use a whole number greater than 0", arg);
+		break;
+	case 's':
+		err = parse_seconds_ns(arg, AGENT_STATS_INTERVAL_MAX_S, &opts->stats_interval_ns);
+		if (err)
+			usage_error("--stats-interval '%s': %s; use seconds greater than 0 and at "
+				    "most %llu (one day), e.g. 10 or 0.5", arg,
+				    err == -ERANGE ? "out of range" : "not a number of seconds",
+				    AGENT_STATS_INTERVAL_MAX_S);
+		break;
+	case OPT_LOCK_DIR:
+		if (!*arg)
+			usage_error("--lock-dir: the directory name is empty");
+		opts->lock_dir = arg;
 		break;
 	case 'j':
 		opts->json = true;
@@ -192,11 +260,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		opts->verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		usage_error("unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		if (!opts->iface)
-			argp_error(state, "--iface IFACE is required");
+			usage_error("--iface IFACE is required");
+		break;
+	case ARGP_KEY_ERROR:
+		/* getopt's: an unknown option, or one without its value. */
+		usage_error("'%s' is not an option, or lacks its value",
+			    state->argv[state->next > 1 ? state->next - 1 : 0]);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -215,8 +288,10 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 	*opts = (struct agent_options){
 		.mode = XDP_MODE_UNSPEC,
 		.queue_size = FBF_DEFAULT_QUEUE_SIZE,
+		.lock_dir = AGENT_LOCK_DIR,
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;
-	/* argp exits on every error it reports, so a return means success. */
-	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	/* Every error exits through usage_error(), so a return means success. */
+	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, opts))
+		usage_error("cannot parse the command line");
 }

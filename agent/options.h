@@ -14,6 +14,7 @@
 #define AGENT_QUEUE_SIZE_MIN 1U
 #define AGENT_QUEUE_SIZE_MAX (1U << 24)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
+#define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
 #define AGENT_NSEC_PER_SEC 1000000000ULL
 
 struct agent_options {
@@ -22,6 +23,8 @@ struct agent_options {
 	__u32 queue_size;		/* entries of the events queue map */
 	__u64 duration_ns;		/* 0: run until stopped */
 	__u64 count;			/* 0: no limit */
+	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
+	const char *lock_dir;		/* where the per-interface lock files live */
 	bool json;
 	bool quiet;
 	bool verbose;

@@ -36,20 +36,65 @@ static void settle_sleep(void)
 	nanosleep(&ts, NULL);
 }
 
-static void summary_print(const struct fbf_counters *c, __u64 delivered,
-			  const struct summary_run *run)
+/*
+ * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
+ * object {"type": KIND, ...}, on stderr. queued is what the counters say was
+ * produced and neither delivered nor lost yet: the queue's depth, which a
+ * queue map cannot report itself.
+ */
+static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
+			  const struct summary_run *run, __u64 elapsed_ns, bool json)
 {
-	fprintf(stderr, "agent: summary iface=%s mode=%s seconds=%.2f\n", run->iface, run->mode,
-		run->elapsed_ns / 1e9);
-	fprintf(stderr, "agent: summary packets=%llu non_ipv4=%llu malformed=%llu\n",
+	__u64 produced = events_produced(c), accounted = events_accounted(c, delivered);
+	__u64 queued = produced > accounted ? produced - accounted : 0;
+
+	if (json) {
+		fprintf(stderr, "{\"type\":\"%s\",\"iface\":\"%s\",\"mode\":\"%s\","
+			"\"seconds\":%.3f,\"packets\":%llu,\"non_ipv4\":%llu,\"malformed\":%llu,"
+			"\"none\":%llu,\"fizz\":%llu,\"buzz\":%llu,\"fizzbuzz\":%llu,"
+			"\"fibonacci\":%llu,\"produced\":%llu,\"delivered\":%llu,"
+			"\"lost_queue_full\":%llu,\"lost_queue_busy\":%llu,\"queued\":%llu}\n",
+			kind, run->iface, run->mode, elapsed_ns / 1e9, c->packets, c->non_ipv4,
+			c->malformed, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ],
+			c->by_class[FBF_BUZZ], c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI],
+			produced, delivered, c->queue_full, c->queue_busy, queued);
+		return;
+	}
+	if (!strcmp(kind, "stats")) {
+		/* One line per interval, so that a log reader sees each account whole. */
+		fprintf(stderr, "agent: stats seconds=%.2f packets=%llu non_ipv4=%llu "
+			"malformed=%llu none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu "
+			"produced=%llu delivered=%llu lost_queue_full=%llu lost_queue_busy=%llu "
+			"queued=%llu\n", elapsed_ns / 1e9, c->packets, c->non_ipv4, c->malformed,
+			c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
+			c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI], produced, delivered,
+			c->queue_full, c->queue_busy, queued);
+		return;
+	}
+	fprintf(stderr, "agent: %s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,
+		elapsed_ns / 1e9);
+	fprintf(stderr, "agent: %s packets=%llu non_ipv4=%llu malformed=%llu\n", kind,
 		c->packets, c->non_ipv4, c->malformed);
-	fprintf(stderr,
-		"agent: summary none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu\n",
-		c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
+	fprintf(stderr, "agent: %s none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu\n",
+		kind, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
 		c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI]);
-	fprintf(stderr, "agent: summary produced=%llu delivered=%llu lost_queue_full=%llu "
-		"lost_queue_busy=%llu\n", events_produced(c), delivered, c->queue_full,
-		c->queue_busy);
+	fprintf(stderr, "agent: %s produced=%llu delivered=%llu lost_queue_full=%llu "
+		"lost_queue_busy=%llu queued=%llu\n", kind, produced, delivered, c->queue_full,
+		c->queue_busy, queued);
+}
+
+int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run)
+{
+	struct fbf_counters c;
+	int err;
+
+	err = fbf_counters_read(counters_fd, &c);
+	if (err) {
+		fprintf(stderr, "agent: cannot read the counters: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	account_print("stats", &c, d->delivered, run, monotonic_ns() - run->start_ns, d->json);
+	return 0;
 }
 
 int summary_final(struct drain *d, int counters_fd, const struct summary_run *run)
@@ -77,7 +122,7 @@ int summary_final(struct drain *d, int counters_fd, const struct summary_run *ru
 		settle_sleep();
 	}
 
-	summary_print(&c, d->delivered, run);
+	account_print("summary", &c, d->delivered, run, run->elapsed_ns, d->json);
 	if (produced == accounted)
 		return ret;
 	fprintf(stderr, "agent: warning: %llu events produced but %llu delivered or lost, "

@@ -14,13 +14,21 @@
 struct summary_run {
 	const char *iface;
 	const char *mode;	/* as attached */
+	__u64 start_ns;		/* CLOCK_MONOTONIC at attach */
 	__u64 elapsed_ns;	/* from attach to detach */
 };
 
 /*
+ * The running counters while attached (--stats-interval, SIGUSR1), in the
+ * summary's form: lines "agent: stats ..." or, under --json, one object.
+ * Returns 0, or AGENT_EXIT_FAILURE after saying why.
+ */
+int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run);
+
+/*
  * Once the program is detached: pop what is left until the counters
  * balance (or SUMMARY_SETTLE_POLLS ms have passed), then print the logfmt
- * summary on stderr. Returns 0, or an agent exit status after saying why:
+ * summary on stderr (under --json, one JSON object). Returns 0, or an agent exit status after saying why:
  * AGENT_EXIT_FAILURE if a pop or reading the counters fails,
  * AGENT_EXIT_UNACCOUNTED (after a warning) if the events do not add up.
  */

@@ -89,20 +89,33 @@ check_summary()
 	done
 }
 
-@test "--json prints one object per event with address, class, timestamp and age" {
+@test "--json: one object per event with address, class, both clocks and age; JSON summary" {
+	local start
+
+	start=$(date +%s)
 	fbf_agent_start "$OUT" "$ERR" --json
 	fbf_traffic 2
 	stop_agent TERM
 
-	python3 - "$OUT" <<-'EOF'
-	import json, sys
+	python3 - "$OUT" "$ERR" "$start" <<-'EOF'
+	import datetime, json, sys
 	lines = open(sys.argv[1]).read().splitlines()
+	start = int(sys.argv[3])
 	assert lines, "no events"
 	for line in lines:
 	    ev = json.loads(line)
-	    assert set(ev) == {"saddr", "class", "ktime_ns", "age_ns"}, ev
+	    assert set(ev) == {"saddr", "class", "ktime_ns", "time", "age_ns"}, ev
 	    assert ev["class"] in ("Fizz", "Buzz", "FizzBuzz", "Fibonacci"), ev
 	    assert ev["ktime_ns"] > 0 and 0 <= ev["age_ns"] < 60e9, ev
+	    # RFC 3339, UTC, nanoseconds: within this test's run on the wall clock.
+	    t = ev["time"]
+	    assert len(t) == 30 and t.endswith("Z") and t[19] == ".", t
+	    secs = datetime.datetime.strptime(t[:19], "%Y-%m-%dT%H:%M:%S").replace(
+	        tzinfo=datetime.timezone.utc).timestamp()
+	    assert start - 1 <= secs <= start + 120, (t, start)
+	summary = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"summary"')]
+	assert len(summary) == 1, summary
+	assert summary[0]["delivered"] == len(lines), summary
 	EOF
 	check_summary "$ERR" "$(wc -l <"$OUT")"
 }

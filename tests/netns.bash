@@ -12,7 +12,8 @@
 
 FBF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FBF_BUILD=${FBF_BUILD:-$FBF_ROOT/build}
-AGENT=$FBF_BUILD/agent
+# FBF_AGENT runs the suites against another agent binary, an older one say.
+AGENT=${FBF_AGENT:-$FBF_BUILD/agent}
 TRAFFICGEN=$FBF_BUILD/trafficgen
 
 # Addresses exist only inside the namespaces below.
@@ -215,8 +216,12 @@ fbf_traffic()
 		--requests $((per_source * ${#FBF_SOURCES[@]})) --concurrency 4 --quiet "$@"
 }
 
-# fbf_summary_value FILE KEY: a value from the agent's summary lines.
+# fbf_summary_value FILE KEY: a value from the agent's summary: its lines, or
+# under --json its object.
 fbf_summary_value()
 {
-	grep '^agent: summary' "$1" | grep -o "\b$2=[0-9.]*" | head -n 1 | cut -d= -f2
+	{
+		grep '^agent: summary' "$1" | grep -o "\b$2=[0-9.]*" | cut -d= -f2
+		grep '^{"type":"summary"' "$1" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2
+	} | head -n 1
 }

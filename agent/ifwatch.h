@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Watching the interface while attached: is it still here, and is the
+ * program on it still the one the agent attached? An interface can also
+ * leave for another network namespace, taking the program with it; the
+ * kernel says where in the RTM_DELLINK it sends, so the agent listens to
+ * link events from the moment it attaches, and can detach the program over
+ * there through rtnetlink's IFLA_TARGET_NETNSID.
+ */
+#ifndef AGENT_IFWATCH_H
+#define AGENT_IFWATCH_H
+
+#include <linux/types.h>
+#include <xdp/libxdp.h>
+
+enum ifwatch_state {
+	IFWATCH_OK,
+	IFWATCH_GONE,		/* deleted, and the program with it */
+	IFWATCH_MOVED,		/* in another network namespace, program still attached */
+	IFWATCH_REPLACED,	/* another program, or none, where the agent's was */
+};
+
+struct ifwatch {
+	int ifindex;
+	enum xdp_attach_mode mode;
+	__u32 prog_id;		/* attached by the agent: its program or the dispatcher;
+				 * 0: unknown, so a replacement goes unnoticed */
+	int nl_fd;		/* rtnetlink socket subscribed to link events; -1: none */
+	int new_nsid;		/* IFWATCH_MOVED: where to, as this namespace names it */
+	int new_ifindex;	/* and the interface's index there */
+};
+
+/*
+ * Start watching @ifindex, on which the agent has just attached in @mode.
+ * Returns 0 or -errno; without link events (-errno from the socket) a move
+ * is reported as IFWATCH_GONE.
+ */
+int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode);
+
+/* Where things stand now. Cheap: one syscall or three, meant for about once a second. */
+enum ifwatch_state ifwatch_check(struct ifwatch *w);
+
+/*
+ * After IFWATCH_MOVED: detach the program whose fd is @prog_fd from the
+ * interface in the namespace it went to, only if it is still the one
+ * attached there. Returns 0 or -errno.
+ */
+int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd);
+
+void ifwatch_stop(struct ifwatch *w);
+
+#endif /* AGENT_IFWATCH_H */
