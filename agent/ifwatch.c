@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Watching the interface while attached: see ifwatch.h. */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/socket.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -110,75 +117,120 @@ enum ifwatch_state ifwatch_check(struct ifwatch *w)
 	return IFWATCH_OK;
 }
 
-static void put_attr(struct nlmsghdr *nh, unsigned short type, const void *data, int len)
-{
-	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
-}
-
-/* Send @nh and wait for the kernel's acknowledgement: 0 or its -errno. */
-static int rtnl_request(struct nlmsghdr *nh)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	char buf[4096] __attribute__((aligned(__alignof__(struct nlmsghdr))));
-	struct nlmsghdr *reply = (struct nlmsghdr *)buf;
-	struct timeval timeout = { .tv_sec = 5 };
-	int fd, err;
-	ssize_t n;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-	if (sendto(fd, nh, nh->nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		err = -errno;
-		goto out;
-	}
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0)
-		err = -errno;
-	else if (!NLMSG_OK(reply, n) || reply->nlmsg_type != NLMSG_ERROR)
-		err = -EPROTO;
-	else
-		err = ((struct nlmsgerr *)NLMSG_DATA(reply))->error;
-out:
-	close(fd);
-	return err;
-}
-
-int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd)
+/* The nsid this namespace gives the namespace of @fd: RTM_GETNSID, as ip-netns does. */
+static int nsid_of(int fd)
 {
 	struct {
 		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
-		char attrs[128];
+		struct rtgenmsg g;
+		char pad[NLMSG_ALIGN(sizeof(struct rtgenmsg)) - sizeof(struct rtgenmsg)];
+		struct rtattr rta;
+		__u32 fd;
 	} req = {
-		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
-		.nh.nlmsg_type = RTM_SETLINK,
-		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
-		.ifi.ifi_family = AF_UNSPEC,
-		.ifi.ifi_index = w->new_ifindex,
+		.nh.nlmsg_len = sizeof(req),
+		.nh.nlmsg_type = RTM_GETNSID,
+		.nh.nlmsg_flags = NLM_F_REQUEST,
+		.g.rtgen_family = AF_UNSPEC,
+		.rta.rta_type = NETNSA_FD,
+		.rta.rta_len = RTA_LENGTH(sizeof(__u32)),
+		.fd = fd,
 	};
-	/* Detach (fd -1), but only the program the agent attached (XDP_FLAGS_REPLACE). */
-	__u32 flags = mode_flags(w->mode) | XDP_FLAGS_REPLACE;
-	__s32 nsid = w->new_nsid, none = -1, expected = prog_fd;
-	struct rtattr *xdp;
+	char buf[1024] __attribute__((aligned(__alignof__(struct nlmsghdr))));
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct rtattr *rta;
+	int sock, len, nsid = -1;
+	ssize_t n;
 
+	sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (sock < 0)
+		return -1;
+	if (send(sock, &req, sizeof(req), 0) == sizeof(req) &&
+	    (n = recv(sock, buf, sizeof(buf), 0)) > 0 && NLMSG_OK(nh, n) &&
+	    nh->nlmsg_type == RTM_NEWNSID) {
+		len = nh->nlmsg_len - NLMSG_SPACE(sizeof(struct rtgenmsg));
+		rta = (struct rtattr *)((char *)NLMSG_DATA(nh) + NLMSG_ALIGN(sizeof(struct rtgenmsg)));
+		for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+			if (rta->rta_type == NETNSA_NSID)
+				memcpy(&nsid, RTA_DATA(rta), sizeof(nsid));
+	}
+	close(sock);
+	return nsid;
+}
+
+/* Open @path if it is the namespace this one calls @nsid; say so by returning its fd. */
+static int open_if_nsid(const char *path, int nsid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && nsid_of(fd) != nsid) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * An fd of the namespace this one calls @nsid: among those ip-netns named
+ * (whose name goes to @name), then those of any process.
+ */
+static int netns_open(int nsid, char *name, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	int fd = -1;
+	DIR *dir;
+
+	snprintf(name, size, "nsid %d", nsid);
+	dir = opendir("/run/netns");
+	while (dir && fd < 0 && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		fd = open_if_nsid(path, nsid);
+		if (fd >= 0)
+			snprintf(name, size, "%s", e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	dir = opendir("/proc");
+	while (dir && fd < 0 && (e = readdir(dir))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
+		fd = open_if_nsid(path, nsid);
+	}
+	if (dir)
+		closedir(dir);
+	return fd;
+}
+
+int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd, char *where, size_t size)
+{
+	/* Detach only the program the agent attached: libbpf's XDP_FLAGS_REPLACE. */
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = prog_fd);
+	int self, there, err;
+
+	snprintf(where, size, "nsid %d", w->new_nsid);
 	if (w->new_nsid < 0 || w->new_ifindex <= 0)
 		return -ENOENT;
-	put_attr(&req.nh, IFLA_TARGET_NETNSID, &nsid, sizeof(nsid));
-	xdp = (struct rtattr *)((char *)&req.nh + NLMSG_ALIGN(req.nh.nlmsg_len));
-	put_attr(&req.nh, IFLA_XDP | NLA_F_NESTED, NULL, 0);
-	put_attr(&req.nh, IFLA_XDP_FD, &none, sizeof(none));
-	put_attr(&req.nh, IFLA_XDP_FLAGS, &flags, sizeof(flags));
-	put_attr(&req.nh, IFLA_XDP_EXPECTED_FD, &expected, sizeof(expected));
-	xdp->rta_len = (char *)&req.nh + req.nh.nlmsg_len - (char *)xdp;
-	return rtnl_request(&req.nh);
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	there = netns_open(w->new_nsid, where, size);
+	if (there < 0) {
+		close(self);
+		return -ENOENT;
+	}
+	err = setns(there, CLONE_NEWNET) ? -errno : 0;
+	if (!err) {
+		err = bpf_xdp_detach(w->new_ifindex, mode_flags(w->mode), &opts) ? -errno : 0;
+		/* Back home; the agent's own files and maps do not depend on it. */
+		if (setns(self, CLONE_NEWNET) && !err)
+			err = -errno;
+	}
+	close(there);
+	close(self);
+	return err;
 }
 
 void ifwatch_stop(struct ifwatch *w)

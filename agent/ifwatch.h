@@ -3,13 +3,14 @@
  * Watching the interface while attached: is it still here, and is the
  * program on it still the one the agent attached? An interface can also
  * leave for another network namespace, taking the program with it; the
- * kernel says where in the RTM_DELLINK it sends, so the agent listens to
- * link events from the moment it attaches, and can detach the program over
- * there through rtnetlink's IFLA_TARGET_NETNSID.
+ * kernel says where in the RTM_DELLINK it sends (the new namespace's nsid
+ * and ifindex), so the agent listens to link events from the moment it
+ * attaches, and can step into that namespace to detach the program there.
  */
 #ifndef AGENT_IFWATCH_H
 #define AGENT_IFWATCH_H
 
+#include <stddef.h>
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
@@ -41,11 +42,13 @@ int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode);
 enum ifwatch_state ifwatch_check(struct ifwatch *w);
 
 /*
- * After IFWATCH_MOVED: detach the program whose fd is @prog_fd from the
- * interface in the namespace it went to, only if it is still the one
- * attached there. Returns 0 or -errno.
+ * After IFWATCH_MOVED: find the namespace the interface went to (among the
+ * named ones and those of every process), step into it, detach the program
+ * whose fd is @prog_fd only if it is still the one attached there, and step
+ * back. @where gets the namespace's name, or "nsid N". Returns 0 or -errno
+ * (-ENOENT: no such namespace found).
  */
-int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd);
+int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd, char *where, size_t size);
 
 void ifwatch_stop(struct ifwatch *w);
 

@@ -69,23 +69,24 @@ static void signals_setup(void)
 /* The interface left for another namespace with the program: take it off over there. */
 static int report_moved(struct attachment *att, const struct ifwatch *watch)
 {
+	char where[128];
 	int fd, err;
 
 	fd = bpf_prog_get_fd_by_id(watch->prog_id);
-	err = fd < 0 ? -errno : ifwatch_detach_moved(watch, fd);
-	if (fd >= 0)
+	err = fd < 0 ? -errno : ifwatch_detach_moved(watch, fd, where, sizeof(where));
+	if (fd < 0)
+		snprintf(where, sizeof(where), "nsid %d", watch->new_nsid);
+	else
 		close(fd);
 	attachment_forget_iface(att);
 	if (!err) {
-		fprintf(stderr, "agent: interface %s moved to another network namespace (nsid %d, "
-			"ifindex %d); %s detached from it there\n", att->iface, watch->new_nsid,
-			watch->new_ifindex, FBF_PROG_NAME);
+		fprintf(stderr, "agent: interface %s moved to network namespace %s; %s detached "
+			"from it there\n", att->iface, where, FBF_PROG_NAME);
 		return AGENT_EXIT_IFACE_MOVED;
 	}
-	fprintf(stderr, "agent: interface %s moved to another network namespace (nsid %d, "
-		"ifindex %d) with %s still attached, and detaching it there failed: %s; remove it "
-		"with 'ip -n NAMESPACE link set dev %s xdp off'\n", att->iface, watch->new_nsid,
-		watch->new_ifindex, FBF_PROG_NAME, strerror(-err), att->iface);
+	fprintf(stderr, "agent: interface %s moved to network namespace %s with %s attached, "
+		"and detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set dev "
+		"%s xdp off'\n", att->iface, where, FBF_PROG_NAME, strerror(-err), att->iface);
 	return AGENT_EXIT_IFACE_MOVED;
 }
 

@@ -11,57 +11,12 @@ teardown_file() { fbf_bats_teardown_file; }
 setup() { fbf_bats_setup; }
 teardown() { fbf_bats_teardown; }
 
-# stop_agent SIGNAL: send it and check the agent exits 0 and leaves no program.
-stop_agent()
-{
-	local status=0
-
-	kill -"$1" "$FBF_AGENT_PID"
-	wait "$FBF_AGENT_PID" || status=$?
-	FBF_AGENT_PID=
-	[ "$status" -eq 0 ] || { echo "agent exited $status after SIG$1" >&2; return 1; }
-	! fbf_xdp_attached || { echo "XDP program left on $FBF_VETH_SRV" >&2; return 1; }
-}
-
-# check_summary ERR EVENTS: the summary reconciles with itself and with the
-# number of events printed.
-check_summary()
-{
-	local err=$1 events=$2 packets non_ipv4 malformed none fizz buzz fizzbuzz fib
-	local produced delivered full busy
-
-	packets=$(fbf_summary_value "$err" packets)
-	non_ipv4=$(fbf_summary_value "$err" non_ipv4)
-	malformed=$(fbf_summary_value "$err" malformed)
-	none=$(fbf_summary_value "$err" none)
-	fizz=$(fbf_summary_value "$err" fizz)
-	buzz=$(fbf_summary_value "$err" buzz)
-	fizzbuzz=$(fbf_summary_value "$err" fizzbuzz)
-	fib=$(fbf_summary_value "$err" fibonacci)
-	produced=$(fbf_summary_value "$err" produced)
-	delivered=$(fbf_summary_value "$err" delivered)
-	full=$(fbf_summary_value "$err" lost_queue_full)
-	busy=$(fbf_summary_value "$err" lost_queue_busy)
-
-	[ -n "$packets" ] && [ -n "$delivered" ] && [ -n "$busy" ] ||
-		{ echo "summary incomplete" >&2; return 1; }
-	[ "$packets" -eq $((non_ipv4 + malformed + none + produced)) ] ||
-		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
-	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fib)) ] ||
-		{ echo "produced $produced != sum of classes" >&2; return 1; }
-	[ "$produced" -eq $((delivered + full + busy)) ] ||
-		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2
-		  return 1; }
-	[ "$delivered" -eq "$events" ] ||
-		{ echo "delivered $delivered but $events events printed" >&2; return 1; }
-}
-
 @test "agent classifies HTTP traffic from every class and its summary adds up" {
 	local addr class expected seen printed
 
 	fbf_agent_start "$OUT" "$ERR"
 	fbf_traffic 5
-	stop_agent INT
+	fbf_stop_agent INT
 
 	printed=$(wc -l <"$OUT")
 	[ "$printed" -gt 0 ]
@@ -79,7 +34,7 @@ check_summary()
 			grep -qx "$addr" <<<"$seen" || { echo "no event from $addr"; false; }
 		fi
 	done
-	check_summary "$ERR" "$printed"
+	fbf_check_summary "$ERR" "$printed"
 	# The none sources did send traffic: it was classified but not pushed.
 	[ "$(fbf_summary_value "$ERR" none)" -gt 0 ]
 	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -eq 0 ]
@@ -95,7 +50,7 @@ check_summary()
 	start=$(date +%s)
 	fbf_agent_start "$OUT" "$ERR" --json
 	fbf_traffic 2
-	stop_agent TERM
+	fbf_stop_agent TERM
 
 	python3 - "$OUT" "$ERR" "$start" <<-'EOF'
 	import datetime, json, sys
@@ -117,15 +72,15 @@ check_summary()
 	assert len(summary) == 1, summary
 	assert summary[0]["delivered"] == len(lines), summary
 	EOF
-	check_summary "$ERR" "$(wc -l <"$OUT")"
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 }
 
 @test "SIGTERM: drains, prints the summary, exits 0 and detaches" {
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	fbf_traffic 1
-	stop_agent TERM
+	fbf_stop_agent TERM
 	[ ! -s "$OUT" ]
-	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
 	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
 }
 
@@ -158,7 +113,7 @@ check_summary()
 	FBF_AGENT_PID=
 	[ $(($(date +%s) - start)) -lt 20 ]
 	[ "$(wc -l <"$OUT")" -ge 3 ]
-	check_summary "$ERR" "$(wc -l <"$OUT")"
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 	fbf_xdp_detached
 }
 
@@ -185,7 +140,7 @@ check_summary()
 	[[ "$output" == *"another agent"* ]]
 	before=$(wc -l <"$OUT")
 	fbf_traffic 1
-	stop_agent INT
+	fbf_stop_agent INT
 	after=$(wc -l <"$OUT")
 	[ "$after" -gt "$before" ]
 }
@@ -231,7 +186,7 @@ check_summary()
 	sleep 2
 	ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$FBF_AGENT_PID/stat")))
 	hz=$(getconf CLK_TCK)
-	stop_agent INT
+	fbf_stop_agent INT
 	echo "idle agent used $ticks of $((2 * hz)) ticks"
 	[ "$ticks" -lt $((hz / 5)) ]
 }
@@ -313,7 +268,7 @@ check_summary()
 	map=${BASH_REMATCH[1]}
 	bpftool prog show id "$(fbf_attached_prog_id)" | grep -Eq "map_ids ([0-9]+,)*$map(,|$)"
 	bpftool map show id "$map" | grep -q '^[0-9]*: queue  name events '
-	stop_agent INT
+	fbf_stop_agent INT
 }
 
 @test "a reader that goes away while the queue is full stops the agent, which accounts for all" {
@@ -339,7 +294,7 @@ check_summary()
 	grep -qx 'agent: stdout was closed; stopping' "$ERR"
 	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -ge "$queue" ]
 	[ "$(fbf_summary_value "$ERR" delivered)" -ge "$queue" ]
-	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
 }
 
 @test "short options: -q is --quiet and -Q is --queue-size" {
@@ -362,6 +317,6 @@ check_summary()
 	FBF_AGENT_PID=
 	[ "$status" -eq 1 ]
 	grep -qx 'agent: cannot write events to stdout: No space left on device; stopping' "$ERR"
-	check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
 	fbf_xdp_detached
 }

@@ -225,3 +225,48 @@ fbf_summary_value()
 		grep '^{"type":"summary"' "$1" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2
 	} | head -n 1
 }
+
+# fbf_stop_agent SIGNAL: send it and check the agent exits 0 and leaves no program.
+fbf_stop_agent()
+{
+	local status=0
+
+	kill -"$1" "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 0 ] || { echo "agent exited $status after SIG$1" >&2; return 1; }
+	! fbf_xdp_attached || { echo "XDP program left on $FBF_VETH_SRV" >&2; return 1; }
+}
+
+# fbf_check_summary ERR EVENTS: the summary reconciles with itself and with the
+# number of events printed.
+fbf_check_summary()
+{
+	local err=$1 events=$2 packets non_ipv4 malformed none fizz buzz fizzbuzz fib
+	local produced delivered full busy
+
+	packets=$(fbf_summary_value "$err" packets)
+	non_ipv4=$(fbf_summary_value "$err" non_ipv4)
+	malformed=$(fbf_summary_value "$err" malformed)
+	none=$(fbf_summary_value "$err" none)
+	fizz=$(fbf_summary_value "$err" fizz)
+	buzz=$(fbf_summary_value "$err" buzz)
+	fizzbuzz=$(fbf_summary_value "$err" fizzbuzz)
+	fib=$(fbf_summary_value "$err" fibonacci)
+	produced=$(fbf_summary_value "$err" produced)
+	delivered=$(fbf_summary_value "$err" delivered)
+	full=$(fbf_summary_value "$err" lost_queue_full)
+	busy=$(fbf_summary_value "$err" lost_queue_busy)
+
+	[ -n "$packets" ] && [ -n "$delivered" ] && [ -n "$busy" ] ||
+		{ echo "summary incomplete" >&2; return 1; }
+	[ "$packets" -eq $((non_ipv4 + malformed + none + produced)) ] ||
+		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
+	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fib)) ] ||
+		{ echo "produced $produced != sum of classes" >&2; return 1; }
+	[ "$produced" -eq $((delivered + full + busy)) ] ||
+		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2
+		  return 1; }
+	[ "$delivered" -eq "$events" ] ||
+		{ echo "delivered $delivered but $events events printed" >&2; return 1; }
+}
