@@ -13,6 +13,8 @@
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile.mk
 # make fuzz / stress                                  see tests/hardening.mk
+# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
+#                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
 # make deps       install the Debian packages the project needs
 # make clean      remove all build output
 #
@@ -98,7 +100,7 @@ TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TEST_HELPER_SRCS)) \
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all test demo deps clean
+.PHONY: all test demo deps clean install uninstall
 .PHONY: bench bench-micro bench-macro bench-check bench-baseline bench-report
 
 all: $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PASS_OBJ) $(TEST_PROGS) $(BENCH_PROGS)
@@ -194,6 +196,25 @@ bench-baseline:
 # The gate's local history as one picture per measure.
 bench-report: deps
 	$(Q)bench/history_plot.py $${FBF_HISTORY:-bench-history.tsv} $(OUTPUT)/bench-report
+
+# The agent as a system service: binary, manual page, systemd unit.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALLED := $(DESTDIR)$(SBINDIR)/fizzbuzzfib-agent $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-agent.8 \
+	     $(DESTDIR)$(UNITDIR)/fizzbuzzfib-agent@.service
+
+install: $(OUTPUT)/agent
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(OUTPUT)/agent $(DESTDIR)$(SBINDIR)/fizzbuzzfib-agent
+	$(Q)install -D -m 0644 man/fizzbuzzfib-agent.8 $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-agent.8
+	$(Q)mkdir -p $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|' systemd/fizzbuzzfib-agent@.service \
+		>$(DESTDIR)$(UNITDIR)/fizzbuzzfib-agent@.service
+
+uninstall:
+	$(Q)rm -f $(INSTALLED)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

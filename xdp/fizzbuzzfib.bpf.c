@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
  * frame, classifies it and pushes an event for every class but none into a
@@ -150,4 +150,5 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/* The kernel reads this: the SPDX line above, in its words. */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * A bare XDP_PASS program: the baseline the classifier's cost is measured
  * against, and a stand-in for someone else's program in coexistence tests.
@@ -12,4 +12,5 @@ int xdp_pass(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/* The kernel reads this: the SPDX line above, in its words. */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
