@@ -44,10 +44,10 @@ void bpffs_ensure(void)
 	if (!statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC)
 		return;
 	if (!mount("bpf", dir, "bpf", 0, NULL)) {
-		fprintf(stderr, "agent: mounted bpffs at %s for libxdp's dispatcher\n", dir);
+		pr_info("mounted bpffs at %s for libxdp's dispatcher\n", dir);
 		return;
 	}
-	fprintf(stderr, "agent: no bpffs at %s and mounting one failed (%s); libxdp will attach "
+	pr_warn("no bpffs at %s and mounting one failed (%s); libxdp will attach "
 		"without its dispatcher, so no other XDP program can share the interface\n",
 		dir, strerror(errno));
 }
@@ -124,8 +124,8 @@ static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 	*mp = multiprog_get(ifindex, &err);
 	if (!err)
 		return 0;
-	fprintf(stderr, "agent: cannot read the XDP programs on %s: %s\n", iface,
-		xdp_strerror(err, buf, sizeof(buf)));
+	pr_err("cannot read the XDP programs on %s: %s\n", iface,
+	       xdp_strerror(err, buf, sizeof(buf)));
 	return exit_for_errno(err);
 }
 
@@ -155,8 +155,8 @@ static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, con
 			 ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
 	else
 		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --id %u'", iface, id);
-	fprintf(stderr, "agent: %s already runs an %s (prog id %u) that no agent recorded as its "
-		"own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
+	pr_err("%s already runs an %s (prog id %u) that no agent recorded as its "
+	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
 }
 
 int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
@@ -177,12 +177,12 @@ int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
 		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
 		xdp_multiprog__close(mp);
 		if (err) {
-			fprintf(stderr, "agent: cannot remove stale %s (prog id %u) from %s: %s; "
-				"try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
-				xdp_strerror(err, buf, sizeof(buf)), iface);
+			pr_err("cannot remove stale %s (prog id %u) from %s: %s; "
+			       "try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
+			       xdp_strerror(err, buf, sizeof(buf)), iface);
 			return exit_for_errno(err);
 		}
-		fprintf(stderr, "agent: removed stale %s (prog id %u) left on %s by agent pid %ld, "
+		pr_info("removed stale %s (prog id %u) left on %s by agent pid %ld, "
 			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
 		ret = progs_read(ifindex, iface, &mp);
 		if (ret || !mp)
@@ -213,17 +213,17 @@ static void explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mo
 	mp = multiprog_get(ifindex, &err);
 	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
 	if (main_prog && xdp_multiprog__is_legacy(mp)) {
-		fprintf(stderr, "agent: %s already runs XDP program %s (prog id %u), which was "
-			"not attached through libxdp's dispatcher, so libxdp cannot share the "
-			"interface; see 'xdp-loader status %s'\n", iface,
-			xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
+		pr_err("%s already runs XDP program %s (prog id %u), which was "
+		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
+		       "interface; see 'xdp-loader status %s'\n", iface,
+		       xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
 	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
-		fprintf(stderr, "agent: libxdp's dispatcher is attached to %s in %s mode; use "
-			"--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
-			mode_name(have), mode_name(have), iface);
+		pr_err("libxdp's dispatcher is attached to %s in %s mode; use "
+		       "--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
+		       mode_name(have), mode_name(have), iface);
 	} else {
-		fprintf(stderr, "agent: another XDP program already owns %s and libxdp cannot "
-			"share it; see 'xdp-loader status %s'\n", iface, iface);
+		pr_err("another XDP program already owns %s and libxdp cannot "
+		       "share it; see 'xdp-loader status %s'\n", iface, iface);
 	}
 	xdp_multiprog__close(mp);
 }
@@ -236,16 +236,16 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	case -EPERM:
 	case -EACCES:
 		log_release(false);
-		fprintf(stderr, "agent: the kernel refused to load or attach %s on %s: %s; run as "
-			"root, and check that BPF is not restricted (kernel lockdown, LSM)\n",
-			FBF_PROG_NAME, a->iface, xdp_strerror(err, buf, sizeof(buf)));
+		pr_err("the kernel refused to load or attach %s on %s: %s; run as "
+		       "root, and check that BPF is not restricted (kernel lockdown, LSM)\n",
+		       FBF_PROG_NAME, a->iface, xdp_strerror(err, buf, sizeof(buf)));
 		return AGENT_EXIT_NO_PRIVILEGE;
 	case -EOPNOTSUPP:
 		if (mode != XDP_MODE_NATIVE)
 			break;
 		log_release(false);
-		fprintf(stderr, "agent: the driver of %s does not support native XDP; try --mode "
-			"skb\n", a->iface);
+		pr_err("the driver of %s does not support native XDP; try --mode "
+		       "skb\n", a->iface);
 		return AGENT_EXIT_NATIVE_UNSUPPORTED;
 	case -EEXIST:
 	case -EBUSY:
@@ -255,8 +255,8 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	}
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);
-	fprintf(stderr, "agent: cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
-		mode_name(mode), xdp_strerror(err, buf, sizeof(buf)));
+	pr_err("cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
+	       mode_name(mode), xdp_strerror(err, buf, sizeof(buf)));
 	return AGENT_EXIT_FAILURE;
 }
 
@@ -316,14 +316,14 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 
 	a->skel = fizzbuzzfib_bpf__open();
 	if (!a->skel) {
-		fprintf(stderr, "agent: cannot open the embedded BPF object: %s\n",
-			strerror(errno));
+		pr_err("cannot open the embedded BPF object: %s\n",
+		       strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
 	err = events_create(a, queue_size, &map_id);
 	if (err) {
-		fprintf(stderr, "agent: cannot create the event queue of %u events: %s\n",
-			queue_size, strerror(-err));
+		pr_err("cannot create the event queue of %u events: %s\n",
+		       queue_size, strerror(-err));
 		return exit_for_errno(err);
 	}
 	err = iface_lock_record(lock, map_id);
@@ -336,8 +336,8 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	err = libxdp_get_error(a->prog);
 	if (err) {
 		a->prog = NULL;
-		fprintf(stderr, "agent: cannot prepare %s for libxdp: %s\n", FBF_PROG_NAME,
-			xdp_strerror(err, buf, sizeof(buf)));
+		pr_err("cannot prepare %s for libxdp: %s\n", FBF_PROG_NAME,
+		       xdp_strerror(err, buf, sizeof(buf)));
 		return AGENT_EXIT_FAILURE;
 	}
 
@@ -371,15 +371,15 @@ int attachment_detach(struct attachment *a)
 	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
 	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
 		log_release(false);
-		fprintf(stderr, "agent: %s was already detached from %s by someone else\n",
+		pr_warn("%s was already detached from %s by someone else\n",
 			FBF_PROG_NAME, a->iface);
 		err = 0;
 	}
 	log_release(err);
 	if (err) {
-		fprintf(stderr, "agent: cannot detach %s from %s: %s; remove it with "
-			"'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface,
-			xdp_strerror(err, buf, sizeof(buf)), a->iface);
+		pr_err("cannot detach %s from %s: %s; remove it with "
+		       "'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface,
+		       xdp_strerror(err, buf, sizeof(buf)), a->iface);
 		return exit_for_errno(err);
 	}
 	a->attached = false;

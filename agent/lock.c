@@ -16,15 +16,16 @@
 
 #include "exit_codes.h"
 #include "lock.h"
+#include "log.h"
 
 static int lock_fail(const char *what, const char *path)
 {
 	int err = errno;
 
-	fprintf(stderr, "agent: cannot %s %s: %s%s\n", what, path, strerror(err),
-		err == EACCES || err == EPERM ? "; run as root, or name a directory you can "
-		"write with --lock-dir" : err == EROFS ? "; name a writable directory with "
-		"--lock-dir" : "");
+	pr_err("cannot %s %s: %s%s\n", what, path, strerror(err),
+	       err == EACCES || err == EPERM ? "; run as root, or name a directory you can "
+	       "write with --lock-dir" : err == EROFS ? "; name a writable directory with "
+	       "--lock-dir" : "");
 	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
 }
 
@@ -99,11 +100,11 @@ int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *i
 		}
 		holder = record_read(l->fd);
 		if (holder.pid > 0)
-			fprintf(stderr, "agent: another agent (pid %ld) is attached to %s; "
-				"stop it first\n", holder.pid, iface);
+			pr_err("another agent (pid %ld) is attached to %s; "
+			       "stop it first\n", holder.pid, iface);
 		else
-			fprintf(stderr, "agent: another agent is attached to %s; stop it first\n",
-				iface);
+			pr_err("another agent is attached to %s; stop it first\n",
+			       iface);
 		iface_unlock(l);
 		return AGENT_EXIT_LOCKED;
 	}

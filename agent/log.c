@@ -8,7 +8,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
@@ -55,6 +58,57 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list args)
 {
 	return log_print(level == LIBXDP_WARN, fmt, args);
+}
+
+/* stderr is the journal: JOURNAL_STREAM names its device and inode (systemd.exec(5)). */
+static bool stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 && !fstat(2, &st) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+static const char *level_name(enum log_level level)
+{
+	switch (level) {
+	case LOG_LEVEL_ERR:
+		return "error";
+	case LOG_LEVEL_WARN:
+		return "warning";
+	case LOG_LEVEL_INFO:
+		return "info";
+	case LOG_LEVEL_DEBUG:
+	default:
+		return "debug";
+	}
+}
+
+void pr_log(enum log_level level, const char *fmt, ...)
+{
+	static int journal = -1;
+	struct timespec ts;
+	char when[32];
+	struct tm tm;
+	va_list ap;
+
+	if (level == LOG_LEVEL_DEBUG && !log_verbose)
+		return;
+	if (journal < 0)
+		journal = stderr_is_journal();
+	if (journal) {
+		fprintf(stderr, "<%d>agent: ", level);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(stderr, "%s.%06ldZ %s agent: ", when, ts.tv_nsec / 1000, level_name(level));
+	}
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 void log_setup(bool verbose)

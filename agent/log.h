@@ -1,9 +1,32 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Routing of libbpf and libxdp messages to stderr through one level filter. */
+/*
+ * The agent's log on stderr: its own messages with a time and a level, and
+ * libbpf's and libxdp's through one level filter.
+ */
 #ifndef AGENT_LOG_H
 #define AGENT_LOG_H
 
 #include <stdbool.h>
+
+/* syslog's numbers, which journald reads from a "<N>" prefix. */
+enum log_level {
+	LOG_LEVEL_ERR = 3,
+	LOG_LEVEL_WARN = 4,
+	LOG_LEVEL_INFO = 6,
+	LOG_LEVEL_DEBUG = 7,
+};
+
+/*
+ * One message, ending in a newline: "TIME LEVEL agent: MESSAGE", TIME in UTC
+ * (RFC 3339, microseconds); under systemd, whose journal stamps the time
+ * itself, "<N>agent: MESSAGE". Debug messages only with -v.
+ */
+void pr_log(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define pr_err(...) pr_log(LOG_LEVEL_ERR, __VA_ARGS__)
+#define pr_warn(...) pr_log(LOG_LEVEL_WARN, __VA_ARGS__)
+#define pr_info(...) pr_log(LOG_LEVEL_INFO, __VA_ARGS__)
+#define pr_debug(...) pr_log(LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 /* Show library warnings, and info and debug output only if @verbose. */
 void log_setup(bool verbose);

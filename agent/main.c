@@ -80,11 +80,11 @@ static int report_moved(struct attachment *att, const struct ifwatch *watch)
 		close(fd);
 	attachment_forget_iface(att);
 	if (!err) {
-		fprintf(stderr, "agent: interface %s moved to network namespace %s; %s detached "
+		pr_warn("interface %s moved to network namespace %s; %s detached "
 			"from it there\n", att->iface, where, FBF_PROG_NAME);
 		return AGENT_EXIT_IFACE_MOVED;
 	}
-	fprintf(stderr, "agent: interface %s moved to network namespace %s with %s attached, "
+	pr_warn("interface %s moved to network namespace %s with %s attached, "
 		"and detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set dev "
 		"%s xdp off'\n", att->iface, where, FBF_PROG_NAME, strerror(-err), att->iface);
 	return AGENT_EXIT_IFACE_MOVED;
@@ -101,28 +101,28 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	case DRAIN_STATS:
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
-		fprintf(stderr, "agent: stdout was closed; stopping\n");
+		pr_info("stdout was closed; stopping\n");
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_ERROR:
-		fprintf(stderr, "agent: cannot write events to stdout: %s; stopping\n",
-			strerror(d->out_err));
+		pr_err("cannot write events to stdout: %s; stopping\n",
+		       strerror(d->out_err));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_IFACE_GONE:
-		fprintf(stderr, "agent: interface %s (ifindex %d) disappeared, and %s with it\n",
-			att->iface, att->ifindex, FBF_PROG_NAME);
+		pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
+		       att->iface, att->ifindex, FBF_PROG_NAME);
 		attachment_forget_iface(att);
 		return AGENT_EXIT_IFACE_GONE;
 	case DRAIN_IFACE_MOVED:
 		return report_moved(att, watch);
 	case DRAIN_PROG_REPLACED:
-		fprintf(stderr, "agent: someone replaced or removed %s on %s; stopping, and leaving "
-			"what is attached now alone\n", FBF_PROG_NAME, att->iface);
+		pr_err("someone replaced or removed %s on %s; stopping, and leaving "
+		       "what is attached now alone\n", FBF_PROG_NAME, att->iface);
 		attachment_forget_iface(att);
 		return AGENT_EXIT_PROG_REPLACED;
 	case DRAIN_ERROR:
 	default:
-		fprintf(stderr, "agent: cannot pop from the event queue: %s\n",
-			strerror(-d->pop_err));
+		pr_err("cannot pop from the event queue: %s\n",
+		       strerror(-d->pop_err));
 		return AGENT_EXIT_FAILURE;
 	}
 }
@@ -144,16 +144,16 @@ int main(int argc, char **argv)
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, &opts);
 	if (closed.out && !opts.quiet) {
-		fprintf(stderr, "agent: stdout is closed, so the events have nowhere to go; "
-			"redirect it (>/dev/null) or run with --quiet\n");
+		pr_err("stdout is closed, so the events have nowhere to go; "
+		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
 	}
 	log_setup(opts.verbose);
 
 	ifindex = if_nametoindex(opts.iface);
 	if (!ifindex) {
-		fprintf(stderr, "agent: no interface '%s' in this network namespace; list them "
-			"with 'ip link'\n", opts.iface);
+		pr_err("no interface '%s' in this network namespace; list them "
+		       "with 'ip link'\n", opts.iface);
 		return AGENT_EXIT_NO_IFACE;
 	}
 	ret = privileges_check();
@@ -181,9 +181,9 @@ int main(int argc, char **argv)
 	};
 	err = ifwatch_start(&watch, ifindex, att.mode);
 	if (err)
-		fprintf(stderr, "agent: warning: cannot watch %s for a replaced program or a move "
+		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", opts.iface, strerror(-err));
-	fprintf(stderr, "agent: attached %s to %s (%s mode, %s), queue %u events; "
+	pr_info("attached %s to %s (%s mode, %s), queue %u events; "
 		"stop with Ctrl-C\n", FBF_PROG_NAME, opts.iface, mode_name(att.mode),
 		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", opts.queue_size);
 
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
 	if (d.out_err && d.out_err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
-		fprintf(stderr, "agent: cannot write events to stdout: %s\n", strerror(d.out_err));
+		pr_err("cannot write events to stdout: %s\n", strerror(d.out_err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}

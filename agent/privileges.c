@@ -13,6 +13,7 @@
 #include <linux/capability.h>
 
 #include "exit_codes.h"
+#include "log.h"
 #include "privileges.h"
 
 struct cap_need {
@@ -48,8 +49,8 @@ int privileges_check(void)
 	size_t i;
 
 	if (syscall(SYS_capget, &hdr, data)) {
-		fprintf(stderr, "agent: cannot read the process capabilities: %s\n",
-			strerror(errno));
+		pr_err("cannot read the process capabilities: %s\n",
+		       strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
 
@@ -62,8 +63,8 @@ int privileges_check(void)
 		 * No setcap hint: with these two capabilities a non-root user still
 		 * cannot write the lock in root's /run/fizzbuzzfib.
 		 */
-		fprintf(stderr, "agent: missing capability %s %s; run as root (sudo)\n",
-			need->name, need->why);
+		pr_err("missing capability %s %s; run as root (sudo)\n",
+		       need->name, need->why);
 		return AGENT_EXIT_NO_PRIVILEGE;
 	}
 	return 0;

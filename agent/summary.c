@@ -16,6 +16,7 @@
 
 #include "counters_read.h"
 #include "exit_codes.h"
+#include "log.h"
 #include "summary.h"
 
 static __u64 events_produced(const struct fbf_counters *c)
@@ -62,7 +63,7 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 	}
 	if (!strcmp(kind, "stats")) {
 		/* One line per interval, so that a log reader sees each account whole. */
-		fprintf(stderr, "agent: stats seconds=%.2f packets=%llu non_ipv4=%llu "
+		pr_info("stats seconds=%.2f packets=%llu non_ipv4=%llu "
 			"malformed=%llu none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu "
 			"produced=%llu delivered=%llu lost_queue_full=%llu lost_queue_busy=%llu "
 			"queued=%llu\n", elapsed_ns / 1e9, c->packets, c->non_ipv4, c->malformed,
@@ -71,14 +72,14 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 			c->queue_full, c->queue_busy, queued);
 		return;
 	}
-	fprintf(stderr, "agent: %s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,
+	pr_info("%s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,
 		elapsed_ns / 1e9);
-	fprintf(stderr, "agent: %s packets=%llu non_ipv4=%llu malformed=%llu\n", kind,
+	pr_info("%s packets=%llu non_ipv4=%llu malformed=%llu\n", kind,
 		c->packets, c->non_ipv4, c->malformed);
-	fprintf(stderr, "agent: %s none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu\n",
+	pr_info("%s none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu\n",
 		kind, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
 		c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI]);
-	fprintf(stderr, "agent: %s produced=%llu delivered=%llu lost_queue_full=%llu "
+	pr_info("%s produced=%llu delivered=%llu lost_queue_full=%llu "
 		"lost_queue_busy=%llu queued=%llu\n", kind, produced, delivered, c->queue_full,
 		c->queue_busy, queued);
 }
@@ -90,7 +91,7 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 
 	err = fbf_counters_read(counters_fd, &c);
 	if (err) {
-		fprintf(stderr, "agent: cannot read the counters: %s\n", strerror(-err));
+		pr_err("cannot read the counters: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
 	account_print("stats", &c, d->delivered, run, monotonic_ns() - run->start_ns, d->json);
@@ -106,13 +107,13 @@ int summary_final(struct drain *d, int counters_fd, const struct summary_run *ru
 	for (polls = 0;; polls++) {
 		err = drain_rest(d);
 		if (err) {
-			fprintf(stderr, "agent: cannot pop from the event queue: %s\n",
-				strerror(-err));
+			pr_err("cannot pop from the event queue: %s\n",
+			       strerror(-err));
 			ret = AGENT_EXIT_FAILURE; /* the summary still says what is left */
 		}
 		err = fbf_counters_read(counters_fd, &c);
 		if (err) {
-			fprintf(stderr, "agent: cannot read the counters: %s\n", strerror(-err));
+			pr_err("cannot read the counters: %s\n", strerror(-err));
 			return AGENT_EXIT_FAILURE;
 		}
 		produced = events_produced(&c);
@@ -125,7 +126,7 @@ int summary_final(struct drain *d, int counters_fd, const struct summary_run *ru
 	account_print("summary", &c, d->delivered, run, run->elapsed_ns, d->json);
 	if (produced == accounted)
 		return ret;
-	fprintf(stderr, "agent: warning: %llu events produced but %llu delivered or lost, "
+	pr_warn("%llu events produced but %llu delivered or lost, "
 		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);
 	return ret ?: AGENT_EXIT_UNACCOUNTED;

@@ -119,5 +119,5 @@ profile_classifier_id()
 # The agent's summary lines, without the "agent: summary" prefix.
 profile_agent_summary()
 {
-	sed -n 's/^agent: summary /  /p' "$PROFILE_OUT/agent.log"
+	sed -n 's/.* agent: summary /  /p' "$PROFILE_OUT/agent.log"
 }

@@ -245,10 +245,11 @@ teardown() { fbf_bats_teardown; }
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
 	[ "$status" -eq 8 ]
 	[ "${#lines[@]}" -eq 1 ]
-	expected="agent: $iface already runs an xdp_fizzbuzzfib (prog id $before) that no agent"
-	expected+=" recorded as its own; remove it with 'xdp-loader unload $iface --all' or"
+	expected="error agent: $iface already runs an xdp_fizzbuzzfib (prog id $before) that no"
+	expected+=" agent recorded as its own; remove it with 'xdp-loader unload $iface --all' or"
 	expected+=" 'ip link set dev $iface xdpgeneric off'"
-	[ "$output" = "$expected" ]
+	[ "${output#* }" = "$expected" ]
+	[[ "$output" =~ $FBF_LOG ]]
 	after=$(fbf_attached_prog_id)
 	[ "$after" = "$before" ]
 
@@ -291,7 +292,7 @@ teardown() { fbf_bats_teardown; }
 	wait "$FBF_AGENT_PID"
 	FBF_AGENT_PID=
 	fbf_xdp_detached
-	grep -qx 'agent: stdout was closed; stopping' "$ERR"
+	grep -Eq "${FBF_LOG}stdout was closed; stopping\$" "$ERR"
 	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -ge "$queue" ]
 	[ "$(fbf_summary_value "$ERR" delivered)" -ge "$queue" ]
 	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
@@ -316,7 +317,8 @@ teardown() { fbf_bats_teardown; }
 	wait "$FBF_AGENT_PID" || status=$?
 	FBF_AGENT_PID=
 	[ "$status" -eq 1 ]
-	grep -qx 'agent: cannot write events to stdout: No space left on device; stopping' "$ERR"
+	grep -Eq "${FBF_LOG}cannot write events to stdout: No space left on device; stopping\$" \
+		"$ERR"
 	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
 	fbf_xdp_detached
 }

@@ -83,10 +83,10 @@ wait_exit()
 	fbf_traffic 2
 	# Each account is one line; at least one is due within 0.2 s of idling.
 	for i in $(seq 100); do
-		grep -q '^agent: stats .*produced=[1-9]' "$ERR" && break
+		grep -Eq "${FBF_LOG}stats .*produced=[1-9]" "$ERR" && break
 		sleep 0.1
 	done
-	grep -q '^agent: stats seconds=[0-9.]* packets=[0-9]* .* queued=[0-9]*$' "$ERR"
+	grep -Eq "${FBF_LOG}stats seconds=[0-9.]+ packets=[0-9]+ .* queued=[0-9]+\$" "$ERR"
 	fbf_stop_agent INT
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 

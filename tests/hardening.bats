@@ -52,9 +52,9 @@ run_with_caps()
 	wait "$FBF_AGENT_PID" || status=$?
 	FBF_AGENT_PID=
 	[ "$status" -eq 7 ]
-	grep -q '^agent: interface fbfgone0 (ifindex [0-9]*) disappeared' "$ERR"
+	grep -Eq "${FBF_LOG}interface fbfgone0 \(ifindex [0-9]+\) disappeared" "$ERR"
 	# It still accounts for what it saw.
-	grep -q '^agent: summary produced=' "$ERR"
+	grep -Eq "${FBF_LOG}summary produced=" "$ERR"
 }
 
 @test "no bpffs and none can be mounted: attaches without the dispatcher and says so" {

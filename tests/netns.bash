@@ -216,12 +216,15 @@ fbf_traffic()
 		--requests $((per_source * ${#FBF_SOURCES[@]})) --concurrency 4 --quiet "$@"
 }
 
+# The start of a line of the agent's log: time (UTC, RFC 3339), level, "agent: ".
+FBF_LOG='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z (error|warning|info|debug) agent: '
+
 # fbf_summary_value FILE KEY: a value from the agent's summary: its lines, or
 # under --json its object.
 fbf_summary_value()
 {
 	{
-		grep '^agent: summary' "$1" | grep -o "\b$2=[0-9.]*" | cut -d= -f2
+		grep -E "${FBF_LOG}summary " "$1" | grep -o "\b$2=[0-9.]*" | cut -d= -f2
 		grep '^{"type":"summary"' "$1" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2
 	} | head -n 1
 }
