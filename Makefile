@@ -68,6 +68,7 @@ LDFLAGS += $(SANITIZE_FLAGS)
 
 LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 BPF_OBJ := $(OUTPUT)/fizzbuzzfib.bpf.o
@@ -95,7 +96,7 @@ MICRO_DEPS := bench/micro_batches.h common/fizzbuzzfib.h common/fizzbuzzfib_v3.h
 TEST_PROGS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 TEST_HELPER_SRCS := $(filter-out tests/test_%.c,$(wildcard tests/*.c))
 TEST_HELPER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TEST_HELPER_SRCS)) \
-		    $(OUTPUT)/bench/addrlist.o $(COMMON_OBJS)
+		    $(OUTPUT)/bench/addrlist.o $(OUTPUT)/agent.d/metrics_format.o $(COMMON_OBJS)
 
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
@@ -129,7 +130,7 @@ $(OUTPUT)/common/%.o: common/%.c $(wildcard common/*.h) | $(OUTPUT)/common
 
 $(OUTPUT)/agent: $(patsubst agent/%.c,$(OUTPUT)/agent.d/%.o,$(AGENT_SRCS)) $(COMMON_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) -lpthread -o $@
 
 $(OUTPUT)/bench/%.o: bench/%.c $(wildcard bench/*.h) | $(OUTPUT)/bench
 	$(call msg,CC,$@)
@@ -160,7 +161,7 @@ $(OUTPUT)/bench/bpf_run_stats: bench/bpf_run_stats.c | $(OUTPUT)/bench
 $(OUTPUT)/tests/%.o: tests/%.c $(wildcard tests/*.h) common/fizzbuzzfib.h $(SKEL) \
 		| $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests -Ibench -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests -Ibench -Iagent -c $< -o $@
 
 $(OUTPUT)/tests/test_%: $(OUTPUT)/tests/test_%.o $(TEST_HELPER_OBJS)
 	$(call msg,BINARY,$@)

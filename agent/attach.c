@@ -407,6 +407,11 @@ int attachment_events_fd(const struct attachment *a)
 	return bpf_map__fd(a->skel->maps.events);
 }
 
+int attachment_prog_fd(const struct attachment *a)
+{
+	return xdp_program__fd(a->prog);
+}
+
 int attachment_counters_fd(const struct attachment *a)
 {
 	return bpf_map__fd(a->skel->maps.counters);

@@ -16,6 +16,7 @@
 #include "fizzbuzzfib.h"
 #include "drain.h"
 #include "ifwatch.h"
+#include "metrics.h"
 
 /* How often the loop checks the interface and the program on it. */
 #define IFACE_CHECK_NS 1000000000ULL
@@ -146,7 +147,10 @@ static int event_pop(struct drain *d)
 
 	if (bpf_map_lookup_and_delete_elem(d->events_fd, NULL, &ev))
 		return -errno;
-	d->delivered++;
+	/* One writer: a relaxed store is what a scrape on another thread needs. */
+	__atomic_store_n(&d->delivered, d->delivered + 1, __ATOMIC_RELAXED);
+	if (d->ages)
+		event_ages_observe(d->ages, monotonic_ns() - ev.ktime_ns);
 	event_print(d, &ev);
 	return 0;
 }

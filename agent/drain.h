@@ -12,6 +12,7 @@
 #define DRAIN_SLEEP_MAX_NS 10000000ULL
 
 struct ifwatch;
+struct event_ages;
 
 struct drain {
 	int events_fd;
@@ -27,7 +28,8 @@ struct drain {
 	__u64 wall_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, taken once */
 	long long wall_cached_secs;	/* the second wall_cached shows */
 	char wall_cached[24];		/* "YYYY-MM-DDTHH:MM:SS" of that second */
-	__u64 delivered;		/* events popped so far */
+	struct event_ages *ages;	/* each event's age goes here, if not NULL */
+	__u64 delivered;		/* events popped so far; read by metrics scrapes */
 	int pop_err;			/* DRAIN_ERROR: the -errno of the pop */
 	int out_err;			/* errno of the first failed write to stdout */
 };

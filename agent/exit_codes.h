@@ -23,6 +23,8 @@ enum agent_exit {
 						 * program on the interface while it ran */
 	AGENT_EXIT_IFACE_MOVED = 11,		/* the interface went to another network
 						 * namespace while attached */
+	AGENT_EXIT_METRICS = 12,		/* cannot serve --metrics: address in use
+						 * or not on this host */
 };
 
 #endif /* AGENT_EXIT_CODES_H */

@@ -19,6 +19,7 @@
 #include "ifwatch.h"
 #include "lock.h"
 #include "log.h"
+#include "metrics.h"
 #include "options.h"
 #include "privileges.h"
 #include "stdfds.h"
@@ -131,11 +132,14 @@ int main(int argc, char **argv)
 {
 	struct attachment att = {};
 	struct ifwatch watch = { .nl_fd = -1 };
+	struct metrics_server *metrics = NULL;
+	struct event_ages ages = {};
+	int metrics_fd = -1;
 	struct agent_options opts;
 	struct stdfds_closed closed;
 	struct summary_run run;
 	struct iface_lock lock;
-	enum drain_end end;
+	enum drain_end end = DRAIN_SIGNAL;
 	struct drain d;
 	int ifindex, ret, err;
 
@@ -163,9 +167,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	signals_setup();
 
+	/* Before anything is attached: a port in use is a start-up error, nothing to undo. */
+	if (opts.metrics) {
+		metrics_fd = metrics_listen(opts.metrics);
+		if (metrics_fd < 0)
+			return AGENT_EXIT_METRICS;
+	}
 	ret = iface_lock(&lock, opts.lock_dir, ifindex, opts.iface);
 	if (ret)
-		return ret;
+		goto cleanup;
 
 	bpffs_ensure();
 	ret = stale_remove(ifindex, opts.iface, &lock);
@@ -200,8 +210,26 @@ int main(int argc, char **argv)
 		.stats = &stats_requested,
 		.wall_offset_ns = wall_offset_ns(),
 		.wall_cached_secs = -1,
+		.ages = opts.metrics ? &ages : NULL,
 	};
-	while ((end = drain_live(&d)) == DRAIN_STATS) {
+	if (metrics_fd >= 0) {
+		struct metrics_source src = {
+			.device = opts.iface,
+			.mode = run.mode,
+			.counters_fd = attachment_counters_fd(&att),
+			.prog_fd = attachment_prog_fd(&att),
+			.delivered = &d.delivered,
+			.ages = &ages,
+		};
+
+		metrics = metrics_serve(metrics_fd, opts.metrics, &src);
+		metrics_fd = -1;
+		if (metrics)
+			pr_info("metrics at http://%s/metrics\n", opts.metrics);
+		else
+			ret = AGENT_EXIT_METRICS;
+	}
+	while (!ret && (end = drain_live(&d)) == DRAIN_STATS) {
 		ret = summary_running(&d, attachment_counters_fd(&att), &run);
 		if (ret)
 			break;
@@ -225,6 +253,10 @@ int main(int argc, char **argv)
 	}
 
 cleanup:
+	/* The last scrape reads the maps: stop serving before they go. */
+	metrics_stop(metrics);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
 	ifwatch_stop(&watch);
 	attachment_close(&att);
 	iface_unlock(&lock);

@@ -11,6 +11,7 @@
 #include "fizzbuzzfib.h"
 #include "exit_codes.h"
 #include "lock.h"
+#include "metrics.h"
 #include "options.h"
 
 int parse_mode(const char *s, enum xdp_attach_mode *out)
@@ -127,7 +128,7 @@ int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns)
 const char *argp_program_version = "agent " FBF_VERSION;
 
 /* Options with no short form. */
-enum { OPT_USAGE = 0x100, OPT_LOCK_DIR };
+enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS };
 
 static const char doc[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
@@ -142,7 +143,7 @@ static const char doc[] =
 	"XDP program libxdp cannot share or by an xdp_fizzbuzzfib no agent recorded as its own, "
 	"9 events unaccounted for (the summary does not balance), 10 someone replaced or "
 	"removed the program while the agent ran, 11 the interface moved to another network "
-	"namespace.";
+	"namespace, 12 cannot serve --metrics (address in use or not on this host).";
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
@@ -155,6 +156,8 @@ static const struct argp_option argp_options[] = {
 	  0 },
 	{ "stats-interval", 's', "SECONDS", 0,
 	  "Print the running counters on stderr every SECONDS (also on SIGUSR1)", 0 },
+	{ "metrics", OPT_METRICS, "ADDR:PORT", 0,
+	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)", 0 },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
 	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
 	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
@@ -245,6 +248,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    err == -ERANGE ? "out of range" : "not a number of seconds",
 				    AGENT_STATS_INTERVAL_MAX_S);
 		break;
+	case OPT_METRICS: {
+		struct sockaddr_storage sa;
+		socklen_t len;
+
+		if (parse_listen_addr(arg, &sa, &len))
+			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric address "
+				    "and a port from 1 to 65535, e.g. 127.0.0.1:9435 or [::]:9435",
+				    arg);
+		opts->metrics = arg;
+		break;
+	}
 	case OPT_LOCK_DIR:
 		if (!*arg)
 			usage_error("--lock-dir: the directory name is empty");

@@ -25,6 +25,7 @@ struct agent_options {
 	__u64 count;			/* 0: no limit */
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
 	const char *lock_dir;		/* where the per-interface lock files live */
+	const char *metrics;		/* "ADDR:PORT" to serve Prometheus metrics on, or NULL */
 	bool json;
 	bool quiet;
 	bool verbose;

@@ -11,7 +11,7 @@ packages=(
 	clang llvm bpftool xdp-tools
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
 	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox linux-perf
-	libcap2-bin libclang-rt-14-dev systemd man-db mandoc
+	libcap2-bin libclang-rt-14-dev systemd man-db mandoc libmicrohttpd-dev prometheus
 )
 
 # make profile-cpu fetches its flame graph template with npm; any npm will do.

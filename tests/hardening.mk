@@ -33,7 +33,8 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 $(OUTPUT)/fuzz $(OUTPUT)/stress:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/options.h
+$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/options.h \
+		agent/metrics_format.c
 $(OUTPUT)/fuzz/fuzz_addrlist: tests/fuzz/fuzz_addrlist.c bench/addrlist.c bench/addrlist.h
 
 $(FUZZERS): | $(OUTPUT)/fuzz

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "metrics.h"
 #include "options.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
@@ -78,6 +82,37 @@ static void fuzz_seconds(const char *s, __u64 max_s)
 	      "accepted more than the maximum", s);
 }
 
+/* An accepted --metrics address prints back to the same text. */
+static void fuzz_listen_addr(const char *s)
+{
+	char host[INET6_ADDRSTRLEN], back[INET6_ADDRSTRLEN + 16];
+	struct sockaddr_storage sa;
+	socklen_t len;
+	const void *addr;
+	int port;
+
+	if (parse_listen_addr(s, &sa, &len))
+		return;
+	if (sa.ss_family == AF_INET) {
+		addr = &((struct sockaddr_in *)&sa)->sin_addr;
+		port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+	} else {
+		addr = &((struct sockaddr_in6 *)&sa)->sin6_addr;
+		port = ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
+	}
+	check(port > 0, "accepted port 0", s);
+	inet_ntop(sa.ss_family, addr, host, sizeof(host));
+	snprintf(back, sizeof(back), sa.ss_family == AF_INET ? "%s:%d" : "[%s]:%d", host, port);
+	/* Only canonical text round-trips: compare numbers, not spellings. */
+	{
+		struct sockaddr_storage again;
+		socklen_t again_len;
+
+		check(!parse_listen_addr(back, &again, &again_len) && again_len == len &&
+		      !memcmp(&again, &sa, len), "accepted address does not round-trip", s);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const __u64 bounds[][2] = {
@@ -108,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_u64_range(s, b[0], b[1]);
 	fuzz_seconds(s, AGENT_DURATION_MAX_S);
 	fuzz_seconds(s, data[0]);
+	fuzz_listen_addr(s);
 	free(s);
 	return 0;
 }

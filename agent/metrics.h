@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Prometheus metrics: GET /metrics in the text exposition format, served by
+ * libmicrohttpd on a thread of its own. A scrape reads the per-CPU counters
+ * from the kernel and what the drain loop publishes with relaxed atomic
+ * stores, so the drain loop never waits for a scraper, nor a scraper for it.
+ */
+#ifndef AGENT_METRICS_H
+#define AGENT_METRICS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+
+#include "fizzbuzzfib.h"
+
+/* Upper bounds of the event age histogram's buckets, in ns; +Inf follows. */
+#define METRICS_AGE_BUCKETS 8
+extern const __u64 metrics_age_bounds_ns[METRICS_AGE_BUCKETS];
+
+/* Written by the drain loop only; read by scrapes. */
+struct event_ages {
+	__u64 le[METRICS_AGE_BUCKETS];	/* events no older than each bound, not cumulative */
+	__u64 count;
+	__u64 sum_ns;
+};
+
+/* Record one event's age: the drain loop's side, a few plain stores. */
+void event_ages_observe(struct event_ages *a, __u64 age_ns);
+
+/* Everything one scrape reports, read at the time of the scrape. */
+struct metrics_snapshot {
+	const char *device;
+	const char *version;
+	const char *transport;
+	const char *mode;
+	struct fbf_counters counters;
+	__u64 delivered;
+	struct event_ages ages;
+	bool have_run_stats;	/* BPF run-time statistics are on */
+	__u64 run_time_ns;
+	__u64 run_cnt;
+};
+
+/* The exposition of @s, Prometheus text format 0.0.4. */
+void metrics_format(FILE *out, const struct metrics_snapshot *s);
+
+/*
+ * "ADDR:PORT" or "[ADDR]:PORT", numeric, port 1-65535, into @sa. 0 or -EINVAL.
+ * Pure, for the unit tests and the fuzzer.
+ */
+int parse_listen_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len);
+
+struct metrics_server;
+
+/* What a scrape reads. The pointers stay valid until metrics_stop(). */
+struct metrics_source {
+	const char *device;
+	const char *mode;
+	int counters_fd;
+	int prog_fd;
+	const __u64 *delivered;
+	const struct event_ages *ages;
+};
+
+/*
+ * Bind and listen on @text ("ADDR:PORT", parsed by parse_listen_addr()), before
+ * the agent attaches anything. Returns the socket, or -1 after one line on
+ * stderr saying why (a port in use, an address not on this host).
+ */
+int metrics_listen(const char *text);
+
+/* Serve @src on @listen_fd, which the server then owns. NULL after one line on stderr. */
+struct metrics_server *metrics_serve(int listen_fd, const char *text,
+				     const struct metrics_source *src);
+
+void metrics_stop(struct metrics_server *srv);
+
+#endif /* AGENT_METRICS_H */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The Prometheus exposition, and what feeds it: see metrics.h. Names follow
+ * Prometheus' conventions: one prefix, base units (seconds), counters end in
+ * _total, metadata in _info, the interface as node_exporter labels it,
+ * device; run time and count from BPF run-time statistics, as
+ * ebpf_exporter exports them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "metrics.h"
+
+#define PREFIX "fizzbuzzfib_"
+
+const __u64 metrics_age_bounds_ns[METRICS_AGE_BUCKETS] = {
+	10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+	10000000000ULL, 60000000000ULL,
+};
+
+void event_ages_observe(struct event_ages *a, __u64 age_ns)
+{
+	int i;
+
+	for (i = 0; i < METRICS_AGE_BUCKETS && age_ns > metrics_age_bounds_ns[i]; i++)
+		;
+	/* One writer: a relaxed store of the new value is all a reader needs. */
+	if (i < METRICS_AGE_BUCKETS)
+		__atomic_store_n(&a->le[i], a->le[i] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->sum_ns, a->sum_ns + age_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->count, a->count + 1, __ATOMIC_RELAXED);
+}
+
+static void header(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP " PREFIX "%s %s\n# TYPE " PREFIX "%s %s\n", name, help, name, type);
+}
+
+void metrics_format(FILE *out, const struct metrics_snapshot *s)
+{
+	static const char *const class_label[FBF_NR_CLASSES] = {
+		[FBF_NONE] = "none", [FBF_FIZZ] = "fizz", [FBF_BUZZ] = "buzz",
+		[FBF_FIZZBUZZ] = "fizzbuzz", [FBF_FIBONACCI] = "fibonacci",
+	};
+	const struct fbf_counters *c = &s->counters;
+	__u64 produced = c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] +
+			 c->by_class[FBF_FIZZBUZZ] + c->by_class[FBF_FIBONACCI];
+	__u64 accounted = s->delivered + c->queue_full + c->queue_busy, cumulative = 0;
+	const char *dev = s->device;
+	int i;
+
+	header(out, "build_info", "gauge", "The agent's version, event transport and XDP mode.");
+	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
+		s->version, s->transport, s->mode);
+
+	header(out, "packets_total", "counter", "Frames the XDP program saw.");
+	fprintf(out, PREFIX "packets_total{device=\"%s\"} %llu\n", dev, c->packets);
+	header(out, "non_ipv4_total", "counter", "Frames that were not IPv4.");
+	fprintf(out, PREFIX "non_ipv4_total{device=\"%s\"} %llu\n", dev, c->non_ipv4);
+	header(out, "malformed_total", "counter",
+	       "IPv4 or VLAN frames cut short or with a bad header.");
+	fprintf(out, PREFIX "malformed_total{device=\"%s\"} %llu\n", dev, c->malformed);
+
+	header(out, "classified_total", "counter", "IPv4 frames by the class of their source.");
+	for (i = 0; i < FBF_NR_CLASSES; i++)
+		fprintf(out, PREFIX "classified_total{device=\"%s\",class=\"%s\"} %llu\n", dev,
+			class_label[i], c->by_class[i]);
+
+	header(out, "events_total", "counter",
+	       "Events produced, by what became of them: read by the agent, or lost to a full "
+	       "or contended queue.");
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"delivered\"} %llu\n", dev,
+		s->delivered);
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_full\"} %llu\n", dev,
+		c->queue_full);
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_busy\"} %llu\n", dev,
+		c->queue_busy);
+	header(out, "events_queued", "gauge", "Events produced and not yet read or lost.");
+	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
+		produced > accounted ? produced - accounted : 0);
+
+	header(out, "event_age_seconds", "histogram",
+	       "How long events waited in the queue before the agent read them.");
+	for (i = 0; i < METRICS_AGE_BUCKETS; i++) {
+		cumulative += s->ages.le[i];
+		fprintf(out, PREFIX "event_age_seconds_bucket{device=\"%s\",le=\"%g\"} %llu\n", dev,
+			metrics_age_bounds_ns[i] / 1e9, cumulative);
+	}
+	fprintf(out, PREFIX "event_age_seconds_bucket{device=\"%s\",le=\"+Inf\"} %llu\n", dev,
+		s->ages.count);
+	fprintf(out, PREFIX "event_age_seconds_sum{device=\"%s\"} %.9f\n", dev,
+		s->ages.sum_ns / 1e9);
+	fprintf(out, PREFIX "event_age_seconds_count{device=\"%s\"} %llu\n", dev, s->ages.count);
+
+	if (!s->have_run_stats)
+		return;
+	header(out, "prog_run_time_seconds_total", "counter",
+	       "Time the XDP program ran, from BPF run-time statistics.");
+	fprintf(out, PREFIX "prog_run_time_seconds_total{device=\"%s\"} %.9f\n", dev,
+		s->run_time_ns / 1e9);
+	header(out, "prog_run_count_total", "counter",
+	       "Runs of the XDP program counted by BPF run-time statistics.");
+	fprintf(out, PREFIX "prog_run_count_total{device=\"%s\"} %llu\n", dev, s->run_cnt);
+}
+
+static int parse_port(const char *s, in_port_t *port)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || (v = v * 10 + (*s - '0')) > 65535)
+			return -EINVAL;
+	}
+	if (!v)
+		return -EINVAL;
+	*port = htons(v);
+	return 0;
+}
+
+int parse_listen_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+	struct sockaddr_in *in = (struct sockaddr_in *)sa;
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon;
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	if (*s == '[') {
+		colon = strstr(s, "]:");
+		if (!colon || (n = colon - s - 1) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, n);
+		host[n] = '\0';
+		in6->sin6_family = AF_INET6;
+		*len = sizeof(*in6);
+		return inet_pton(AF_INET6, host, &in6->sin6_addr) == 1 ?
+		       parse_port(colon + 2, &in6->sin6_port) : -EINVAL;
+	}
+	colon = strrchr(s, ':');
+	if (!colon || (n = colon - s) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	in->sin_family = AF_INET;
+	*len = sizeof(*in);
+	return inet_pton(AF_INET, host, &in->sin_addr) == 1 ? parse_port(colon + 1, &in->sin_port) :
+	       -EINVAL;
+}

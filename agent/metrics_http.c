@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * GET /metrics over libmicrohttpd, on its own polling thread: see metrics.h.
+ * The listening socket is the agent's own, so that a port in use or an
+ * address not on this host is one precise line at start-up. Slow or
+ * half-open clients time out; connections beyond a limit are refused, so a
+ * flood of them costs the agent file descriptors it has, never its drain.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <microhttpd.h>
+
+#include "counters_read.h"
+#include "log.h"
+#include "metrics.h"
+
+#define METRICS_TIMEOUT_S 5
+#define METRICS_MAX_CONNECTIONS 64
+#define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+struct metrics_server {
+	struct MHD_Daemon *daemon;
+	struct metrics_source src;
+	int listen_fd;
+};
+
+/* BPF run-time statistics are on while run_time_ns moves; 0 until someone enables them. */
+static void read_run_stats(int prog_fd, struct metrics_snapshot *s)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return;
+	s->have_run_stats = info.run_time_ns || info.run_cnt;
+	s->run_time_ns = info.run_time_ns;
+	s->run_cnt = info.run_cnt;
+}
+
+static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s)
+{
+	int i;
+
+	*s = (struct metrics_snapshot){
+		.device = src->device, .version = FBF_VERSION, .transport = "queue",
+		.mode = src->mode,
+	};
+	/* Delivered first: every event delivered was produced before it, so never more. */
+	s->delivered = __atomic_load_n(src->delivered, __ATOMIC_RELAXED);
+	for (i = 0; i < METRICS_AGE_BUCKETS; i++)
+		s->ages.le[i] = __atomic_load_n(&src->ages->le[i], __ATOMIC_RELAXED);
+	s->ages.sum_ns = __atomic_load_n(&src->ages->sum_ns, __ATOMIC_RELAXED);
+	s->ages.count = __atomic_load_n(&src->ages->count, __ATOMIC_RELAXED);
+	read_run_stats(src->prog_fd, s);
+	return fbf_counters_read(src->counters_fd, &s->counters);
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
+			     size_t len, const char *type)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
+				  const char *text)
+{
+	return reply(conn, status, strdup(text), strlen(text), "text/plain; charset=utf-8");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req)
+{
+	struct metrics_server *srv = cls;
+	struct metrics_snapshot s;
+	size_t len = 0;
+	char *body = NULL;
+	FILE *out;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)req;
+	if (strcmp(url, "/metrics"))
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "use GET\n");
+	if (snapshot(&srv->src, &s))
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "cannot read the counters\n");
+	out = open_memstream(&body, &len);
+	if (!out)
+		return MHD_NO;
+	metrics_format(out, &s);
+	if (fclose(out)) {
+		free(body);
+		return MHD_NO;
+	}
+	return reply(conn, MHD_HTTP_OK, body, len, CONTENT_TYPE);
+}
+
+int metrics_listen(const char *text)
+{
+	struct sockaddr_storage sa;
+	int fd, one = 1, err;
+	socklen_t len;
+
+	if (parse_listen_addr(text, &sa, &len)) {
+		pr_err("--metrics '%s': use ADDR:PORT or [ADDR]:PORT\n", text);
+		return -1;
+	}
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		pr_err("cannot serve metrics on %s: %s\n", text, strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&sa, len) || listen(fd, 64)) {
+		err = errno;
+		close(fd);
+		pr_err("cannot serve metrics on %s: %s%s\n", text, strerror(err),
+		       err == EADDRINUSE ? "; pick another port" :
+		       err == EADDRNOTAVAIL ? "; use an address of this host, or 0.0.0.0" :
+		       err == EACCES ? "; ports below 1024 need CAP_NET_BIND_SERVICE" : "");
+		return -1;
+	}
+	return fd;
+}
+
+struct metrics_server *metrics_serve(int listen_fd, const char *text,
+				     const struct metrics_source *src)
+{
+	struct metrics_server *srv;
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		close(listen_fd);
+		pr_err("cannot serve metrics on %s: out of memory\n", text);
+		return NULL;
+	}
+	getsockname(listen_fd, (struct sockaddr *)&sa, &len);
+	srv->src = *src;
+	srv->listen_fd = listen_fd;
+	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+				       (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				       0, NULL, NULL, on_request, srv,
+				       MHD_OPTION_LISTEN_SOCKET, listen_fd,
+				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+				       MHD_OPTION_CONNECTION_LIMIT,
+				       (unsigned int)METRICS_MAX_CONNECTIONS,
+				       MHD_OPTION_END);
+	if (!srv->daemon) {
+		pr_err("cannot serve metrics on %s: libmicrohttpd did not start\n", text);
+		close(listen_fd);
+		free(srv);
+		return NULL;
+	}
+	return srv;
+}
+
+void metrics_stop(struct metrics_server *srv)
+{
+	if (!srv)
+		return;
+	MHD_stop_daemon(srv->daemon);
+	close(srv->listen_fd);
+	free(srv);
+}
