@@ -6,7 +6,11 @@
 # the candidate), each attached to a veth of its own in one private namespace
 # and taking turns on the same work.
 #
-#   agent_rates.sh ROUNDS EVENTS ARM=AGENT...
+#   agent_rates.sh ROUNDS EVENTS ARM=AGENT[,ARG...]...
+#
+# ARGs after the agent, comma-separated, are that arm's own options. With
+# FBF_SCRAPE_URL set, a client in the namespace fetches that URL ten times a
+# second while the agents run (an arm's --metrics endpoint, say).
 #
 # Drain throughput, per output mode (--quiet, text, --json, output to
 # /dev/null): all agents are started and stopped (SIGSTOP); in each round
@@ -31,7 +35,7 @@ drain_rate=$FBF_BUILD/bench/drain_rate
 idle_seconds=${FBF_IDLE_SECONDS:-1}
 idle_rounds=${FBF_IDLE_ROUNDS:-5}
 ns=fbf-rates-$$
-names=() agents=() pids=()
+names=() agents=() pids=() scraper=
 for spec in "$@"; do
 	names+=("${spec%%=*}")
 	agents+=("${spec#*=}")
@@ -47,7 +51,12 @@ agents_stop()
 		kill -CONT "$pid" 2>/dev/null && kill -INT "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null || true
 	done
-	pids=()
+	# TERM: a background job of a script ignores SIGINT.
+	if [ -n "$scraper" ]; then
+		kill "$scraper" 2>/dev/null
+		wait "$scraper" 2>/dev/null || true
+	fi
+	pids=() scraper=
 }
 cleanup()
 {
@@ -78,14 +87,20 @@ prog_id_on()
 # pids and ids.
 agents_start()
 {
-	local i t
+	local i t cmd
 
 	ids=()
 	for ((i = 0; i < nr; i++)); do
-		nsenter --net="/run/netns/$ns" "${agents[i]}" --iface "rate$i" "$@" \
+		IFS=, read -ra cmd <<<"${agents[i]}"
+		nsenter --net="/run/netns/$ns" "${cmd[0]}" --iface "rate$i" "${cmd[@]:1}" "$@" \
 			>/dev/null 2>"$work/${names[i]}.err" 3>&- &
 		pids[i]=$!
 	done
+	if [ -n "${FBF_SCRAPE_URL:-}" ]; then
+		nsenter --net="/run/netns/$ns" bash -c "while :; do
+			curl -s --max-time 0.5 -o /dev/null '$FBF_SCRAPE_URL'; sleep 0.1; done" 3>&- &
+		scraper=$!
+	fi
 	for ((i = 0; i < nr; i++)); do
 		for t in $(seq 300); do
 			ids[i]=$(prog_id_on "rate$i" || true)

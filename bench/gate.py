@@ -4,6 +4,7 @@
 
   gate.py check OUT_DIR HISTORY [ARM=CALLGRIND_DIR ...] SAMPLES.tsv ...
   gate.py thresholds      each measure's percentage boundary, for ci/bencher.sh
+  gate.py compare SAMPLES.tsv ...    the timing table alone, for other side-by-side runs
 
 Arms: "base", "base-again" (the base loaded or started a second time, for the A/A
 comparison) and "candidate". SAMPLES rows are "arm<TAB>benchmark<TAB>measure<TAB>value",
@@ -276,6 +277,24 @@ def check(out_dir, history, inputs):
     return 0
 
 
+def compare(paths):
+    """Timing measures only, of arms named base, base-again and candidate: a table."""
+    samples = load_samples(paths)
+    rows = []
+    for bench, measure, worse, floor, abs_floor in TIMING:
+        r = judge_timing(samples, bench, measure, worse, floor, abs_floor)
+        if r is None:
+            continue
+        lo, hi = r["ci"]
+        rows.append([bench, measure, fmt(r["base"]), fmt(r["candidate"]),
+                     f"{r['change']:+.1f}% [{lo:+.1f}, {hi:+.1f}]",
+                     f"{r['aa']:+.1f}% [{r['aa_ci'][0]:+.1f}, {r['aa_ci'][1]:+.1f}]",
+                     r["verdict"]])
+    print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "verdict"],
+                rows)
+    return 0
+
+
 def thresholds():
     """One line per measure for Bencher's percentage thresholds: MEASURE upper|lower FRACTION."""
     seen = {}
@@ -296,6 +315,8 @@ def main():
         return check(sys.argv[2], sys.argv[3], sys.argv[4:])
     if len(sys.argv) == 2 and sys.argv[1] == "thresholds":
         return thresholds()
+    if len(sys.argv) >= 3 and sys.argv[1] == "compare":
+        return compare(sys.argv[2:])
     sys.exit(__doc__)
 
 

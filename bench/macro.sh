@@ -29,3 +29,9 @@ echo
 echo "== macro: how fast the agent drains a full queue, against a bare pop loop =="
 bench/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000}" >"$results/drain.tsv"
 bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
+
+echo
+echo "== macro: what --metrics costs the agent, scraped ten times a second, side by side =="
+bench/metrics_rate.sh "${FBF_METRICS_ROUNDS:-5}" "${FBF_METRICS_EVENTS:-200000}" \
+	>"$results/metrics.tsv"
+bench/report.py samples "$results/metrics.tsv" "$results/metrics.bmf.json"
