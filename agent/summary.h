@@ -28,7 +28,8 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 /*
  * Once the program is detached: pop what is left until the counters
  * balance (or SUMMARY_SETTLE_POLLS ms have passed), then print the logfmt
- * summary on stderr (under --json, one JSON object). Returns 0, or an agent exit status after saying why:
+ * summary on stderr (under --json, one JSON object). Returns 0, or an agent
+ * exit status after saying why:
  * AGENT_EXIT_FAILURE if a pop or reading the counters fails,
  * AGENT_EXIT_UNACCOUNTED (after a warning) if the events do not add up.
  */
