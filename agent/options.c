@@ -189,6 +189,19 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	exit(AGENT_EXIT_USAGE);
 }
 
+/* A time in seconds for option @opt, or a usage error that says what is allowed. */
+static void seconds_option(const char *opt, const char *arg, __u64 max_s, const char *max_text,
+			   const char *example, __u64 *out_ns)
+{
+	int err = parse_seconds_ns(arg, max_s, out_ns);
+
+	if (err)
+		usage_error("%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
+			    "e.g. %s", opt, arg,
+			    err == -ERANGE ? "out of range" : "not a number of seconds", max_s,
+			    max_text, example);
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_options *opts = state->input;
@@ -225,12 +238,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		opts->queue_size = v;
 		break;
 	case 'd':
-		err = parse_seconds_ns(arg, AGENT_DURATION_MAX_S, &opts->duration_ns);
-		if (err)
-			usage_error("--duration '%s': %s; use seconds greater than 0 and at most "
-				    "%llu (one year), e.g. 10 or 2.5", arg,
-				    err == -ERANGE ? "out of range" : "not a number of seconds",
-				    AGENT_DURATION_MAX_S);
+		seconds_option("--duration", arg, AGENT_DURATION_MAX_S, "one year", "10 or 2.5",
+			       &opts->duration_ns);
 		break;
 	case 'c':
 		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
@@ -241,12 +250,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			usage_error("--count '%s': use a whole number greater than 0", arg);
 		break;
 	case 's':
-		err = parse_seconds_ns(arg, AGENT_STATS_INTERVAL_MAX_S, &opts->stats_interval_ns);
-		if (err)
-			usage_error("--stats-interval '%s': %s; use seconds greater than 0 and at "
-				    "most %llu (one day), e.g. 10 or 0.5", arg,
-				    err == -ERANGE ? "out of range" : "not a number of seconds",
-				    AGENT_STATS_INTERVAL_MAX_S);
+		seconds_option("--stats-interval", arg, AGENT_STATS_INTERVAL_MAX_S, "one day",
+			       "10 or 0.5", &opts->stats_interval_ns);
 		break;
 	case OPT_METRICS: {
 		struct sockaddr_storage sa;

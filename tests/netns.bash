@@ -246,31 +246,22 @@ fbf_stop_agent()
 # number of events printed.
 fbf_check_summary()
 {
-	local err=$1 events=$2 packets non_ipv4 malformed none fizz buzz fizzbuzz fib
-	local produced delivered full busy
+	local err=$1 events=$2 key
+	local packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci produced delivered
+	local lost_queue_full lost_queue_busy
 
-	packets=$(fbf_summary_value "$err" packets)
-	non_ipv4=$(fbf_summary_value "$err" non_ipv4)
-	malformed=$(fbf_summary_value "$err" malformed)
-	none=$(fbf_summary_value "$err" none)
-	fizz=$(fbf_summary_value "$err" fizz)
-	buzz=$(fbf_summary_value "$err" buzz)
-	fizzbuzz=$(fbf_summary_value "$err" fizzbuzz)
-	fib=$(fbf_summary_value "$err" fibonacci)
-	produced=$(fbf_summary_value "$err" produced)
-	delivered=$(fbf_summary_value "$err" delivered)
-	full=$(fbf_summary_value "$err" lost_queue_full)
-	busy=$(fbf_summary_value "$err" lost_queue_busy)
-
-	[ -n "$packets" ] && [ -n "$delivered" ] && [ -n "$busy" ] ||
-		{ echo "summary incomplete" >&2; return 1; }
+	for key in packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci produced \
+		delivered lost_queue_full lost_queue_busy; do
+		printf -v "$key" '%s' "$(fbf_summary_value "$err" "$key")"
+		[ -n "${!key}" ] || { echo "summary incomplete: no $key" >&2; return 1; }
+	done
 	[ "$packets" -eq $((non_ipv4 + malformed + none + produced)) ] ||
 		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
-	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fib)) ] ||
+	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fibonacci)) ] ||
 		{ echo "produced $produced != sum of classes" >&2; return 1; }
-	[ "$produced" -eq $((delivered + full + busy)) ] ||
-		{ echo "produced $produced != delivered $delivered + lost $((full + busy))" >&2
-		  return 1; }
+	[ "$produced" -eq $((delivered + lost_queue_full + lost_queue_busy)) ] ||
+		{ echo "produced $produced != delivered $delivered + lost" \
+		       "$((lost_queue_full + lost_queue_busy))" >&2; return 1; }
 	[ "$delivered" -eq "$events" ] ||
 		{ echo "delivered $delivered but $events events printed" >&2; return 1; }
 }
