@@ -120,7 +120,8 @@ agents_start()
 # thread_stat PID: "CPU_NS TIMESLICES" summed over the process's threads.
 thread_stat()
 {
-	cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { printf "%d %d\n", ns, n }'
+	# %.0f: awk's %d is a C int in mawk, and a busy agent's ns pass 2^31 in 2 s.
+	cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { printf "%.0f %.0f\n", ns, n }'
 }
 
 order() { local k; for ((k = 0; k < nr; k++)); do echo $(((k + $1) % nr)); done; }

@@ -127,7 +127,8 @@ def median_ci(values, rng):
 def paired_log_changes(a, b, worse):
     """ln(b/a) per round, signed so that positive is worse."""
     sign = 1 if worse == "higher" else -1
-    return [sign * math.log((y + 1e-9) / (x + 1e-9)) for x, y in zip(a, b) if x > 0 or y > 0]
+    # The epsilon makes 0 against 0 no change, not an error: an idle cost can be 0.
+    return [sign * math.log((y + 1e-9) / (x + 1e-9)) for x, y in zip(a, b)]
 
 
 def pct(log_change, worse):
