@@ -20,6 +20,8 @@
 
 /* How often the loop checks the interface and the program on it. */
 #define IFACE_CHECK_NS 1000000000ULL
+/* The event age histogram observes one event in this many (a power of 2). */
+#define AGE_SAMPLE_EVERY 16
 /* A busy loop looks at the clock and at stdout once per this many events (a power of 2). */
 #define BUSY_CHECK_EVENTS 1024
 
@@ -153,7 +155,8 @@ static int event_pop(struct drain *d)
 		return -errno;
 	/* One writer: a relaxed store is what a scrape on another thread needs. */
 	__atomic_store_n(&d->delivered, d->delivered + 1, __ATOMIC_RELAXED);
-	if (d->ages)
+	/* One event in AGE_SAMPLE_EVERY: a clock read per event cost 5-9% of the drain rate. */
+	if (d->ages && !(d->delivered & (AGE_SAMPLE_EVERY - 1)))
 		event_ages_observe(d->ages, monotonic_ns() - ev.ktime_ns);
 	event_print(d, &ev);
 	return 0;

@@ -26,7 +26,7 @@ struct event_ages {
 	__u64 sum_ns;
 };
 
-/* Record one event's age: the drain loop's side, a few plain stores. */
+/* Record one event's age: the drain loop's side, a few plain stores. It samples. */
 void event_ages_observe(struct event_ages *a, __u64 age_ns);
 
 /* Everything one scrape reports, read at the time of the scrape. */
