@@ -224,9 +224,10 @@ FBF_LOG="^$FBF_LOG_TIME (error|warning|info|debug) agent: "
 # under --json its object.
 fbf_summary_value()
 {
+	# Each format may be absent: callers under set -e -o pipefail must not fail for that.
 	{
-		grep -E "${FBF_LOG}summary " "$1" | grep -o "\b$2=[0-9.]*" | cut -d= -f2
-		grep '^{"type":"summary"' "$1" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2
+		grep -E "${FBF_LOG}summary " "$1" | grep -o "\b$2=[0-9.]*" | cut -d= -f2 || true
+		grep '^{"type":"summary"' "$1" | grep -o "\"$2\":[0-9.]*" | cut -d: -f2 || true
 	} | head -n 1
 }
 
