@@ -71,8 +71,10 @@ CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# One program, one object per event transport: queue map and ring buffer.
 BPF_OBJ := $(OUTPUT)/fizzbuzzfib.bpf.o
-SKEL := $(OUTPUT)/fizzbuzzfib.skel.h
+RINGBUF_OBJ := $(OUTPUT)/fizzbuzzfib_ringbuf.bpf.o
+SKEL := $(OUTPUT)/fizzbuzzfib.skel.h $(OUTPUT)/fizzbuzzfib_ringbuf.skel.h
 # The bare XDP_PASS baseline, loaded from its object file by tests and benchmarks.
 PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
 
@@ -113,10 +115,14 @@ $(OUTPUT)/%.bpf.o: xdp/%.bpf.c common/fizzbuzzfib.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
+$(RINGBUF_OBJ): xdp/fizzbuzzfib.bpf.c common/fizzbuzzfib.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DFBF_TRANSPORT_RINGBUF -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	@# libbpf's notes on the object (its .xdp_run_config section, say) only matter if this fails.
-	$(Q)$(BPFTOOL) gen skeleton $< name fizzbuzzfib_bpf > $@ 2> $@.log || { cat $@.log >&2; exit 1; }
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@ 2> $@.log || { cat $@.log >&2; exit 1; }
 
 # The agent's objects live in agent.d/ so that $(OUTPUT)/agent can be the binary.
 $(OUTPUT)/agent.d/%.o: agent/%.c $(wildcard agent/*.h) common/fizzbuzzfib.h $(SKEL) \
@@ -124,7 +130,7 @@ $(OUTPUT)/agent.d/%.o: agent/%.c $(wildcard agent/*.h) common/fizzbuzzfib.h $(SK
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/common/%.o: common/%.c $(wildcard common/*.h) | $(OUTPUT)/common
+$(OUTPUT)/common/%.o: common/%.c $(wildcard common/*.h) $(SKEL) | $(OUTPUT)/common
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

@@ -17,7 +17,6 @@
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
-#include "fizzbuzzfib.skel.h"
 #include "attach.h"
 #include "exit_codes.h"
 #include "lock.h"
@@ -279,33 +278,10 @@ static enum xdp_attach_mode attach_mode_for(int ifindex, enum xdp_attach_mode mo
 	return mode;
 }
 
-/*
- * The queue is created here rather than by the load inside libxdp's attach,
- * so that its id is on record before the program can be on the interface.
- * (It has no BTF then, which only makes bpftool print its events in hex.)
- */
-static int events_create(struct attachment *a, __u32 queue_size, __u32 *map_id)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd, err;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "events", 0, sizeof(struct fbf_event), queue_size,
-			    NULL);
-	if (fd < 0)
-		return -errno;
-	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
-	/* libbpf keeps a duplicate of fd, and takes the queue's size from the map. */
-	if (!err)
-		err = bpf_map__reuse_fd(a->skel->maps.events, fd);
-	close(fd);
-	*map_id = info.id;
-	return err;
-}
-
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      enum xdp_attach_mode mode, __u32 queue_size, struct iface_lock *lock)
+		      const struct attach_spec *spec, struct iface_lock *lock)
 {
+	enum xdp_attach_mode mode = spec->mode;
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
 	struct xdp_multiprog *mp;
 	__u32 map_id = 0;
@@ -314,16 +290,22 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 
 	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
 
-	a->skel = fizzbuzzfib_bpf__open();
-	if (!a->skel) {
-		pr_err("cannot open the embedded BPF object: %s\n",
-		       strerror(errno));
+	err = fbf_object_open(&a->obj, spec->transport, spec->wakeup_batch);
+	if (err) {
+		pr_err("cannot open the embedded BPF object: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	err = events_create(a, queue_size, &map_id);
+	/*
+	 * The event map is created here rather than by the load inside libxdp's
+	 * attach, so that its id is on record before the program can be on the
+	 * interface. (A queue has no BTF then, which only makes bpftool print
+	 * its events in hex.)
+	 */
+	err = fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
 	if (err) {
-		pr_err("cannot create the event queue of %u events: %s\n",
-		       queue_size, strerror(-err));
+		pr_err("cannot create the event %s for %u events: %s\n",
+		       spec->transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue",
+		       spec->queue_size, strerror(-err));
 		return exit_for_errno(err);
 	}
 	err = iface_lock_record(lock, map_id);
@@ -331,7 +313,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		return err;
 
 	/* Created from the opened object, the program is loaded by the attach. */
-	prog_opts.obj = a->skel->obj;
+	prog_opts.obj = a->obj.obj;
 	a->prog = xdp_program__create(&prog_opts);
 	err = libxdp_get_error(a->prog);
 	if (err) {
@@ -397,14 +379,13 @@ void attachment_forget_iface(struct attachment *a)
 void attachment_close(struct attachment *a)
 {
 	xdp_program__close(a->prog);
-	fizzbuzzfib_bpf__destroy(a->skel);
+	fbf_object_close(&a->obj);
 	a->prog = NULL;
-	a->skel = NULL;
 }
 
 int attachment_events_fd(const struct attachment *a)
 {
-	return bpf_map__fd(a->skel->maps.events);
+	return bpf_map__fd(a->obj.events);
 }
 
 int attachment_prog_fd(const struct attachment *a)
@@ -414,5 +395,5 @@ int attachment_prog_fd(const struct attachment *a)
 
 int attachment_counters_fd(const struct attachment *a)
 {
-	return bpf_map__fd(a->skel->maps.counters);
+	return bpf_map__fd(a->obj.counters);
 }

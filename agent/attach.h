@@ -7,11 +7,12 @@
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
-struct fizzbuzzfib_bpf;
+#include "fbf_object.h"
+
 struct iface_lock;
 
 struct attachment {
-	struct fizzbuzzfib_bpf *skel;
+	struct fbf_object obj;
 	struct xdp_program *prog;
 	const char *iface;
 	int ifindex;
@@ -32,13 +33,21 @@ void bpffs_ensure(void);
  */
 int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock);
 
+/* What to attach: the transport's object, and its event map's size. */
+struct attach_spec {
+	enum xdp_attach_mode mode;
+	enum fbf_transport transport;
+	__u32 queue_size;		/* events the queue or ring holds */
+	__u32 wakeup_batch;		/* ring buffer only, see fbf_object_open() */
+};
+
 /*
- * Open the embedded object, create its queue of @queue_size events and
- * record the queue's id in @lock, then load the program and attach it in
- * @mode. Returns 0 or an agent exit status after saying why.
+ * Open the embedded object, create its event map and record the map's id
+ * in @lock, then load the program and attach it. Returns 0 or an agent exit
+ * status after saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      enum xdp_attach_mode mode, __u32 queue_size, struct iface_lock *lock);
+		      const struct attach_spec *spec, struct iface_lock *lock);
 
 /* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);

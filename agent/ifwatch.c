@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/socket.h>
@@ -66,7 +67,7 @@ int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode)
 	return w->nl_fd < 0 ? w->nl_fd : 0;
 }
 
-/* An RTM_DELLINK of ours that says where the interface went. */
+/* An RTM_DELLINK of ours: the interface left, and perhaps says where to. */
 static void note_move(struct ifwatch *w, const struct nlmsghdr *nh)
 {
 	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
@@ -75,6 +76,7 @@ static void note_move(struct ifwatch *w, const struct nlmsghdr *nh)
 
 	if (len < 0 || ifi->ifi_index != w->ifindex)
 		return;
+	w->left = true;
 	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
 		if (rta->rta_type == IFLA_NEW_NETNSID && RTA_PAYLOAD(rta) >= sizeof(__s32))
 			memcpy(&w->new_nsid, RTA_DATA(rta), sizeof(__s32));
@@ -100,6 +102,22 @@ static void link_events_read(struct ifwatch *w)
 	}
 }
 
+/*
+ * The kernel unlists a device leaving the namespace, waits for an RCU grace
+ * period or two, and only then sends the RTM_DELLINK that says where it
+ * went: wait up to a second for it.
+ */
+static void dellink_wait(struct ifwatch *w)
+{
+	struct pollfd pfd = { .fd = w->nl_fd, .events = POLLIN };
+	int i;
+
+	for (i = 0; i < 100 && !w->left && w->nl_fd >= 0; i++) {
+		poll(&pfd, 1, 10);
+		link_events_read(w);
+	}
+}
+
 enum ifwatch_state ifwatch_check(struct ifwatch *w)
 {
 	char name[IF_NAMESIZE];
@@ -107,8 +125,7 @@ enum ifwatch_state ifwatch_check(struct ifwatch *w)
 
 	link_events_read(w);
 	if (!if_indextoname(w->ifindex, name) && errno == ENXIO) {
-		/* A late event is still queued if the device left since the read. */
-		link_events_read(w);
+		dellink_wait(w);
 		return w->new_nsid >= 0 ? IFWATCH_MOVED : IFWATCH_GONE;
 	}
 	/* An error here (a race with a delete) is judged at the next check. */

@@ -10,6 +10,7 @@
 #ifndef AGENT_IFWATCH_H
 #define AGENT_IFWATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include <xdp/libxdp.h>
@@ -27,6 +28,7 @@ struct ifwatch {
 	__u32 prog_id;		/* attached by the agent: its program or the dispatcher;
 				 * 0: unknown, so a replacement goes unnoticed */
 	int nl_fd;		/* rtnetlink socket subscribed to link events; -1: none */
+	bool left;		/* its RTM_DELLINK arrived: deleted or moved */
 	int new_nsid;		/* IFWATCH_MOVED: where to, as this namespace names it */
 	int new_ifindex;	/* and the interface's index there */
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/eventfd.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -24,18 +25,34 @@
 #include "privileges.h"
 #include "stdfds.h"
 #include "summary.h"
+#include "userspace_util.h"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t stats_requested;
+/* Written on every signal, so that a loop asleep in epoll_wait wakes up for it. */
+static int signal_wake_fd = -1;
+
+static void signal_wake(void)
+{
+	__u64 one = 1;
+	int saved = errno;
+
+	/* EAGAIN only if the counter is full, when a wake-up is pending already. */
+	if (signal_wake_fd >= 0)
+		(void)!write(signal_wake_fd, &one, sizeof(one));
+	errno = saved;
+}
 
 static void on_stop_signal(int signo)
 {
 	stop_requested = signo;
+	signal_wake();
 }
 
 static void on_stats_signal(int signo)
 {
 	stats_requested = signo;
+	signal_wake();
 }
 
 /*
@@ -65,6 +82,24 @@ static void signals_setup(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* "queue N events" or "ring buffer B bytes (N events)", for the start line. */
+static void transport_describe(const struct attach_spec *spec, char *buf, size_t size)
+{
+	__u32 bytes;
+
+	if (spec->transport != FBF_TRANSPORT_RINGBUF) {
+		snprintf(buf, size, "queue %u events", spec->queue_size);
+		return;
+	}
+	bytes = fbf_ring_bytes(spec->queue_size);
+	if (spec->wakeup_batch)
+		snprintf(buf, size, "ring buffer %u bytes (%u events), wake-up every %u events",
+			 bytes, fbf_ring_capacity(bytes), spec->wakeup_batch);
+	else
+		snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes,
+			 fbf_ring_capacity(bytes));
 }
 
 /* The interface left for another namespace with the program: take it off over there. */
@@ -106,7 +141,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_ERROR:
 		pr_err("cannot write events to stdout: %s; stopping\n",
-		       strerror(d->out_err));
+		       strerror(d->out.err));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_IFACE_GONE:
 		pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
@@ -122,8 +157,8 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		return AGENT_EXIT_PROG_REPLACED;
 	case DRAIN_ERROR:
 	default:
-		pr_err("cannot pop from the event queue: %s\n",
-		       strerror(-d->pop_err));
+		pr_err("cannot read from the event %s: %s\n",
+		       fbf_transport_name(d->transport), strerror(-d->pop_err));
 		return AGENT_EXIT_FAILURE;
 	}
 }
@@ -140,7 +175,9 @@ int main(int argc, char **argv)
 	struct summary_run run;
 	struct iface_lock lock;
 	enum drain_end end = DRAIN_SIGNAL;
-	struct drain d;
+	struct attach_spec spec;
+	struct drain d = { .epoll_fd = -1 };
+	char transport[96];
 	int ifindex, ret, err;
 
 	/* Before anything opens a file, or the lock file could become stdout. */
@@ -165,6 +202,7 @@ int main(int argc, char **argv)
 		return ret;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	signal_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	signals_setup();
 
 	/* Before anything is attached: a port in use is a start-up error, nothing to undo. */
@@ -173,6 +211,12 @@ int main(int argc, char **argv)
 		if (metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
+	spec = (struct attach_spec){
+		.mode = opts.mode,
+		.transport = opts.transport,
+		.queue_size = opts.queue_size,
+		.wakeup_batch = opts.wakeup_batch,
+	};
 	ret = iface_lock(&lock, opts.lock_dir, ifindex, opts.iface);
 	if (ret)
 		goto cleanup;
@@ -181,38 +225,45 @@ int main(int argc, char **argv)
 	ret = stale_remove(ifindex, opts.iface, &lock);
 	if (ret)
 		goto cleanup;
-	ret = attachment_attach(&att, ifindex, opts.iface, opts.mode, opts.queue_size, &lock);
+	ret = attachment_attach(&att, ifindex, opts.iface, &spec, &lock);
 	if (ret)
 		goto cleanup;
 	run = (struct summary_run){
 		.iface = opts.iface,
 		.mode = mode_name(att.mode),
-		.start_ns = monotonic_ns(),
+		.start_ns = fbf_monotonic_ns(),
 	};
 	err = ifwatch_start(&watch, ifindex, att.mode);
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", opts.iface, strerror(-err));
-	pr_info("attached %s to %s (%s mode, %s), queue %u events; "
-		"stop with Ctrl-C\n", FBF_PROG_NAME, opts.iface, mode_name(att.mode),
-		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", opts.queue_size);
+	transport_describe(&spec, transport, sizeof(transport));
+	pr_info("attached %s to %s (%s mode, %s), %s; stop with Ctrl-C\n", FBF_PROG_NAME,
+		opts.iface, mode_name(att.mode),
+		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", transport);
 
 	d = (struct drain){
+		.transport = spec.transport,
 		.events_fd = attachment_events_fd(&att),
+		.wakeup_batch = spec.wakeup_batch,
+		.wake_fd = signal_wake_fd,
 		.watch = &watch,
-		.json = opts.json,
-		.quiet = opts.quiet,
 		.count = opts.count,
 		.deadline_ns = opts.duration_ns ? run.start_ns + opts.duration_ns : 0,
 		.stats_interval_ns = opts.stats_interval_ns,
 		.next_stats_ns = run.start_ns + opts.stats_interval_ns,
 		.stop = &stop_requested,
 		.stats = &stats_requested,
-		.wall_offset_ns = wall_offset_ns(),
-		.wall_cached_secs = -1,
 		.ages = opts.metrics ? &ages : NULL,
 	};
-	if (metrics_fd >= 0) {
+	output_init(&d.out, opts.json, opts.quiet);
+	err = drain_open(&d);
+	if (err) {
+		pr_err("cannot read the event %s: %s\n", fbf_transport_name(spec.transport),
+		       strerror(-err));
+		ret = AGENT_EXIT_FAILURE;
+	}
+	if (!ret && metrics_fd >= 0) {
 		struct metrics_source src = {
 			.device = opts.iface,
 			.mode = run.mode,
@@ -241,13 +292,13 @@ int main(int argc, char **argv)
 	err = attachment_detach(&att);
 	if (err && !ret)
 		ret = err;
-	run.elapsed_ns = monotonic_ns() - run.start_ns;
+	run.elapsed_ns = fbf_monotonic_ns() - run.start_ns;
 	err = summary_final(&d, attachment_counters_fd(&att), &run);
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
-	if (d.out_err && d.out_err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
-		pr_err("cannot write events to stdout: %s\n", strerror(d.out_err));
+	if (d.out.err && d.out.err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
+		pr_err("cannot write events to stdout: %s\n", strerror(d.out.err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}
@@ -257,6 +308,7 @@ cleanup:
 	metrics_stop(metrics);
 	if (metrics_fd >= 0)
 		close(metrics_fd);
+	drain_close(&d);
 	ifwatch_stop(&watch);
 	attachment_close(&att);
 	iface_unlock(&lock);

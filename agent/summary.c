@@ -18,6 +18,7 @@
 #include "exit_codes.h"
 #include "log.h"
 #include "summary.h"
+#include "userspace_util.h"
 
 static __u64 events_produced(const struct fbf_counters *c)
 {
@@ -94,7 +95,7 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 		pr_err("cannot read the counters: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	account_print("stats", &c, d->delivered, run, monotonic_ns() - run->start_ns, d->json);
+	account_print("stats", &c, d->delivered, run, fbf_monotonic_ns() - run->start_ns, d->out.json);
 	return 0;
 }
 
@@ -123,7 +124,7 @@ int summary_final(struct drain *d, int counters_fd, const struct summary_run *ru
 		settle_sleep();
 	}
 
-	account_print("summary", &c, d->delivered, run, run->elapsed_ns, d->json);
+	account_print("summary", &c, d->delivered, run, run->elapsed_ns, d->out.json);
 	if (produced == accounted)
 		return ret;
 	pr_warn("%llu events produced but %llu delivered or lost, "

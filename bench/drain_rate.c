@@ -1,23 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * How fast the agent empties its queue, against a bare pop loop on the same
- * machine. The queue cannot be watched, so it is filled while the agent is
- * stopped: BPF_PROG_TEST_RUN of the agent's own program on a Fizz frame
- * pushes one event per run. Then the agent continues, and the queue is peeked
- * every 100 us until it is empty.
+ * How fast the agent empties its queue or ring buffer, against a bare pop
+ * loop on the same machine. The agent is stopped while its queue or ring is
+ * filled: BPF_PROG_TEST_RUN of the agent's own program on a Fizz frame sends
+ * one event per run. Then the agent continues, and the queue is peeked (the
+ * ring's positions read) every 100 us until it is empty.
  *
- *   drain_rate fill PROG_ID EVENTS     fill the queue of program PROG_ID
+ *   drain_rate fill PROG_ID EVENTS     fill the queue or ring of program PROG_ID
  *   drain_rate wait PROG_ID PID        continue process PID (SIGCONT) and print the
- *                                      seconds until that queue is empty
+ *                                      seconds until that queue or ring is empty
  *   drain_rate raw EVENTS              a program of our own: fill its queue, pop it
  *                                      all in a bare loop and print the seconds
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 
 #include "bpf_fixture.h"
@@ -33,8 +35,8 @@ static double now_s(void)
 	return fbf_monotonic_ns() / 1e9;
 }
 
-/* The queue map among the program's maps. */
-static int events_fd_of(int prog_fd)
+/* The queue or ring buffer among the program's maps; *type says which. */
+static int events_fd_of(int prog_fd, __u32 *type)
 {
 	__u32 map_ids[8], nr_maps = 8;
 	struct bpf_prog_info info = { .nr_map_ids = nr_maps,
@@ -50,14 +52,17 @@ static int events_fd_of(int prog_fd)
 
 		if (fd < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && map.type == BPF_MAP_TYPE_QUEUE)
+		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) &&
+		    (map.type == BPF_MAP_TYPE_QUEUE || map.type == BPF_MAP_TYPE_RINGBUF)) {
+			*type = map.type;
 			return fd;
+		}
 		close(fd);
 	}
 	return -ENOENT;
 }
 
-/* The queue must hold @events: pushes into a full one are lost, counted by the program. */
+/* The queue or ring must hold @events: events sent to a full one are lost, and counted. */
 static int fill(int prog_fd, __u32 events)
 {
 	struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254)); /* Fizz */
@@ -68,15 +73,62 @@ static int fill(int prog_fd, __u32 events)
 	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
 }
 
-static double continue_and_wait_empty(int events_fd, pid_t pid)
+static bool queue_empty(int events_fd)
 {
 	struct fbf_event ev;
-	double start = now_s();
 
+	return bpf_map_lookup_elem(events_fd, NULL, &ev) != 0;
+}
+
+/*
+ * A ring's consumer position is on its first page, the producer's on the
+ * second (both read-only to us here); it is empty when they meet.
+ */
+struct ring_positions {
+	volatile unsigned long *consumer;
+	volatile unsigned long *producer;
+};
+
+static int ring_map(int events_fd, struct ring_positions *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *c, *p;
+
+	c = mmap(NULL, page, PROT_READ, MAP_SHARED, events_fd, 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, events_fd, page);
+	if (p == MAP_FAILED) {
+		munmap(c, page);
+		return -errno;
+	}
+	r->consumer = c;
+	r->producer = p;
+	return 0;
+}
+
+static double continue_and_wait_empty(int events_fd, __u32 type, pid_t pid)
+{
+	struct ring_positions ring = {};
+	double start;
+	int err;
+
+	if (type == BPF_MAP_TYPE_RINGBUF) {
+		err = ring_map(events_fd, &ring);
+		if (err) {
+			errno = -err;
+			return -1;
+		}
+	}
+	start = now_s();
 	if (kill(pid, SIGCONT))
 		return -1;
-	while (!bpf_map_lookup_elem(events_fd, NULL, &ev))
-		usleep(PEEK_INTERVAL_US);
+	if (type == BPF_MAP_TYPE_RINGBUF)
+		while (*ring.consumer != *ring.producer)
+			usleep(PEEK_INTERVAL_US);
+	else
+		while (!queue_empty(events_fd))
+			usleep(PEEK_INTERVAL_US);
 	return now_s() - start;
 }
 
@@ -113,6 +165,7 @@ static int raw(__u32 events)
 int main(int argc, char **argv)
 {
 	int prog_fd, events_fd, err;
+	__u32 type = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "raw"))
 		return raw(strtoul(argv[2], NULL, 10));
@@ -124,17 +177,17 @@ int main(int argc, char **argv)
 	prog_fd = fbf_prog_fd_from_arg("drain_rate", argv[2]);
 	if (prog_fd < 0)
 		return -prog_fd;
-	events_fd = events_fd_of(prog_fd);
+	events_fd = events_fd_of(prog_fd, &type);
 	if (events_fd < 0) {
-		fprintf(stderr, "drain_rate: program %s has no queue map: %s\n", argv[2],
+		fprintf(stderr, "drain_rate: program %s has no queue or ring buffer: %s\n", argv[2],
 			strerror(-events_fd));
 		return 1;
 	}
 	if (!strcmp(argv[1], "wait")) {
-		double seconds = continue_and_wait_empty(events_fd, atoi(argv[3]));
+		double seconds = continue_and_wait_empty(events_fd, type, atoi(argv[3]));
 
 		if (seconds < 0) {
-			fprintf(stderr, "drain_rate: continuing pid %s: %s\n", argv[3],
+			fprintf(stderr, "drain_rate: mapping the ring or continuing pid %s: %s\n", argv[3],
 				strerror(errno));
 			return 1;
 		}
@@ -143,7 +196,7 @@ int main(int argc, char **argv)
 	}
 	err = fill(prog_fd, strtoul(argv[3], NULL, 10));
 	if (err) {
-		fprintf(stderr, "drain_rate: filling the queue: %s\n", strerror(-err));
+		fprintf(stderr, "drain_rate: filling the queue or ring: %s\n", strerror(-err));
 		return 1;
 	}
 	return 0;

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 
-/* Classes have stable values: they travel through the queue and into logs. */
+/* Classes have stable values: they travel to userspace and into logs. */
 enum fbf_class {
 	FBF_NONE = 0,
 	FBF_FIZZ = 1,
@@ -83,7 +83,7 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 	return (enum fbf_class)((addr % 3 == 0) | ((addr % 5 == 0) << 1));
 }
 
-/* One entry of the queue map: what was seen, and when. 16 bytes, no padding. */
+/* One event in the queue map or the ring buffer: what was seen, and when. 16 bytes, no padding. */
 struct fbf_event {
 	__u64 ktime_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC at classification */
 	__u32 saddr;	/* IPv4 source address, host byte order */
@@ -95,20 +95,29 @@ struct fbf_event {
  * account for every frame and every event:
  *   packets  = non_ipv4 + malformed + sum(by_class[*])
  *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI])
- *   produced = delivered (popped by userspace) + queue_full + queue_busy
- *              + events still in the queue
+ *   produced = delivered (read by userspace) + queue_full + queue_busy
+ *              + events still in the queue or ring
  */
 struct fbf_counters {
 	__u64 packets;			/* every frame the program ran on */
 	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE: not pushed */
 	__u64 non_ipv4;			/* not IPv4: IPv6, ARP, 3+ VLAN tags */
 	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
-	__u64 queue_full;		/* push failed: queue full (-E2BIG), event lost */
+	__u64 queue_full;		/* queue (-E2BIG) or ring full: event lost */
 	__u64 queue_busy;		/* push failed for another reason (-EBUSY), event lost */
 };
 
 /* The queue holds this many events unless userspace sets another size at load time. */
 #define FBF_DEFAULT_QUEUE_SIZE 4096
+
+/*
+ * A ring buffer record: the kernel's 8-byte header and the event, 8-byte
+ * aligned. A ring is sized to hold the queue's number of events, rounded up
+ * to a power-of-two number of pages as the kernel requires: by default 4096
+ * events of 24 bytes in 32 pages of 4 KiB.
+ */
+#define FBF_RING_RECORD_BYTES (8 + ((sizeof(struct fbf_event) + 7) & ~7UL))
+#define FBF_RING_DEFAULT_BYTES (128 * 1024)
 
 /* Kernel name of the XDP program (at most 15 characters): how the agent knows its own. */
 #define FBF_PROG_NAME "xdp_fizzbuzzfib"

@@ -12,8 +12,10 @@
 
 FBF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FBF_BUILD=${FBF_BUILD:-$FBF_ROOT/build}
-# FBF_AGENT runs the suites against another agent binary, an older one say.
+# FBF_AGENT runs the suites against another agent binary, an older one say;
+# FBF_TRANSPORT names the transport it uses (tests/run-suite sets both).
 AGENT=${FBF_AGENT:-$FBF_BUILD/agent}
+FBF_TRANSPORT=${FBF_TRANSPORT:-queue}
 TRAFFICGEN=$FBF_BUILD/trafficgen
 
 # Addresses exist only inside the namespaces below.
@@ -149,6 +151,12 @@ fbf_agent_start()
 
 	shift 2
 	fbf_srv_start "$out" "$err" "$AGENT" --iface "$FBF_VETH_SRV" "$@"
+}
+
+# fbf_capacity ERR: how many events the agent's queue or ring holds, from its start line.
+fbf_capacity()
+{
+	grep -Eom1 '(queue |\()[0-9]+ events' "$1" | grep -Eo '[0-9]+'
 }
 
 # True if binary $1 is built with AddressSanitizer (make SANITIZE=1).

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
- * frame, classifies it and pushes an event for every class but none into a
- * queue map. It observes only: every frame passes, unchanged.
+ * frame, classifies it and sends an event for every class but none to
+ * userspace. It observes only: every frame passes, unchanged.
+ *
+ * Built twice, one object per event transport: a queue map (the default),
+ * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The program, its name,
+ * its counters and its event are the same in both.
  */
 #include <linux/bpf.h>
 #include <linux/errno.h>
@@ -20,12 +24,28 @@
 /* VLAN tags parsed before giving up on a frame as non-IPv4. */
 #define FBF_MAX_VLAN_TAGS 2
 
-/* Size set by userspace before load (bpf_map__set_max_entries). */
+#ifdef FBF_TRANSPORT_RINGBUF
+/* Sized in bytes by userspace, which creates it before load (fbf_object.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FBF_RING_DEFAULT_BYTES);
+} events SEC(".maps");
+
+/*
+ * Set by userspace before load. 0: the kernel wakes the consumer whenever
+ * it has caught up with the ring, at most once per event. N: no wake-up but
+ * on every Nth event of a CPU or when the ring is half full, and the
+ * consumer polls for the rest.
+ */
+const volatile __u32 wakeup_batch = 0;
+#else
+/* Sized in events by userspace, which creates it before load (fbf_object.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, FBF_DEFAULT_QUEUE_SIZE);
 	__type(value, struct fbf_event);
 } events SEC(".maps");
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -108,6 +128,40 @@ static __always_inline enum parse_result parse_ipv4_saddr(struct xdp_md *ctx, __
 	return PARSE_IPV4;
 }
 
+#ifdef FBF_TRANSPORT_RINGBUF
+/* The flags for bpf_ringbuf_submit(): whether this event wakes the consumer. */
+static __always_inline __u64 ring_wakeup(const struct fbf_counters *cnt)
+{
+	__u64 sent;
+
+	if (!wakeup_batch)
+		return 0;
+	/* This CPU's events so far, this one included. */
+	sent = cnt->by_class[FBF_FIZZ] + cnt->by_class[FBF_BUZZ] + cnt->by_class[FBF_FIZZBUZZ] +
+	       cnt->by_class[FBF_FIBONACCI];
+	if (sent % wakeup_batch == 0 ||
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) * 2 >=
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE))
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* The event is written in place: no copy, and no lock held while it is filled in. */
+static __always_inline void ring_send(struct fbf_counters *cnt, __u32 saddr, __u32 class_id)
+{
+	struct fbf_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+
+	if (!ev) {
+		cnt->queue_full++;	/* the ring is full: the event is lost */
+		return;
+	}
+	ev->ktime_ns = bpf_ktime_get_ns();
+	ev->saddr = saddr;
+	ev->class_id = class_id;
+	bpf_ringbuf_submit(ev, ring_wakeup(cnt));
+}
+#endif
+
 SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
@@ -115,7 +169,9 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	struct fbf_event event;
 	__u32 key = 0;
 	__u32 saddr = 0;
+#ifndef FBF_TRANSPORT_RINGBUF
 	long err;
+#endif
 
 	cnt = bpf_map_lookup_elem(&counters, &key);
 	if (!cnt)
@@ -140,6 +196,10 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	if (event.class_id == FBF_NONE)
 		return XDP_PASS;
 
+#ifdef FBF_TRANSPORT_RINGBUF
+	ring_send(cnt, saddr, event.class_id);
+	return XDP_PASS;
+#else
 	event.saddr = saddr;
 	event.ktime_ns = bpf_ktime_get_ns();
 	err = bpf_map_push_elem(&events, &event, 0);
@@ -148,6 +208,7 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	else if (err)
 		cnt->queue_busy++;
 	return XDP_PASS;
+#endif
 }
 
 /* The kernel reads this: the SPDX line above, in its words. */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The classifier's object per event transport: see fbf_object.h. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fizzbuzzfib.h"
+#include "fbf_object.h"
+#include "fizzbuzzfib.skel.h"
+#include "fizzbuzzfib_ringbuf.skel.h"
+
+const char *fbf_transport_name(enum fbf_transport transport)
+{
+	return transport == FBF_TRANSPORT_RINGBUF ? "ringbuf" : "queue";
+}
+
+int fbf_transport_parse(const char *s, enum fbf_transport *out)
+{
+	if (!strcmp(s, "queue"))
+		*out = FBF_TRANSPORT_QUEUE;
+	else if (!strcmp(s, "ringbuf"))
+		*out = FBF_TRANSPORT_RINGBUF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+__u32 fbf_ring_bytes(__u32 events)
+{
+	__u64 need = (__u64)events * FBF_RING_RECORD_BYTES;
+	__u64 bytes = sysconf(_SC_PAGESIZE);
+
+	while (bytes < need)
+		bytes <<= 1;
+	return bytes > 0x80000000ULL ? 0 : bytes;
+}
+
+int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wakeup_batch)
+{
+	struct fizzbuzzfib_ringbuf_bpf *ring;
+	struct fizzbuzzfib_bpf *queue;
+
+	memset(o, 0, sizeof(*o));
+	o->transport = transport;
+	if (transport == FBF_TRANSPORT_RINGBUF) {
+		ring = fizzbuzzfib_ringbuf_bpf__open();
+		if (!ring)
+			return -errno;
+		ring->rodata->wakeup_batch = wakeup_batch;
+		o->skel = ring;
+		o->obj = ring->obj;
+	} else {
+		queue = fizzbuzzfib_bpf__open();
+		if (!queue)
+			return -errno;
+		o->skel = queue;
+		o->obj = queue->obj;
+	}
+	o->prog = bpf_object__find_program_by_name(o->obj, FBF_PROG_NAME);
+	o->events = bpf_object__find_map_by_name(o->obj, "events");
+	o->counters = bpf_object__find_map_by_name(o->obj, "counters");
+	if (!o->prog || !o->events || !o->counters) {
+		fbf_object_close(o);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	if (o->transport == FBF_TRANSPORT_RINGBUF) {
+		__u32 bytes = fbf_ring_bytes(events);
+
+		if (!bytes)
+			return -E2BIG;
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, bytes, NULL);
+	} else {
+		fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "events", 0, sizeof(struct fbf_event),
+				    events, NULL);
+	}
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	/* libbpf keeps a duplicate of fd, and takes the map's size from it. */
+	if (!err)
+		err = bpf_map__reuse_fd(o->events, fd);
+	close(fd);
+	*map_id = info.id;
+	return err;
+}
+
+void fbf_object_close(struct fbf_object *o)
+{
+	if (o->transport == FBF_TRANSPORT_RINGBUF)
+		fizzbuzzfib_ringbuf_bpf__destroy(o->skel);
+	else
+		fizzbuzzfib_bpf__destroy(o->skel);
+	o->skel = NULL;
+	o->obj = NULL;
+	o->prog = NULL;
+	o->events = o->counters = NULL;
+}
