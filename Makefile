@@ -177,10 +177,13 @@ deps:
 	$(Q)ci/install-deps.sh
 
 # Every suite (cmocka programs and bats files, see tests/run-suite), closing
-# with "N passed, N failed, N skipped" and the reason for each skip.
+# with "N passed, N failed, N skipped" and the reason for each skip. The
+# agent's suites run again on the ring buffer (SUITE.bats+ringbuf).
+RINGBUF_SUITES := tests/agent_e2e.bats+ringbuf tests/agent_lifecycle.bats+ringbuf \
+		  tests/hardening.bats+ringbuf
 test: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) \
-		tests/run-all $(TEST_PROGS) $(sort $(wildcard tests/*.bats))
+		tests/run-all $(TEST_PROGS) $(sort $(wildcard tests/*.bats)) $(RINGBUF_SUITES)
 
 demo: deps all
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) tests/demo.sh

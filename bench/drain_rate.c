@@ -149,7 +149,7 @@ static int raw(__u32 events)
 	double seconds;
 	int err;
 
-	err = bpf_fixture_load(&fx, events) ?: fill(fx.prog_fd, events);
+	err = bpf_fixture_load(&fx, FBF_TRANSPORT_QUEUE, events) ?: fill(fx.prog_fd, events);
 	if (err) {
 		fprintf(stderr, "drain_rate: loading and filling a queue of %u: %s\n", events,
 			strerror(-err));

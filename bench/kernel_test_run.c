@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	libbpf_set_print(NULL);
-	err = bpf_fixture_load(&fx, repeat);
+	err = bpf_fixture_load(&fx, FBF_TRANSPORT_QUEUE, repeat);
 	if (err) {
 		fprintf(stderr, "kernel_test_run: loading xdp_fizzbuzzfib: %s%s\n", strerror(-err),
 			bpf_fixture_unavailable(err) ? " (run as root)" : "");

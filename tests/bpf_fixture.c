@@ -11,7 +11,6 @@
 
 #include "bpf_fixture.h"
 #include "counters_read.h"
-#include "fizzbuzzfib.skel.h"
 
 /* libbpf's warnings only, as TAP comments: its info lines are noise in a test log. */
 static int print_libbpf_warning(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -22,34 +21,57 @@ static int print_libbpf_warning(enum libbpf_print_level level, const char *fmt, 
 	return vfprintf(stderr, fmt, ap);
 }
 
-int bpf_fixture_load(struct bpf_fixture *fx, __u32 queue_size)
+/* The ring's reader takes one event per call: it stops ring_buffer__consume() after it. */
+#define RING_TOOK_ONE (-EINTR)
+
+static int ring_take_one(void *ctx, void *data, size_t size)
 {
+	struct bpf_fixture *fx = ctx;
+
+	if (size != sizeof(*fx->popped))
+		return -EPROTO;
+	memcpy(fx->popped, data, size);
+	return RING_TOOK_ONE;
+}
+
+int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size)
+{
+	__u32 map_id;
 	int err;
 
 	libbpf_set_print(print_libbpf_warning);
 	memset(fx, 0, sizeof(*fx));
 	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
 
-	fx->skel = fizzbuzzfib_bpf__open();
-	if (!fx->skel)
-		return -errno;
-	err = bpf_map__set_max_entries(fx->skel->maps.events, queue_size);
-	if (!err)
-		err = fizzbuzzfib_bpf__load(fx->skel);
+	err = fbf_object_open(&fx->obj, transport, 0);
+	if (err)
+		return err;
+	err = fbf_object_events_create(&fx->obj, queue_size, &map_id) ?:
+	      bpf_object__load(fx->obj.obj);
 	if (err) {
 		bpf_fixture_destroy(fx);
 		return err;
 	}
-	fx->prog_fd = bpf_program__fd(fx->skel->progs.xdp_fizzbuzzfib);
-	fx->events_fd = bpf_map__fd(fx->skel->maps.events);
-	fx->counters_fd = bpf_map__fd(fx->skel->maps.counters);
-	return 0;
+	fx->prog_fd = bpf_program__fd(fx->obj.prog);
+	fx->events_fd = bpf_map__fd(fx->obj.events);
+	fx->counters_fd = bpf_map__fd(fx->obj.counters);
+	fx->capacity = queue_size;
+	if (transport != FBF_TRANSPORT_RINGBUF)
+		return 0;
+	fx->capacity = fbf_ring_capacity(bpf_map__max_entries(fx->obj.events));
+	fx->ring = ring_buffer__new(fx->events_fd, ring_take_one, fx, NULL);
+	if (!fx->ring) {
+		err = -errno;
+		bpf_fixture_destroy(fx);
+	}
+	return err;
 }
 
 void bpf_fixture_destroy(struct bpf_fixture *fx)
 {
-	fizzbuzzfib_bpf__destroy(fx->skel);
-	fx->skel = NULL;
+	ring_buffer__free(fx->ring);
+	fx->ring = NULL;
+	fbf_object_close(&fx->obj);
 	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
 }
 
@@ -67,9 +89,16 @@ bool bpf_fixture_unavailable(int err)
 
 int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event)
 {
-	if (bpf_map_lookup_and_delete_elem(fx->events_fd, NULL, event))
-		return -errno;
-	return 0;
+	int n;
+
+	if (!fx->ring)
+		return bpf_map_lookup_and_delete_elem(fx->events_fd, NULL, event) ? -errno : 0;
+	fx->popped = event;
+	n = ring_buffer__consume(fx->ring);
+	fx->popped = NULL;
+	if (n == RING_TOOK_ONE)
+		return 0;
+	return n < 0 ? n : -ENOENT;
 }
 
 static int zero_counters(struct bpf_fixture *fx)

@@ -12,18 +12,25 @@
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
+#include "fbf_object.h"
 
-struct fizzbuzzfib_bpf;
+struct ring_buffer;
 
 struct bpf_fixture {
-	struct fizzbuzzfib_bpf *skel;
+	struct fbf_object obj;
+	struct ring_buffer *ring;	/* the ring buffer's reader */
+	struct fbf_event *popped;	/* where the reader puts the one event it takes */
+	__u32 capacity;			/* events the queue or the ring holds */
 	int prog_fd;
 	int events_fd;
 	int counters_fd;
 };
 
-/* Open and load the program with a queue of @queue_size events. 0 or -errno. */
-int bpf_fixture_load(struct bpf_fixture *fx, __u32 queue_size);
+/*
+ * Open and load the program of @transport with room for @queue_size events
+ * (a ring is rounded up: see capacity). 0 or -errno.
+ */
+int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size);
 
 /* Safe on a fixture that failed to load or was never loaded. */
 void bpf_fixture_destroy(struct bpf_fixture *fx);
@@ -35,7 +42,7 @@ void bpf_fixture_destroy(struct bpf_fixture *fx);
  */
 bool bpf_fixture_unavailable(int err);
 
-/* Empty the queue and zero the counters on every CPU. 0 or -errno. */
+/* Empty the queue or ring and zero the counters on every CPU. 0 or -errno. */
 int bpf_fixture_reset(struct bpf_fixture *fx);
 
 /*
@@ -46,7 +53,7 @@ int bpf_fixture_reset(struct bpf_fixture *fx);
 int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int repeat,
 		    void *out, __u32 *out_len, __u32 *retval);
 
-/* Pop the oldest event: 0, -ENOENT if the queue is empty, or another -errno. */
+/* Take the oldest event: 0, -ENOENT if the queue or ring is empty, or another -errno. */
 int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event);
 
 /* The counters summed over all CPUs. 0 or -errno. */

@@ -37,8 +37,9 @@
 #define FUZZ_DEFAULT_FRAMES 200000
 #define FRAME_MIN 14
 #define FRAME_MAX 1514
-/* Batches of random size up to BATCH_MAX: some overflow the queue, some do not. */
-#define BATCH_MAX 512
+/* Batches of random size up to BATCH_MAX: some overflow the queue (or ring), some do not. */
+#define BATCH_MAX 2048
+/* 32 events in a queue; a ring for 32 is a page, 170 events of 24 bytes with 4 KiB pages. */
 #define QUEUE_SIZE 32
 /* Mismatches described in full; the rest are only counted. */
 #define REPORT_MAX 5
@@ -491,7 +492,7 @@ static void run_batch(struct fuzz *f, size_t n)
 		ref_parse(fr->data, fr->len, &v);
 		f->stats.by_outcome[v.outcome]++;
 		/* The queue is empty at the start of a batch and nothing pops during one. */
-		if (ref_account(&v, nr_events < QUEUE_SIZE, &f->want))
+		if (ref_account(&v, nr_events < f->fx.capacity, &f->want))
 			f->want_events[nr_events++] = (struct fbf_event){
 				.saddr = v.saddr,
 				.class_id = v.class_id,
@@ -564,13 +565,16 @@ static void test_differential(void **state)
 	assert_int_equal(f->stats.mismatches, 0);
 }
 
+/* The transport the group being run fuzzes. */
+static enum fbf_transport suite_transport;
+
 static int suite_setup(void **state)
 {
 	struct fuzz *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
-	f->load_err = bpf_fixture_load(&f->fx, QUEUE_SIZE);
+	f->load_err = bpf_fixture_load(&f->fx, suite_transport, QUEUE_SIZE);
 	if (bpf_fixture_unavailable(f->load_err))
 		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
 			strerror(-f->load_err));
@@ -593,5 +597,11 @@ int main(void)
 		cmocka_unit_test(test_differential),
 	};
 
-	return cmocka_run_group_tests_name("xdp_fuzz", tests, suite_setup, suite_teardown);
+	int failed;
+
+	suite_transport = FBF_TRANSPORT_QUEUE;
+	failed = cmocka_run_group_tests_name("xdp_fuzz queue", tests, suite_setup, suite_teardown);
+	suite_transport = FBF_TRANSPORT_RINGBUF;
+	return failed + cmocka_run_group_tests_name("xdp_fuzz ringbuf", tests, suite_setup,
+						    suite_teardown);
 }

@@ -2,7 +2,8 @@
 /*
  * The XDP program under BPF_PROG_TEST_RUN: one frame per test, then the
  * return value, the frame as the program left it, the whole queue and every
- * counter. Needs the privileges to load BPF programs; without them, every
+ * counter. Every test runs on both transports, the queue map and the ring
+ * buffer. Needs the privileges to load BPF programs; without them, every
  * test is skipped.
  */
 #include <errno.h>
@@ -21,19 +22,28 @@
 #include "frames.h"
 #include "userspace_util.h"
 
-/* The small queue for the queue-full tests, and how many pushes go past its end. */
+/*
+ * The small queue for the queue-full tests, and how many pushes go past its
+ * end. A ring for as many events is one page, which holds more (capacity).
+ */
 #define SMALL_QUEUE_SIZE 8
 #define OVERFLOW 5
 
-/* 192.0.2.16 + 15 * i is FizzBuzz for i = 0 .. 12: no last octet on the way is Fibonacci. */
+/*
+ * 192.0.2.16 + 3840 * i is FizzBuzz for every i a full ring needs: 3840 is a
+ * multiple of 15, and of 256, so the last octet stays 16, not Fibonacci.
+ */
 #define FIZZBUZZ_BASE IPV4_ADDR(192, 0, 2, 16)
-#define FIZZBUZZ_STEP 15
+#define FIZZBUZZ_STEP (15 * 256)
 
 struct suite {
 	struct bpf_fixture fx;		/* the default queue size */
-	struct bpf_fixture small;	/* SMALL_QUEUE_SIZE events */
+	struct bpf_fixture small;	/* SMALL_QUEUE_SIZE events, small.capacity in a ring */
 	int load_err;
 };
+
+/* The transport the group being run tests. */
+static enum fbf_transport suite_transport;
 
 static const struct frame_l2 vlan_8021q = { .nr_tags = 1, .tpid = { ETH_P_8021Q } };
 static const struct frame_l2 vlan_8021ad_8021q = {
@@ -367,30 +377,31 @@ static void run_fizzbuzz_frame(struct bpf_fixture *fx, unsigned int i)
 }
 
 /*
- * Thirteen runs into a queue of eight: five pushes fail and each is counted;
- * the eight that fit stay in the queue.
+ * Five runs more than the queue (or ring) holds: five pushes fail and each
+ * is counted; the ones that fit stay in it.
  */
 static void test_full_queue_counts_each_lost_event(void **state)
 {
 	struct suite *s = require_program(state);
+	__u32 full = s->small.capacity;
 	struct fbf_counters want = {
-		.packets = SMALL_QUEUE_SIZE + OVERFLOW,
-		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + OVERFLOW,
+		.packets = full + OVERFLOW,
+		.by_class[FBF_FIZZBUZZ] = full + OVERFLOW,
 		.queue_full = OVERFLOW,
 	};
 	__u8 frame[FRAME_MAX_LEN];
 	__u64 before, after, prev;
 	size_t len;
-	int i;
+	__u32 i;
 
 	len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(fizzbuzz_addr(0)));
 	before = fbf_monotonic_ns();
-	run_frames(&s->small, frame, len, SMALL_QUEUE_SIZE + OVERFLOW);
+	run_frames(&s->small, frame, len, full + OVERFLOW);
 	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	prev = before;
-	for (i = 0; i < SMALL_QUEUE_SIZE; i++)
+	for (i = 0; i < full; i++)
 		prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, prev, after);
 	assert_queue_empty(&s->small);
 }
@@ -399,22 +410,23 @@ static void test_full_queue_counts_each_lost_event(void **state)
 static void test_full_queue_keeps_oldest_events_in_order(void **state)
 {
 	struct suite *s = require_program(state);
+	__u32 full = s->small.capacity;
 	struct fbf_counters want = {
-		.packets = SMALL_QUEUE_SIZE + OVERFLOW,
-		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + OVERFLOW,
+		.packets = full + OVERFLOW,
+		.by_class[FBF_FIZZBUZZ] = full + OVERFLOW,
 		.queue_full = OVERFLOW,
 	};
 	__u64 before, after, prev;
 	unsigned int i;
 
 	before = fbf_monotonic_ns();
-	for (i = 0; i < SMALL_QUEUE_SIZE + OVERFLOW; i++)
+	for (i = 0; i < full + OVERFLOW; i++)
 		run_fizzbuzz_frame(&s->small, i);
 	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	prev = before;
-	for (i = 0; i < SMALL_QUEUE_SIZE; i++)
+	for (i = 0; i < full; i++)
 		prev = assert_popped(&s->small, fizzbuzz_addr(i), FBF_FIZZBUZZ, prev, after);
 	assert_queue_empty(&s->small);
 }
@@ -423,9 +435,10 @@ static void test_full_queue_keeps_oldest_events_in_order(void **state)
 static void test_full_queue_accepts_push_after_pop(void **state)
 {
 	struct suite *s = require_program(state);
+	__u32 full = s->small.capacity;
 	struct fbf_counters want = {
-		.packets = SMALL_QUEUE_SIZE + 2,
-		.by_class[FBF_FIZZBUZZ] = SMALL_QUEUE_SIZE + 2,
+		.packets = full + 2,
+		.by_class[FBF_FIZZBUZZ] = full + 2,
 		.queue_full = 1,
 	};
 	__u64 before, after, prev;
@@ -433,16 +446,16 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 
 	before = fbf_monotonic_ns();
 	/* Fill the queue, and one more that is lost. */
-	for (i = 0; i <= SMALL_QUEUE_SIZE; i++)
+	for (i = 0; i <= full; i++)
 		run_fizzbuzz_frame(&s->small, i);
 	prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, before, fbf_monotonic_ns());
-	run_fizzbuzz_frame(&s->small, SMALL_QUEUE_SIZE + 1);
+	run_fizzbuzz_frame(&s->small, full + 1);
 	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
-	for (i = 1; i < SMALL_QUEUE_SIZE; i++)
+	for (i = 1; i < full; i++)
 		prev = assert_popped(&s->small, fizzbuzz_addr(i), FBF_FIZZBUZZ, prev, after);
-	assert_popped(&s->small, fizzbuzz_addr(SMALL_QUEUE_SIZE + 1), FBF_FIZZBUZZ, prev, after);
+	assert_popped(&s->small, fizzbuzz_addr(full + 1), FBF_FIZZBUZZ, prev, after);
 	assert_queue_empty(&s->small);
 }
 
@@ -452,9 +465,9 @@ static int suite_setup(void **state)
 
 	if (!s)
 		return -1;
-	s->load_err = bpf_fixture_load(&s->fx, FBF_DEFAULT_QUEUE_SIZE);
+	s->load_err = bpf_fixture_load(&s->fx, suite_transport, FBF_DEFAULT_QUEUE_SIZE);
 	if (!s->load_err)
-		s->load_err = bpf_fixture_load(&s->small, SMALL_QUEUE_SIZE);
+		s->load_err = bpf_fixture_load(&s->small, suite_transport, SMALL_QUEUE_SIZE);
 	if (bpf_fixture_unavailable(s->load_err))
 		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
 			strerror(-s->load_err));
@@ -517,5 +530,11 @@ int main(void)
 		xdp_test(test_full_queue_accepts_push_after_pop),
 	};
 
-	return cmocka_run_group_tests_name("xdp_prog", tests, suite_setup, suite_teardown);
+	int failed;
+
+	suite_transport = FBF_TRANSPORT_QUEUE;
+	failed = cmocka_run_group_tests_name("xdp_prog queue", tests, suite_setup, suite_teardown);
+	suite_transport = FBF_TRANSPORT_RINGBUF;
+	return failed + cmocka_run_group_tests_name("xdp_prog ringbuf", tests, suite_setup,
+						    suite_teardown);
 }
