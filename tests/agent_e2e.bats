@@ -191,6 +191,42 @@ teardown() { fbf_bats_teardown; }
 	[ "$ticks" -lt $((hz / 5)) ]
 }
 
+# Wake-ups are counted, not timed: the scheduler's count of the times each
+# thread was put on a CPU (schedstat's third field), summed over threads.
+agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 } END { print n }'; }
+
+@test "on the ring buffer an idle agent is never woken up, not even by a timer" {
+	local before after
+
+	fbf_agent_start "$OUT" "$ERR" --quiet --transport ringbuf
+	sleep 0.3
+	before=$(agent_wakeups)
+	sleep 1
+	after=$(agent_wakeups)
+	fbf_stop_agent INT
+	echo "woken $((after - before)) times in 1 s"
+	[ "$after" -eq "$before" ]
+}
+
+@test "--wakeup-batch: events the program does not wake the agent for are still printed" {
+	local i
+
+	fbf_agent_start "$OUT" "$ERR" --transport ringbuf --wakeup-batch 1000
+	[[ "$(cat "$ERR")" == *"wake-up every 1000 events"* ]]
+	# Five Fizz events through the agent's own program: none of them wakes it.
+	"$FBF_BUILD/bench/drain_rate" fill "$(fbf_attached_prog_id)" 5
+	for i in $(seq 100); do
+		[ "$(grep -c ' Fizz$' "$OUT")" -eq 5 ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c ' Fizz$' "$OUT")" -eq 5 ]
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" 5
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --transport queue --wakeup-batch 4
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--wakeup-batch applies to the ring buffer only"* ]]
+}
+
 @test "without bpffs the agent mounts it, says so and works" {
 	run fbf_in_srv unshare --mount --propagation private sh -c \
 		'umount /sys/fs/bpf 2>/dev/null; exec "$0" --iface "$1" --duration 0.5 --quiet' \
