@@ -2,16 +2,16 @@
 /*
  * The XDP program in the kernel, one frame shape at a time, through
  * BPF_PROG_TEST_RUN: mean ns per run for a frame of each class, a non-IPv4
- * frame and a VLAN frame, interleaved run by run with a bare XDP_PASS program
- * on the same frame, so each overhead comes from runs a few milliseconds
- * apart, and the ratio over all shapes together. Also the loaded program's
- * static figures. Prints raw samples as
- * "benchmark<TAB>measure<TAB>value" for bench/report.py.
+ * frame and a VLAN frame, on both transports (queue map and ring buffer),
+ * interleaved run by run with a bare XDP_PASS program on the same frame, so
+ * each overhead comes from runs a few milliseconds apart, and the ratio over
+ * all shapes together. Also each loaded program's static figures. Prints
+ * raw samples as "benchmark<TAB>measure<TAB>value" for bench/report.py.
  *
- * Queue state: every classifier run starts on an empty queue sized to hold
- * all of the run's pushes, so each push succeeds, none meets a full queue
- * (which would skip the copy and look cheaper), and the queue is drained,
- * untimed, after the run.
+ * Queue and ring state: every classifier run starts on an empty queue (or
+ * ring) sized to hold all of the run's events, so each push succeeds, none
+ * meets a full one (which would skip the copy and look cheaper), and it is
+ * drained, untimed, after the run.
  *
  *   kernel_test_run XDP_PASS_OBJ [ROUNDS [REPEAT]]
  */
@@ -52,16 +52,16 @@ static int drain_and_check(struct bpf_fixture *fx, const struct kernel_case *c, 
 	return bpf_fixture_reset(fx);
 }
 
-static int print_static_figures(int prog_fd)
+static int print_static_figures(int prog_fd, const char *name)
 {
 	struct prog_static_figures fig;
 	int err = prog_static_figures(prog_fd, &fig);
 
 	if (err)
 		return err;
-	printf("kernel/xdp_fizzbuzzfib\tverified-instructions\t%u\n", fig.verified_insns);
-	printf("kernel/xdp_fizzbuzzfib\ttranslated-instructions\t%u\n", fig.xlated_insns);
-	printf("kernel/xdp_fizzbuzzfib\tjited-bytes\t%u\n", fig.jited_bytes);
+	printf("kernel/%s\tverified-instructions\t%u\n", name, fig.verified_insns);
+	printf("kernel/%s\ttranslated-instructions\t%u\n", name, fig.xlated_insns);
+	printf("kernel/%s\tjited-bytes\t%u\n", name, fig.jited_bytes);
 	return 0;
 }
 
@@ -121,98 +121,119 @@ static double trimmed_mean(double *v, int n)
 }
 
 /* The classifier's overhead over XDP_PASS from the rounds' samples of one shape. */
-static void print_overhead(const char *name, double *fbf, double *pass, int rounds)
+static void print_overhead(const char *name, const char *suffix, double *fbf, double *pass,
+			   int rounds)
 {
 	double fbf_mean = trimmed_mean(fbf, rounds), pass_mean = trimmed_mean(pass, rounds);
 
-	printf("kernel/%s/overhead\tlatency\t%.3f\n", name, fbf_mean - pass_mean);
-	printf("kernel/%s/overhead\tratio\t%.4f\n", name, fbf_mean / pass_mean);
+	printf("kernel/%s/overhead%s\tlatency\t%.3f\n", name, suffix, fbf_mean - pass_mean);
+	printf("kernel/%s/overhead%s\tratio\t%.4f\n", name, suffix, fbf_mean / pass_mean);
 }
+
+/*
+ * The programs timed side by side: bare XDP_PASS, then the classifier on
+ * each transport. The queue's names are those from before the ring buffer,
+ * so their history goes on.
+ */
+enum arm { ARM_PASS, ARM_QUEUE, ARM_RING, NR_ARMS };
+
+static const char *const arm_name[NR_ARMS] = {
+	[ARM_PASS] = "xdp_pass",
+	[ARM_QUEUE] = "xdp_fizzbuzzfib",
+	[ARM_RING] = "xdp_fizzbuzzfib-ringbuf",
+};
+static const char *const arm_suffix[NR_ARMS] = { [ARM_RING] = "-ringbuf" };
 
 int main(int argc, char **argv)
 {
 	struct kernel_case cases[KERNEL_CASES_MAX];
 	struct bpf_object *pass_obj = NULL;
-	struct bpf_fixture fx = {};
+	struct bpf_fixture fx[NR_ARMS] = {};
 	int rounds = argc > 2 ? atoi(argv[2]) : DEFAULT_ROUNDS;
 	int repeat = argc > 3 ? atoi(argv[3]) : DEFAULT_REPEAT;
 	bool progress = isatty(STDERR_FILENO) && !getenv("CI");
 	size_t nr_cases = kernel_cases_build(cases);
-	/* Samples by shape, then round; the last row sums all shapes. */
-	double *fbf = NULL, *pass = NULL;
-	int pass_fd, err, ret = 1;
+	/* Samples by arm, then shape, then round; the last shape row sums all shapes. */
+	double *ns[NR_ARMS] = {};
+	int prog_fd[NR_ARMS];
+	int a, err, ret = 1;
 
 	if (argc < 2 || rounds < 1 || repeat < 1) {
 		fprintf(stderr, "usage: kernel_test_run XDP_PASS_OBJ [ROUNDS [REPEAT]]\n");
 		return 2;
 	}
-	fbf = calloc((nr_cases + 1) * rounds, sizeof(*fbf));
-	pass = calloc((nr_cases + 1) * rounds, sizeof(*pass));
-	if (!fbf || !pass) {
-		fprintf(stderr, "kernel_test_run: out of memory for %d rounds\n", rounds);
-		goto out;
+	for (a = 0; a < NR_ARMS; a++) {
+		ns[a] = calloc((nr_cases + 1) * rounds, sizeof(double));
+		if (!ns[a]) {
+			fprintf(stderr, "kernel_test_run: out of memory for %d rounds\n", rounds);
+			goto out;
+		}
 	}
 	libbpf_set_print(NULL);
-	err = bpf_fixture_load(&fx, FBF_TRANSPORT_QUEUE, repeat);
-	if (err) {
-		fprintf(stderr, "kernel_test_run: loading xdp_fizzbuzzfib: %s%s\n", strerror(-err),
-			bpf_fixture_unavailable(err) ? " (run as root)" : "");
-		goto out;
+	for (a = ARM_QUEUE; a < NR_ARMS; a++) {
+		err = bpf_fixture_load(&fx[a], a == ARM_RING ? FBF_TRANSPORT_RINGBUF :
+				       FBF_TRANSPORT_QUEUE, repeat);
+		if (err) {
+			fprintf(stderr, "kernel_test_run: loading %s: %s%s\n", arm_name[a],
+				strerror(-err), bpf_fixture_unavailable(err) ? " (run as root)" : "");
+			goto out;
+		}
+		prog_fd[a] = fx[a].prog_fd;
+		err = print_static_figures(prog_fd[a], arm_name[a]);
+		if (err) {
+			fprintf(stderr, "kernel_test_run: reading %s's info: %s\n", arm_name[a],
+				strerror(-err));
+			goto out;
+		}
 	}
-	pass_fd = load_pass(argv[1], &pass_obj);
-	if (pass_fd < 0) {
-		fprintf(stderr, "kernel_test_run: loading %s: %s\n", argv[1], strerror(-pass_fd));
-		goto out;
-	}
-	err = print_static_figures(fx.prog_fd);
-	if (err) {
-		fprintf(stderr, "kernel_test_run: reading the program's info: %s\n",
-			strerror(-err));
+	prog_fd[ARM_PASS] = load_pass(argv[1], &pass_obj);
+	if (prog_fd[ARM_PASS] < 0) {
+		fprintf(stderr, "kernel_test_run: loading %s: %s\n", argv[1],
+			strerror(-prog_fd[ARM_PASS]));
 		goto out;
 	}
 
 	for (int round = 0; round < rounds; round++) {
-		double *fbf_all = &fbf[nr_cases * rounds + round];
-		double *pass_all = &pass[nr_cases * rounds + round];
-
 		for (size_t i = 0; i < nr_cases; i++) {
 			const struct kernel_case *c = &cases[i];
-			double *pass_ns = &pass[i * rounds + round];
-			double *fbf_ns = &fbf[i * rounds + round];
 
-			/* Alternate which goes first, so neither always runs on a warmer cache. */
-			if (round % 2 == 0)
-				err = kernel_case_time(pass_fd, c, repeat, pass_ns) ?:
-				      kernel_case_time(fx.prog_fd, c, repeat, fbf_ns);
-			else
-				err = kernel_case_time(fx.prog_fd, c, repeat, fbf_ns) ?:
-				      kernel_case_time(pass_fd, c, repeat, pass_ns);
-			err = err ?: drain_and_check(&fx, c, repeat);
-			if (err) {
-				fprintf(stderr, "kernel_test_run: %s: %s\n", c->name,
-					strerror(-err));
-				goto out;
+			/* Rotate which goes first, so none always runs on a warmer cache. */
+			for (int k = 0; k < NR_ARMS; k++) {
+				a = (round + k) % NR_ARMS;
+				err = kernel_case_time(prog_fd[a], c, repeat,
+						       &ns[a][i * rounds + round]);
+				if (!err && a != ARM_PASS)
+					err = drain_and_check(&fx[a], c, repeat);
+				if (err) {
+					fprintf(stderr, "kernel_test_run: %s on %s: %s\n",
+						c->name, arm_name[a], strerror(-err));
+					goto out;
+				}
 			}
-			printf("kernel/%s/xdp_pass\tlatency\t%.0f\n", c->name, *pass_ns);
-			printf("kernel/%s/xdp_fizzbuzzfib\tlatency\t%.0f\n", c->name, *fbf_ns);
-			*pass_all += *pass_ns;
-			*fbf_all += *fbf_ns;
+			for (a = 0; a < NR_ARMS; a++) {
+				printf("kernel/%s/%s\tlatency\t%.0f\n", c->name, arm_name[a],
+				       ns[a][i * rounds + round]);
+				ns[a][nr_cases * rounds + round] += ns[a][i * rounds + round];
+			}
 		}
 		if (progress)
 			fprintf(stderr, "\rkernel_test_run: round %d/%d", round + 1, rounds);
 	}
 	if (progress)
 		fprintf(stderr, "\n");
-	for (size_t i = 0; i < nr_cases; i++)
-		print_overhead(cases[i].name, &fbf[i * rounds], &pass[i * rounds], rounds);
-	/* One figure for the whole mix of frame shapes. */
-	print_overhead("all", &fbf[nr_cases * rounds], &pass[nr_cases * rounds], rounds);
-	warn_if_stats_were_on(fx.prog_fd);
+	/* The last shape row is the whole mix of frame shapes. */
+	for (size_t i = 0; i <= nr_cases; i++)
+		for (a = ARM_QUEUE; a < NR_ARMS; a++)
+			print_overhead(i < nr_cases ? cases[i].name : "all", arm_suffix[a] ?: "",
+				       &ns[a][i * rounds], &ns[ARM_PASS][i * rounds], rounds);
+	for (a = ARM_QUEUE; a < NR_ARMS; a++)
+		warn_if_stats_were_on(prog_fd[a]);
 	ret = 0;
 out:
-	free(fbf);
-	free(pass);
+	for (a = 0; a < NR_ARMS; a++) {
+		free(ns[a]);
+		bpf_fixture_destroy(&fx[a]);
+	}
 	bpf_object__close(pass_obj);
-	bpf_fixture_destroy(&fx);
 	return ret;
 }
