@@ -9,8 +9,8 @@
  *   drain_rate fill PROG_ID EVENTS     fill the queue or ring of program PROG_ID
  *   drain_rate wait PROG_ID PID        continue process PID (SIGCONT) and print the
  *                                      seconds until that queue or ring is empty
- *   drain_rate raw EVENTS              a program of our own: fill its queue, pop it
- *                                      all in a bare loop and print the seconds
+ *   drain_rate raw EVENTS [TRANSPORT]  a program of our own: fill its queue (or ring),
+ *                                      take it all in a bare loop, print the seconds
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
@@ -142,21 +143,45 @@ static double pop_all(int events_fd, __u64 *popped)
 	return now_s() - start;
 }
 
-static int raw(__u32 events)
+static int count_event(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	(*(__u64 *)ctx)++;
+	return 0;
+}
+
+/* libbpf's reader with a callback that only counts: the floor of any ring consumer. */
+static double read_all(int events_fd, __u64 *popped)
+{
+	struct ring_buffer *ring = ring_buffer__new(events_fd, count_event, popped, NULL);
+	double start = now_s(), seconds;
+
+	if (!ring || ring_buffer__consume(ring) < 0)
+		*popped = 0;
+	seconds = now_s() - start;
+	ring_buffer__free(ring);
+	return seconds;
+}
+
+static int raw(__u32 events, enum fbf_transport transport)
 {
 	struct bpf_fixture fx = {};
 	__u64 popped = 0;
 	double seconds;
 	int err;
 
-	err = bpf_fixture_load(&fx, FBF_TRANSPORT_QUEUE, events) ?: fill(fx.prog_fd, events);
+	err = bpf_fixture_load(&fx, transport, events) ?: fill(fx.prog_fd, events);
 	if (err) {
-		fprintf(stderr, "drain_rate: loading and filling a queue of %u: %s\n", events,
-			strerror(-err));
+		fprintf(stderr, "drain_rate: loading and filling a %s of %u: %s\n",
+			fbf_transport_name(transport), events, strerror(-err));
 		bpf_fixture_destroy(&fx);
 		return 1;
 	}
-	seconds = pop_all(fx.events_fd, &popped);
+	if (transport == FBF_TRANSPORT_RINGBUF)
+		seconds = read_all(fx.events_fd, &popped);
+	else
+		seconds = pop_all(fx.events_fd, &popped);
 	bpf_fixture_destroy(&fx);
 	printf("seconds=%.6f events=%llu\n", seconds, (unsigned long long)popped);
 	return 0;
@@ -167,11 +192,14 @@ int main(int argc, char **argv)
 	int prog_fd, events_fd, err;
 	__u32 type = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "raw"))
-		return raw(strtoul(argv[2], NULL, 10));
+	enum fbf_transport transport = FBF_TRANSPORT_QUEUE;
+
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "raw") &&
+	    (argc == 3 || !fbf_transport_parse(argv[3], &transport)))
+		return raw(strtoul(argv[2], NULL, 10), transport);
 	if (argc != 4 || (strcmp(argv[1], "fill") && strcmp(argv[1], "wait"))) {
 		fprintf(stderr, "usage: drain_rate fill PROG_ID EVENTS | wait PROG_ID PID | "
-			"raw EVENTS\n");
+			"raw EVENTS [queue|ringbuf]\n");
 		return 2;
 	}
 	prog_fd = fbf_prog_fd_from_arg("drain_rate", argv[2]);
