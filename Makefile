@@ -193,7 +193,7 @@ bench: bench-micro bench-macro
 bench-micro: deps $(BENCH_PROGS)
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/micro.sh
 
-bench-macro: deps all
+bench-macro: deps all $(OUTPUT)/stress/rawflood
 	$(Q)FBF_BUILD=$(abspath $(OUTPUT)) bench/macro.sh
 
 # The regression gate, this tree against the base, and moving the base.

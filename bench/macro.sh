@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make bench-macro: the XDP program in the kernel, per frame shape through
-# BPF_PROG_TEST_RUN and under live HTTP traffic on a veth pair, and the
-# agent's drain rate. Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
+# BPF_PROG_TEST_RUN and under live HTTP traffic and raw floods on a veth
+# pair, and the agent's drain rate and idle cost, on both event transports
+# (queue map and ring buffer) side by side. Tables on stdout; BMF files in
+# $FBF_RESULTS. Needs root.
 set -euo pipefail
 
 build=${FBF_BUILD:?FBF_BUILD is set by make}
@@ -15,18 +17,20 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-echo "== macro: in the kernel per frame shape (BPF_PROG_TEST_RUN, interleaved with XDP_PASS) =="
+echo "== macro: in the kernel per frame shape and transport (test_run, interleaved with XDP_PASS) =="
 "$build/bench/kernel_test_run" "$build/xdp_pass.bpf.o" "${FBF_KERNEL_ROUNDS:-10}" \
 	"${FBF_KERNEL_REPEAT:-100000}" >"$results/kernel.tsv"
 bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json"
 
 echo
-echo "== macro: live HTTP traffic through a veth pair (bpf_stats run_time_ns / run_cnt) =="
-bench/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" >"$results/live.tsv"
+echo "== macro: live HTTP traffic and raw floods from 1 and 2 CPUs through a veth pair, per transport =="
+echo "   (bpf_stats run_time_ns / run_cnt; event age from the agent's --json; events lost)"
+bench/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" \
+	"${FBF_FLOOD_SECONDS:-2}" >"$results/live.tsv"
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
 
 echo
-echo "== macro: how fast the agent drains a full queue, against a bare pop loop =="
+echo "== macro: how fast the agent drains a full queue or ring, against bare loops; idle cost =="
 bench/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000}" >"$results/drain.tsv"
 bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
 

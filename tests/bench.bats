@@ -63,6 +63,7 @@ check_bmf()
 	"$FBF_BUILD/bench/kernel_test_run" "$FBF_BUILD/xdp_pass.bpf.o" 2 10000 >"$RESULTS/k.tsv"
 	bench/report.py samples "$RESULTS/k.tsv" "$RESULTS/kernel.bmf.json"
 	check_bmf "$RESULTS/kernel.bmf.json" kernel/xdp_fizzbuzzfib kernel/all/overhead \
+		kernel/xdp_fizzbuzzfib-ringbuf kernel/all/overhead-ringbuf \
 		kernel/ipv4-none/overhead kernel/ipv4-fizz/overhead kernel/ipv4-buzz/overhead \
 		kernel/ipv4-fizzbuzz/overhead kernel/ipv4-fibonacci/overhead \
 		kernel/vlan-ipv4-fizz/overhead kernel/ipv6/overhead

@@ -59,7 +59,7 @@ fbf_in_cli() { nsenter --net="/run/netns/$FBF_NS_CLI" "$@"; }
 # fbf_net_up DIR: build the network; DIR holds the server's log.
 fbf_net_up()
 {
-	local dir=$1 tag addr i
+	local dir=$1 tag addr i q
 
 	tag=$(printf '%x%x' $$ $((RANDOM % 256)))
 	FBF_NS_CLI=fbf-$tag-cli
@@ -71,8 +71,11 @@ fbf_net_up()
 
 	ip netns add "$FBF_NS_CLI" || return 1
 	ip netns add "$FBF_NS_SRV" || return 1
-	ip link add "$FBF_VETH_CLI" netns "$FBF_NS_CLI" type veth \
-		peer name "$FBF_VETH_SRV" netns "$FBF_NS_SRV" || return 1
+	# FBF_VETH_QUEUES > 1: traffic sent from several CPUs reaches XDP on each of them.
+	q=${FBF_VETH_QUEUES:-1}
+	ip link add "$FBF_VETH_CLI" netns "$FBF_NS_CLI" numtxqueues "$q" numrxqueues "$q" \
+		type veth peer name "$FBF_VETH_SRV" netns "$FBF_NS_SRV" numtxqueues "$q" \
+		numrxqueues "$q" || return 1
 	for addr in "${FBF_SOURCES[@]}"; do
 		ip -n "$FBF_NS_CLI" addr add "$addr/24" dev "$FBF_VETH_CLI" || return 1
 	done

@@ -9,10 +9,14 @@
 #      start that must recover; at the end no program is on the interface
 #      and bpffs holds no pin for it.
 #   2. FLOOD_SECONDS of HTTP at high concurrency from many sources plus raw
-#      frames: the agent keeps running, its memory stays flat, and
-#      produced = delivered + lost exactly.
+#      frames, once per transport (queue map, then ring buffer): the agent
+#      keeps running, its memory stays flat, and produced = delivered + lost
+#      exactly.
 #
-# FBF_STRESS_SEED=N replays the random moments of a run.
+# FBF_STRESS_SEED=N replays the random moments of a run. TRANSPORTS="queue"
+# floods one transport only; FLOOD_QUEUE_SIZE=N gives the agent --queue-size N
+# (default: the agent's own default). With FBF_FLOOD_RESULTS=FILE, each flood's events
+# lost and drain rate go to FILE as samples for bench/report.py.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/netns.bash"
@@ -81,7 +85,7 @@ wait_attached()
 	local i
 
 	for i in $(seq 100); do
-		grep -q attached "$1" && return 0
+		grep -qs attached "$1" && return 0
 		kill -0 "$AGENT_PID" 2>/dev/null || return 1
 		sleep 0.05
 	done
@@ -145,67 +149,87 @@ for d in $(seq 41 239); do
 	echo "addr add $FBF_SUBNET.$d/24 dev $FBF_VETH_CLI"
 done | ip -n "$FBF_NS_CLI" -batch -
 
-err=$WORK/flood.err
-lines=$WORK/flood.lines
-mkfifo "$WORK/flood.out"
-wc -l <"$WORK/flood.out" >"$lines" &
-counter=$!
-nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" \
-	>"$WORK/flood.out" 2>"$err" &
-AGENT_PID=$!
-wait_attached "$err" || fail "flood: the agent did not attach: $(cat "$err")"
+# flood TRANSPORT: the agent on TRANSPORT through the whole flood.
+flood()
+{
+	local err=$WORK/flood.err lines=$WORK/flood.lines counter http raw status s
+	local seconds packets produced delivered full busy printed raw_sent steady min max
+	local rss=()
 
-fbf_in_cli "$TRAFFICGEN" --url "$FBF_URL" --source "$(fbf_source_list),$FLOOD_HTTP_SOURCES" \
-	--duration "$FLOOD_SECONDS" --concurrency 256 --timeout-ms 2000 --quiet \
-	>"$WORK/http.out" 2>"$WORK/http.err" &
-http=$!
-fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$FLOOD_SECONDS" "$FLOOD_RAW_FIRST" \
-	"$FLOOD_RAW_COUNT" "$FBF_SERVER" >"$WORK/raw.out" 2>"$WORK/raw.err" &
-raw=$!
+	rm -f "$WORK/flood.out"
+	mkfifo "$WORK/flood.out"
+	wc -l <"$WORK/flood.out" >"$lines" &
+	counter=$!
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" --transport "$1" \
+		${FLOOD_QUEUE_SIZE:+--queue-size "$FLOOD_QUEUE_SIZE"} >"$WORK/flood.out" 2>"$err" &
+	AGENT_PID=$!
+	wait_attached "$err" || fail "flood ($1): the agent did not attach: $(cat "$err")"
 
-rss=()
-for s in $(seq "$FLOOD_SECONDS"); do
-	sleep 1
-	kill -0 "$AGENT_PID" 2>/dev/null || fail "flood: the agent died after $s s: $(cat "$err")"
-	rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status")")
+	fbf_in_cli "$TRAFFICGEN" --url "$FBF_URL" --source "$(fbf_source_list),$FLOOD_HTTP_SOURCES" \
+		--duration "$FLOOD_SECONDS" --concurrency 256 --timeout-ms 2000 --quiet \
+		>"$WORK/http.out" 2>"$WORK/http.err" &
+	http=$!
+	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$FLOOD_SECONDS" "$FLOOD_RAW_FIRST" \
+		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >"$WORK/raw.out" 2>"$WORK/raw.err" &
+	raw=$!
+
+	rss=()
+	for s in $(seq "$FLOOD_SECONDS"); do
+		sleep 1
+		kill -0 "$AGENT_PID" 2>/dev/null ||
+			fail "flood ($1): the agent died after $s s: $(cat "$err")"
+		rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status")")
+	done
+	wait "$raw" || fail "flood ($1): rawflood failed: $(cat "$WORK/raw.err")"
+	wait "$http" ||
+		echo "stress: note ($1): trafficgen reported failures: $(head -c 300 "$WORK/http.err")"
+	kill -INT "$AGENT_PID"
+	status=0
+	wait "$AGENT_PID" || status=$?
+	AGENT_PID=
+	wait "$counter"
+	[ "$status" -eq 0 ] || fail "flood ($1): the agent exited $status: $(cat "$err")"
+
+	v() { fbf_summary_value "$err" "$1"; }
+	seconds=$(v seconds)
+	packets=$(v packets)
+	produced=$(v produced)
+	delivered=$(v delivered)
+	full=$(v lost_queue_full)
+	busy=$(v lost_queue_busy)
+	printed=$(cat "$lines")
+	raw_sent=$(cat "$WORK/raw.out")
+
+	[ "$produced" -eq $((delivered + full + busy)) ] ||
+		fail "flood ($1): produced $produced != delivered $delivered + lost $((full + busy))"
+	[ "$printed" -eq "$delivered" ] ||
+		fail "flood ($1): $printed lines printed, $delivered delivered"
+	[ "$packets" -ge "$raw_sent" ] || fail "flood ($1): $raw_sent raw frames sent, XDP saw $packets"
+
+	# Flat memory: after a 5 s warm-up, VmRSS moves by less than RSS_SLACK_KB.
+	steady=("${rss[@]:5}")
+	min=$(printf '%s\n' "${steady[@]}" | sort -n | head -n 1)
+	max=$(printf '%s\n' "${steady[@]}" | sort -n | tail -n 1)
+	echo "stress: VmRSS samples (kB): ${rss[*]}"
+	[ $((max - min)) -lt "$RSS_SLACK_KB" ] || fail "flood ($1): VmRSS grew from $min to $max kB"
+
+	awk -v t="$1" -v s="$seconds" -v p="$packets" -v raw="$raw_sent" -v pr="$produced" \
+		-v d="$delivered" -v l="$((full + busy))" -v http="$(cat "$WORK/http.out")" 'BEGIN {
+		printf "stress: %s flood %.1f s: offered %.0f frames/s (raw %.0f/s), events %.0f/s\n",
+			t, s, p / s, raw / s, pr / s
+		printf "stress: drained %.0f events/s; lost %d of %d events (%.2f%%)\n",
+			d / s, l, pr, pr ? 100 * l / pr : 0
+		printf "stress: produced %d = delivered %d + lost %d; http: %s\n", pr, d, l, http
+	}'
+	[ -z "${FBF_FLOOD_RESULTS:-}" ] || awk -v t="$1" -v pr="$produced" -v d="$delivered" \
+		-v l="$((full + busy))" -v s="$seconds" 'BEGIN {
+		n = t == "queue" ? "" : "/" t
+		printf "stress/flood%s\tlost-percent\t%.4f\n", n, pr ? 100 * l / pr : 0
+		printf "stress/flood%s\tlost\t%d\n", n, l
+		printf "stress/flood%s\tthroughput\t%.0f\n", n, d / s }' >>"$FBF_FLOOD_RESULTS"
+}
+
+for transport in ${TRANSPORTS:-queue ringbuf}; do
+	flood "$transport"
 done
-wait "$raw" || fail "flood: rawflood failed: $(cat "$WORK/raw.err")"
-wait "$http" || echo "stress: note: trafficgen reported failures: $(head -c 300 "$WORK/http.err")"
-kill -INT "$AGENT_PID"
-status=0
-wait "$AGENT_PID" || status=$?
-AGENT_PID=
-wait "$counter"
-[ "$status" -eq 0 ] || fail "flood: the agent exited $status: $(cat "$err")"
-
-v() { fbf_summary_value "$err" "$1"; }
-seconds=$(v seconds)
-packets=$(v packets)
-produced=$(v produced)
-delivered=$(v delivered)
-full=$(v lost_queue_full)
-busy=$(v lost_queue_busy)
-printed=$(cat "$lines")
-raw_sent=$(cat "$WORK/raw.out")
-
-[ "$produced" -eq $((delivered + full + busy)) ] ||
-	fail "flood: produced $produced != delivered $delivered + lost $((full + busy))"
-[ "$printed" -eq "$delivered" ] || fail "flood: $printed lines printed, $delivered delivered"
-[ "$packets" -ge "$raw_sent" ] || fail "flood: $raw_sent raw frames sent, XDP saw $packets"
-
-# Flat memory: after a 5 s warm-up, VmRSS moves by less than RSS_SLACK_KB.
-steady=("${rss[@]:5}")
-min=$(printf '%s\n' "${steady[@]}" | sort -n | head -n 1)
-max=$(printf '%s\n' "${steady[@]}" | sort -n | tail -n 1)
-echo "stress: VmRSS samples (kB): ${rss[*]}"
-[ $((max - min)) -lt "$RSS_SLACK_KB" ] || fail "flood: VmRSS grew from $min to $max kB"
-
-awk -v s="$seconds" -v p="$packets" -v raw="$raw_sent" -v pr="$produced" -v d="$delivered" \
-	-v l="$((full + busy))" -v http="$(cat "$WORK/http.out")" 'BEGIN {
-	printf "stress: flood %.1f s: offered %.0f frames/s (raw %.0f/s), events %.0f/s\n",
-		s, p / s, raw / s, pr / s
-	printf "stress: drained %.0f events/s; lost %d of %d events (%.2f%%)\n",
-		d / s, l, pr, pr ? 100 * l / pr : 0
-	printf "stress: produced %d = delivered %d + lost %d; http: %s\n", pr, d, l, http
-}'
 echo "stress: PASS"
