@@ -266,6 +266,7 @@ int main(int argc, char **argv)
 	if (!ret && metrics_fd >= 0) {
 		struct metrics_source src = {
 			.device = opts.iface,
+			.transport = fbf_transport_name(spec.transport),
 			.mode = run.mode,
 			.counters_fd = attachment_counters_fd(&att),
 			.prog_fd = attachment_prog_fd(&att),

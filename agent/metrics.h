@@ -57,6 +57,7 @@ struct metrics_server;
 /* What a scrape reads. The pointers stay valid until metrics_stop(). */
 struct metrics_source {
 	const char *device;
+	const char *transport;	/* "queue" or "ringbuf" */
 	const char *mode;
 	int counters_fd;
 	int prog_fd;

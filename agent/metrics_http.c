@@ -46,7 +46,7 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 	int i;
 
 	*s = (struct metrics_snapshot){
-		.device = src->device, .version = FBF_VERSION, .transport = "queue",
+		.device = src->device, .version = FBF_VERSION, .transport = src->transport,
 		.mode = src->mode,
 	};
 	/* Delivered first: every event delivered was produced before it, so never more. */

@@ -46,6 +46,9 @@ EXACT = [
     ("kernel/xdp_fizzbuzzfib", "verified-instructions"),
     ("kernel/xdp_fizzbuzzfib", "translated-instructions"),
     ("kernel/xdp_fizzbuzzfib", "jited-bytes"),
+    ("kernel/xdp_fizzbuzzfib-ringbuf", "verified-instructions"),
+    ("kernel/xdp_fizzbuzzfib-ringbuf", "translated-instructions"),
+    ("kernel/xdp_fizzbuzzfib-ringbuf", "jited-bytes"),
 ]
 
 # Timing measures: (benchmark, measure, which way is worse, floor %, absolute floor).
@@ -68,6 +71,12 @@ TIMING = [
     ("agent/drain/json", "throughput", "lower", 12.0, 0.0),
     ("agent/idle", "wakeups", "higher", 20.0, 5.0),
     ("agent/idle", "cpu-percent", "higher", 50.0, 0.05),
+    ("kernel/all/ringbuf", "latency", "higher", 5.0, 0.0),
+    ("agent/drain/quiet/ringbuf", "throughput", "lower", 12.0, 0.0),
+    ("agent/drain/text/ringbuf", "throughput", "lower", 12.0, 0.0),
+    ("agent/drain/json/ringbuf", "throughput", "lower", 12.0, 0.0),
+    ("agent/idle/ringbuf", "wakeups", "higher", 20.0, 5.0),
+    ("agent/idle/ringbuf", "cpu-percent", "higher", 50.0, 0.05),
 ]
 
 BOOTSTRAP_RESAMPLES = 2000

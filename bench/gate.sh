@@ -7,20 +7,22 @@
 # on this machine, with this run's tools, and lets bench/gate.py judge:
 #
 #   exact   callgrind counts of the classifier; verified and translated
-#           instructions and JIT bytes of both programs loaded into this
-#           kernel: any rise fails
+#           instructions and JIT bytes of both programs, on both transports,
+#           loaded into this kernel: any rise fails
 #   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
 #           same frames; both agents drain the same pre-filled queue in turn,
-#           for --quiet, text and --json, and idle in turn; a second copy of
-#           the base (A/A) says how far this run's noise reaches
+#           for --quiet, text and --json, and idle in turn; the same again
+#           on the ring buffer; a second copy of the base (A/A) says how far
+#           this run's noise reaches
 #
 # make bench-baseline: record HEAD as the base, and why.
 #
 #   gate.sh check            base: BASE, or the one bench/baseline.json names
 #   gate.sh baseline WHY     write bench/baseline.json: base = HEAD, and WHY
 #
-# The base's Makefile must build build/agent, build/fizzbuzzfib.bpf.o and
-# build/bench/micro_count: the three things measured. Needs root.
+# The base's Makefile must build build/agent (with --transport ringbuf),
+# build/fizzbuzzfib.bpf.o, build/fizzbuzzfib_ringbuf.bpf.o and
+# build/bench/micro_count: the things measured. Needs root.
 set -euo pipefail
 
 build=${FBF_BUILD:-}
@@ -63,8 +65,9 @@ build_base()
 			die "cannot check out the base $sha into $base_src"
 	fi
 	echo "gate: base $(git log -1 --format='%h %s' "$sha")"
-	make -C "$base_src" build/agent build/fizzbuzzfib.bpf.o build/bench/micro_count \
-		>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "the base $sha does not build: see $log"; }
+	make -C "$base_src" build/agent build/fizzbuzzfib.bpf.o build/fizzbuzzfib_ringbuf.bpf.o \
+		build/bench/micro_count >"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; die "the base $sha does not build: see $log"; }
 }
 
 # A drain long enough to time well and short enough to repeat: about a fifth of a
@@ -86,16 +89,27 @@ measure_exact()
 
 measure_kernel()
 {
-	"$build/bench/gate_kernel" "$kernel_rounds" "$kernel_repeat" \
-		base="$base_src/build/fizzbuzzfib.bpf.o" \
-		base-again="$base_src/build/fizzbuzzfib.bpf.o" \
-		candidate="$build/fizzbuzzfib.bpf.o" >"$results/kernel$1.tsv"
+	local object
+
+	: >"$results/kernel$1.tsv"
+	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
+		"$build/bench/gate_kernel" "$kernel_rounds" "$kernel_repeat" \
+			base="$base_src/build/$object.bpf.o" \
+			base-again="$base_src/build/$object.bpf.o" \
+			candidate="$build/$object.bpf.o" >>"$results/kernel$1.tsv"
+	done
 }
 
+# The agents on the queue, then on the ring buffer (benchmarks named .../ringbuf).
 measure_agent()
 {
-	bench/agent_rates.sh "$agent_rounds" "$events" base="$base_src/build/agent" \
-		base-again="$base_src/build/agent" candidate="$build/agent" >"$results/agent$1.tsv"
+	local b=$base_src/build/agent c=$build/agent
+
+	bench/agent_rates.sh "$agent_rounds" "$events" base="$b" base-again="$b" \
+		candidate="$c" >"$results/agent$1.tsv"
+	bench/agent_rates.sh "$agent_rounds" "$events" base="$b,--transport,ringbuf" \
+		base-again="$b,--transport,ringbuf" candidate="$c,--transport,ringbuf" |
+		awk -F'\t' -v OFS='\t' '{ $2 = $2 "/ringbuf"; print }' >>"$results/agent$1.tsv"
 }
 
 # judge SUFFIX: gate.py on the exact counts and one set of timing samples.

@@ -17,9 +17,10 @@
  * round's sum over all shapes as kernel/all.
  *
  * The program comes from an object file, not from a skeleton, so a base built
- * from another revision is measured by this same tool. Its queue is sized to
- * hold a whole run's pushes and emptied, untimed, after each run: a push into
- * a full queue skips the copy and would look cheaper.
+ * from another revision is measured by this same tool. Its queue (or ring
+ * buffer) is sized to hold a whole run's events and emptied, untimed, after
+ * each run: a push into a full queue skips the copy and would look cheaper.
+ * Objects built for the ring buffer are named so: kernel/all/ringbuf.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "fizzbuzzfib.h"
+#include "fbf_object.h"
 #include "kernel_cases.h"
 
 #define PROG_NAME "xdp_fizzbuzzfib"
@@ -40,8 +42,18 @@ struct arm {
 	struct bpf_object *obj;
 	int prog_fd;
 	int queue_fd;
+	struct ring_buffer *ring;	/* a ring buffer object's reader, NULL for a queue */
+	__u64 taken;			/* events the reader took */
 	double all_ns;	/* this round's sum over the shapes */
 };
+
+static int count_event(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	((struct arm *)ctx)->taken++;
+	return 0;
+}
 
 static int arm_load(struct arm *arm, __u32 queue_size)
 {
@@ -55,6 +67,9 @@ static int arm_load(struct arm *arm, __u32 queue_size)
 		if (bpf_map__type(map) == BPF_MAP_TYPE_QUEUE &&
 		    bpf_map__set_max_entries(map, queue_size))
 			return -EINVAL;
+		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF &&
+		    bpf_map__set_max_entries(map, fbf_ring_bytes(queue_size)))
+			return -EINVAL;
 	}
 	prog = bpf_object__find_program_by_name(arm->obj, PROG_NAME);
 	if (!prog)
@@ -66,20 +81,38 @@ static int arm_load(struct arm *arm, __u32 queue_size)
 	bpf_object__for_each_map(map, arm->obj) {
 		if (bpf_map__type(map) == BPF_MAP_TYPE_QUEUE)
 			arm->queue_fd = bpf_map__fd(map);
+		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
+			arm->ring = ring_buffer__new(bpf_map__fd(map), count_event, arm, NULL);
+			if (!arm->ring)
+				return -errno;
+		}
 	}
-	return arm->queue_fd < 0 ? -ENOENT : 0;
+	return arm->queue_fd < 0 && !arm->ring ? -ENOENT : 0;
 }
 
-/* Empty the arm's queue; a run pushes for every repetition or for none. */
-static int arm_drain(const struct arm *arm, const struct kernel_case *c, int repeat)
+/* What the arm's benchmarks are named after: "" for a queue, "/ringbuf" for a ring. */
+static const char *arm_suffix(const struct arm *arm)
+{
+	return arm->ring ? "/ringbuf" : "";
+}
+
+/* Empty the arm's queue or ring; a run sends an event for every repetition or for none. */
+static int arm_drain(struct arm *arm, const struct kernel_case *c, int repeat)
 {
 	struct fbf_event ev;
 	int popped = 0;
 
-	while (!bpf_map_lookup_and_delete_elem(arm->queue_fd, NULL, &ev))
-		popped++;
-	if (errno != ENOENT)
-		return -errno;
+	if (arm->ring) {
+		arm->taken = 0;
+		if (ring_buffer__consume(arm->ring) < 0)
+			return -errno;
+		popped = arm->taken;
+	} else {
+		while (!bpf_map_lookup_and_delete_elem(arm->queue_fd, NULL, &ev))
+			popped++;
+		if (errno != ENOENT)
+			return -errno;
+	}
 	if (popped && popped != repeat) {
 		fprintf(stderr, "gate_kernel: %s: %s: %d events for %d runs: the queue skewed "
 			"the run\n", arm->name, c->name, popped, repeat);
@@ -90,16 +123,17 @@ static int arm_drain(const struct arm *arm, const struct kernel_case *c, int rep
 
 static int print_static_figures(const struct arm *arm)
 {
+	const char *name = arm->ring ? "xdp_fizzbuzzfib-ringbuf" : "xdp_fizzbuzzfib";
 	struct prog_static_figures fig;
 	int err = prog_static_figures(arm->prog_fd, &fig);
 
 	if (err)
 		return err;
-	printf("%s\tkernel/xdp_fizzbuzzfib\tverified-instructions\t%u\n", arm->name,
+	printf("%s\tkernel/%s\tverified-instructions\t%u\n", arm->name, name,
 	       fig.verified_insns);
-	printf("%s\tkernel/xdp_fizzbuzzfib\ttranslated-instructions\t%u\n", arm->name,
+	printf("%s\tkernel/%s\ttranslated-instructions\t%u\n", arm->name, name,
 	       fig.xlated_insns);
-	printf("%s\tkernel/xdp_fizzbuzzfib\tjited-bytes\t%u\n", arm->name, fig.jited_bytes);
+	printf("%s\tkernel/%s\tjited-bytes\t%u\n", arm->name, name, fig.jited_bytes);
 	return 0;
 }
 
@@ -167,16 +201,19 @@ int main(int argc, char **argv)
 					goto out;
 				}
 				arm->all_ns += ns;
-				printf("%s\tkernel/%s\tlatency\t%.0f\n", arm->name, cases[i].name,
-				       ns);
+				printf("%s\tkernel/%s%s\tlatency\t%.0f\n", arm->name,
+				       cases[i].name, arm_suffix(arm), ns);
 			}
 		}
 		for (int a = 0; a < nr_arms; a++)
-			printf("%s\tkernel/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
+			printf("%s\tkernel/all%s\tlatency\t%.0f\n", arms[a].name,
+			       arm_suffix(&arms[a]), arms[a].all_ns);
 	}
 	ret = 0;
 out:
-	for (int a = 0; a < nr_arms; a++)
+	for (int a = 0; a < nr_arms; a++) {
+		ring_buffer__free(arms[a].ring);
 		bpf_object__close(arms[a].obj);
+	}
 	return ret;
 }

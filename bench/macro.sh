@@ -35,6 +35,13 @@ bench/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000}" >"$r
 bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
 
 echo
+echo "== macro: events lost in make stress's flood (HTTP + raw frames), per transport =="
+: >"$results/flood.tsv"
+KILLS=0 FLOOD_SECONDS=${FBF_STRESS_SECONDS:-30} FBF_FLOOD_RESULTS=$results/flood.tsv \
+	tests/stress.sh | grep -E '^stress: (queue|ringbuf) flood|lost'
+bench/report.py samples "$results/flood.tsv" "$results/flood.bmf.json"
+
+echo
 echo "== macro: what --metrics costs the agent, scraped ten times a second, side by side =="
 bench/metrics_rate.sh "${FBF_METRICS_ROUNDS:-5}" "${FBF_METRICS_EVENTS:-200000}" \
 	>"$results/metrics.tsv"

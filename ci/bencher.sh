@@ -95,7 +95,8 @@ while read -r measure side fraction; do
 	fi
 done < <(bench/gate.py thresholds)
 for file in "$results/gate/candidate.bmf.json" "$results"/micro-*.bmf.json \
-	"$results"/kernel.bmf.json "$results"/live.bmf.json "$results"/drain.bmf.json; do
+	"$results"/kernel.bmf.json "$results"/live.bmf.json "$results"/drain.bmf.json \
+	"$results"/flood.bmf.json; do
 	[ -f "$file" ] || continue
 	send "$file" --branch main "${thresholds[@]}" --thresholds-reset --err
 done
