@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
-#include "fbf_object.h"
+#include "fbf_transport.h"
 
 /* Limits of the option values, also quoted in the error messages. */
 #define AGENT_QUEUE_SIZE_MIN 1U

@@ -11,32 +11,6 @@
 #include "fizzbuzzfib.skel.h"
 #include "fizzbuzzfib_ringbuf.skel.h"
 
-const char *fbf_transport_name(enum fbf_transport transport)
-{
-	return transport == FBF_TRANSPORT_RINGBUF ? "ringbuf" : "queue";
-}
-
-int fbf_transport_parse(const char *s, enum fbf_transport *out)
-{
-	if (!strcmp(s, "queue"))
-		*out = FBF_TRANSPORT_QUEUE;
-	else if (!strcmp(s, "ringbuf"))
-		*out = FBF_TRANSPORT_RINGBUF;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-__u32 fbf_ring_bytes(__u32 events)
-{
-	__u64 need = (__u64)events * FBF_RING_RECORD_BYTES;
-	__u64 bytes = sysconf(_SC_PAGESIZE);
-
-	while (bytes < need)
-		bytes <<= 1;
-	return bytes > 0x80000000ULL ? 0 : bytes;
-}
-
 int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wakeup_batch)
 {
 	struct fizzbuzzfib_ringbuf_bpf *ring;

@@ -10,16 +10,11 @@
 
 #include <linux/types.h>
 
-#include "fizzbuzzfib.h"
+#include "fbf_transport.h"
 
 struct bpf_object;
 struct bpf_program;
 struct bpf_map;
-
-enum fbf_transport {
-	FBF_TRANSPORT_QUEUE,	/* BPF_MAP_TYPE_QUEUE: one pop syscall per event */
-	FBF_TRANSPORT_RINGBUF,	/* BPF_MAP_TYPE_RINGBUF: read in place, epoll wake-ups */
-};
 
 struct fbf_object {
 	enum fbf_transport transport;
@@ -29,24 +24,6 @@ struct fbf_object {
 	struct bpf_map *events;		/* the queue or the ring */
 	struct bpf_map *counters;
 };
-
-/* "queue" or "ringbuf". */
-const char *fbf_transport_name(enum fbf_transport transport);
-
-/* The transport named @s ("queue", "ringbuf"): 0, or -EINVAL. */
-int fbf_transport_parse(const char *s, enum fbf_transport *out);
-
-/*
- * The size in bytes of a ring that holds @events events: a power-of-two
- * number of pages, as the kernel requires. 0 if that passes 4 GiB.
- */
-__u32 fbf_ring_bytes(__u32 events);
-
-/* How many events a ring of @bytes holds. */
-static inline __u32 fbf_ring_capacity(__u32 bytes)
-{
-	return bytes / FBF_RING_RECORD_BYTES;
-}
 
 /*
  * Open (not load) the object of @transport. @wakeup_batch is the ring
