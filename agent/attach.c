@@ -76,7 +76,7 @@ static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_mult
 	return xdp_multiprog__next_prog(p, mp);
 }
 
-/* More than the classifier has: its queue, its counters and perhaps .rodata. */
+/* More than the classifier has: its queue or ring, its counters and perhaps .rodata. */
 #define PROG_MAPS_MAX 8
 
 /* Whether @p uses the map with id @map_id. */

@@ -3,13 +3,14 @@
  * One agent per interface: an flock on a file per (network namespace, ifindex).
  *
  * The file holds one line, "PID MAP_ID\n": the holder's pid and the id of
- * the event queue map of the program it answers for, 0 for none. The agent
- * creates that map itself and records its id before the program can be on
- * the interface, so even an agent killed in the middle of the attach leaves
- * a program the next holder can tell from any other of the same name: it
- * is the one whose maps include that id. Map ids, like program ids, are not
- * reused short of wrapping around 2^31. A new holder carries over the id its
- * dead predecessor recorded until it has removed that program.
+ * the event map (queue or ring) of the program it answers for, 0 for none.
+ * The agent creates that map itself and records its id before the program
+ * can be on the interface, so even an agent killed in the middle of the
+ * attach leaves a program the next holder can tell from any other of the
+ * same name: it is the one whose maps include that id. Map ids, like program
+ * ids, are not reused short of wrapping around 2^31. A new holder carries
+ * over the id its dead predecessor recorded until it has removed that
+ * program.
  */
 #ifndef AGENT_LOCK_H
 #define AGENT_LOCK_H
@@ -20,7 +21,7 @@
 
 struct lock_record {
 	long pid;	/* 0: none recorded */
-	__u32 map_id;	/* event queue of the holder's program; 0: none */
+	__u32 map_id;	/* event queue or ring of the holder's program; 0: none */
 };
 
 struct iface_lock {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * FizzBuzzFibonacci agent: attach the XDP classifier to an interface, print
- * the events it queues, and on the way out detach first, drain the rest and
+ * the events it sends, and on the way out detach first, drain the rest and
  * account for every packet and event.
  */
 #include <errno.h>

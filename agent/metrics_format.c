@@ -71,7 +71,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 
 	header(out, "events_total", "counter",
 	       "Events produced, by what became of them: read by the agent, or lost to a full "
-	       "or contended queue.");
+	       "queue or ring, or to a contended queue.");
 	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"delivered\"} %llu\n", dev,
 		s->delivered);
 	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_full\"} %llu\n", dev,
@@ -83,7 +83,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 		produced > accounted ? produced - accounted : 0);
 
 	header(out, "event_age_seconds", "histogram",
-	       "How long events waited in the queue before the agent read them.");
+	       "How long events waited in the queue or ring before the agent read them.");
 	for (i = 0; i < METRICS_AGE_BUCKETS; i++) {
 		cumulative += s->ages.le[i];
 		fprintf(out, PREFIX "event_age_seconds_bucket{device=\"%s\",le=\"%g\"} %llu\n", dev,

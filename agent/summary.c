@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The summary is read after the program is detached and the queue drained,
- * so every event produced is either delivered or counted as lost. But a
- * detach does not wait for runs of the program already under way on other
- * CPUs (there is no RCU grace period in it, and generic XDP runs in any
- * CPU's softirq): one may count an event and push it just after the queue
- * looked empty. So while the counters show more events produced than
- * delivered or lost, the agent waits a millisecond and pops again; such a
- * run ends within microseconds. If the balance is still off after that, a
+ * The summary is read after the program is detached and the queue (or ring)
+ * drained, so every event produced is either delivered or counted as lost.
+ * But a detach does not wait for runs of the program already under way on
+ * other CPUs (there is no RCU grace period in it, and generic XDP runs in
+ * any CPU's softirq): one may count an event and send it just after the
+ * queue looked empty, and a ring's reader stops at a record still being
+ * written. So while the counters show more events produced than delivered
+ * or lost, the agent waits a millisecond and reads again; such a run ends
+ * within microseconds. If the balance is still off after that, a
  * warning says so and the exit status does too.
  */
 #include <stdio.h>
@@ -41,8 +42,8 @@ static void settle_sleep(void)
 /*
  * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
  * object {"type": KIND, ...}, on stderr. queued is what the counters say was
- * produced and neither delivered nor lost yet: the queue's depth, which a
- * queue map cannot report itself.
+ * produced and neither delivered nor lost yet: the queue's (or ring's) depth,
+ * which a queue map cannot report itself.
  */
 static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
 			  const struct summary_run *run, __u64 elapsed_ns, bool json)
@@ -108,8 +109,8 @@ int summary_final(struct drain *d, int counters_fd, const struct summary_run *ru
 	for (polls = 0;; polls++) {
 		err = drain_rest(d);
 		if (err) {
-			pr_err("cannot pop from the event queue: %s\n",
-			       strerror(-err));
+			pr_err("cannot read from the event %s: %s\n",
+			       fbf_transport_name(d->transport), strerror(-err));
 			ret = AGENT_EXIT_FAILURE; /* the summary still says what is left */
 		}
 		err = fbf_counters_read(counters_fd, &c);

@@ -48,12 +48,13 @@ gate_on() { run env FBF_BUILD="$1" bench/gate.sh check; echo "$output"; }
 	require_root
 	require_base
 	make -s CANARY=1 build-canary/agent build-canary/fizzbuzzfib.bpf.o \
-		build-canary/bench/micro_count build-canary/bench/gate_kernel \
-		build-canary/bench/drain_rate >/dev/null
+		build-canary/fizzbuzzfib_ringbuf.bpf.o build-canary/bench/micro_count \
+		build-canary/bench/gate_kernel build-canary/bench/drain_rate >/dev/null
 	gate_on "$FBF_ROOT/build-canary"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"REGRESSION: classifier/SourceAddr/v4 instructions"* ]]
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib verified-instructions"* ]]
+	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib-ringbuf verified-instructions"* ]]
 	[[ "$output" != *"gate: PASS"* ]]
 }
 
@@ -61,14 +62,17 @@ gate_on() { run env FBF_BUILD="$1" bench/gate.sh check; echo "$output"; }
 	require_root
 	require_base
 	make -s CANARY=agent build-canary-agent/agent build-canary-agent/fizzbuzzfib.bpf.o \
-		build-canary-agent/bench/micro_count build-canary-agent/bench/gate_kernel \
-		build-canary-agent/bench/drain_rate >/dev/null
+		build-canary-agent/fizzbuzzfib_ringbuf.bpf.o build-canary-agent/bench/micro_count \
+		build-canary-agent/bench/gate_kernel build-canary-agent/bench/drain_rate >/dev/null
 	gate_on "$FBF_ROOT/build-canary-agent"
 	[ "$status" -eq 1 ]
-	# Each event is a line in text and in JSON; --quiet writes nothing, and the
-	# classifier is the same, so its exact counts must not be blamed.
+	# Each event is a line in text and in JSON, on either transport; --quiet
+	# writes nothing, and the classifier is the same, so its exact counts must
+	# not be blamed.
 	[[ "$output" == *"REGRESSION: agent/drain/text throughput"* ]]
 	[[ "$output" == *"REGRESSION: agent/drain/json throughput"* ]]
+	[[ "$output" == *"REGRESSION: agent/drain/text/ringbuf throughput"* ]]
+	[[ "$output" == *"REGRESSION: agent/drain/json/ringbuf throughput"* ]]
 	[[ "$output" != *"REGRESSION: classifier"* ]]
 	[[ "$output" != *"REGRESSION: kernel/xdp_fizzbuzzfib"* ]]
 }
