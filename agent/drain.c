@@ -63,6 +63,15 @@ int drain_timed_checks(struct drain *d, __u64 now)
 	return -1;
 }
 
+int drain_caught_up(struct drain *d, __u64 *now)
+{
+	output_flush(&d->out);
+	if (d->out.err)
+		return drain_output_end(d);
+	*now = fbf_monotonic_ns();
+	return drain_timed_checks(d, *now);
+}
+
 int drain_open(struct drain *d)
 {
 	d->epoll_fd = -1;

@@ -90,6 +90,12 @@ void drain_deliver(struct drain *d, const struct fbf_event *ev);
  */
 int drain_timed_checks(struct drain *d, __u64 now);
 
+/*
+ * The reader has caught up: write out what was printed, then do what the
+ * clock (read into *now) calls for. A reason to leave the live loop, or -1.
+ */
+int drain_caught_up(struct drain *d, __u64 *now);
+
 /* The interface and the program on it, now: a reason to leave the live loop, or -1. */
 int drain_iface_check(struct drain *d);
 

@@ -62,11 +62,7 @@ enum drain_end drain_queue_live(struct drain *d)
 		}
 
 		/* Empty: show what we have, then sleep. */
-		output_flush(&d->out);
-		if (d->out.err)
-			return drain_output_end(d);
-		now = fbf_monotonic_ns();
-		end = drain_timed_checks(d, now);
+		end = drain_caught_up(d, &now);
 		if (end >= 0)
 			return end;
 		if (d->stats_interval_ns && d->next_stats_ns - now < sleep_ns)

@@ -125,11 +125,7 @@ enum drain_end drain_ring_live(struct drain *d)
 		}
 
 		/* Caught up: show what we have, then wait. */
-		output_flush(&d->out);
-		if (d->out.err)
-			return drain_output_end(d);
-		now = fbf_monotonic_ns();
-		end = drain_timed_checks(d, now);
+		end = drain_caught_up(d, &now);
 		if (end >= 0)
 			return end;
 		n = epoll_wait(d->epoll_fd, events, 3, ring_timeout_ms(d, now));

@@ -32,6 +32,7 @@
 #include "fizzbuzzfib.h"
 #include "frames.h"
 #include "ref_parser.h"
+#include "transport_groups.h"
 #include "userspace_util.h"
 
 #define FUZZ_DEFAULT_FRAMES 200000
@@ -597,11 +598,6 @@ int main(void)
 		cmocka_unit_test(test_differential),
 	};
 
-	int failed;
-
-	suite_transport = FBF_TRANSPORT_QUEUE;
-	failed = cmocka_run_group_tests_name("xdp_fuzz queue", tests, suite_setup, suite_teardown);
-	suite_transport = FBF_TRANSPORT_RINGBUF;
-	return failed + cmocka_run_group_tests_name("xdp_fuzz ringbuf", tests, suite_setup,
-						    suite_teardown);
+	return run_groups_per_transport("xdp_fuzz", tests, sizeof(tests) / sizeof(tests[0]),
+					suite_setup, suite_teardown, &suite_transport);
 }

@@ -20,6 +20,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "transport_groups.h"
 #include "userspace_util.h"
 
 /*
@@ -530,11 +531,6 @@ int main(void)
 		xdp_test(test_full_queue_accepts_push_after_pop),
 	};
 
-	int failed;
-
-	suite_transport = FBF_TRANSPORT_QUEUE;
-	failed = cmocka_run_group_tests_name("xdp_prog queue", tests, suite_setup, suite_teardown);
-	suite_transport = FBF_TRANSPORT_RINGBUF;
-	return failed + cmocka_run_group_tests_name("xdp_prog ringbuf", tests, suite_setup,
-						    suite_teardown);
+	return run_groups_per_transport("xdp_prog", tests, sizeof(tests) / sizeof(tests[0]),
+					suite_setup, suite_teardown, &suite_transport);
 }
