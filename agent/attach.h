@@ -21,18 +21,6 @@ struct attachment {
 	bool attached;
 };
 
-/* Make sure libxdp finds a bpffs for its dispatcher; say what happens if not. */
-void bpffs_ensure(void);
-
-/*
- * Detach the program the previous holder of @lock recorded (the one using
- * the recorded map), if it is still on @ifindex: that agent died without
- * detaching it. Only call it while holding the lock: then no live agent
- * owns it. Any other xdp_fizzbuzzfib is left alone, and makes this
- * AGENT_EXIT_XDP_BUSY. Returns 0 or an agent exit status after saying why.
- */
-int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock);
-
 /* What to attach: the transport's object, and its event map's size. */
 struct attach_spec {
 	enum xdp_attach_mode mode;

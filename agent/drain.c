@@ -1,8 +1,22 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What both transports do with an event, and the checks the clock calls for: see drain.h. */
+/*
+ * What both transports do with an event, the checks the clock calls for,
+ * and the drain after the detach: see drain.h.
+ *
+ * The last drain follows the detach, so every event produced is either
+ * delivered or counted as lost. But a detach does not wait for runs of the
+ * program already under way on other CPUs (there is no RCU grace period in
+ * it, and generic XDP runs in any CPU's softirq): one may count an event
+ * and send it just after the queue looked empty, and a ring's reader stops
+ * at a record still being written. So while the counters show more events
+ * produced than delivered or lost, the agent waits a millisecond and reads
+ * again; such a run ends within microseconds.
+ */
 #include <errno.h>
+#include <time.h>
 
 #include "fizzbuzzfib.h"
+#include "counters_read.h"
 #include "drain.h"
 #include "ifwatch.h"
 #include "metrics.h"
@@ -93,6 +107,24 @@ int drain_rest(struct drain *d)
 	err = d->transport == FBF_TRANSPORT_RINGBUF ? drain_ring_rest(d) : drain_queue_rest(d);
 	output_flush(&d->out);
 	return err;
+}
+
+int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err)
+{
+	struct timespec poll = { .tv_nsec = DRAIN_SETTLE_POLL_NS };
+	int polls, err;
+
+	*read_err = 0;
+	for (polls = 0;; polls++) {
+		*read_err = drain_rest(d);
+		err = fbf_counters_read(counters_fd, c);
+		if (err)
+			return err;
+		if (*read_err || polls == DRAIN_SETTLE_POLLS ||
+		    fbf_events_produced(c) <= d->delivered + fbf_events_lost(c))
+			return 0;
+		nanosleep(&poll, NULL);
+	}
 }
 
 void drain_close(struct drain *d)

@@ -23,6 +23,7 @@
 /* A busy loop looks at the clock, signals and stdout once per this many events (a power of 2). */
 #define DRAIN_BUSY_CHECK_EVENTS 1024
 
+struct fbf_counters;
 struct ifwatch;
 struct event_ages;
 struct ring_buffer;
@@ -75,6 +76,19 @@ enum drain_end drain_live(struct drain *d);
 
 /* Take and print what is left, without waiting. Returns 0 or -errno of a failed read. */
 int drain_rest(struct drain *d);
+
+/* After the detach, how long to wait for runs of the program still under way. */
+#define DRAIN_SETTLE_POLL_NS 1000000ULL
+#define DRAIN_SETTLE_POLLS 100
+
+/*
+ * Once the program is detached: take what is left until the counters
+ * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed;
+ * *c gets the counters last read. Returns 0, or -errno if the counters
+ * cannot be read; a failed read of the events stops it early, with its
+ * -errno in *read_err.
+ */
+int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err);
 
 void drain_close(struct drain *d);
 

@@ -6,6 +6,8 @@
 #ifndef AGENT_EXIT_CODES_H
 #define AGENT_EXIT_CODES_H
 
+#include <errno.h>
+
 enum agent_exit {
 	AGENT_EXIT_OK = 0,			/* stopped as asked, summary printed */
 	AGENT_EXIT_FAILURE = 1,			/* unexpected libbpf, libxdp or system error */
@@ -26,5 +28,11 @@ enum agent_exit {
 	AGENT_EXIT_METRICS = 12,		/* cannot serve --metrics: address in use
 						 * or not on this host */
 };
+
+/* The exit status for a failed call's -errno: a refusal, or anything else. */
+static inline int agent_exit_for_errno(int err)
+{
+	return err == -EPERM || err == -EACCES ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
+}
 
 #endif /* AGENT_EXIT_CODES_H */

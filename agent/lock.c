@@ -71,7 +71,7 @@ static int record_write(struct iface_lock *l, __u32 map_id)
 	return 0;
 }
 
-int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
+int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
 	struct lock_record holder;
 	struct stat netns;
@@ -95,7 +95,7 @@ int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *i
 	if (flock(l->fd, LOCK_EX | LOCK_NB)) {
 		if (errno != EWOULDBLOCK) {
 			ret = lock_fail("lock", l->path);
-			iface_unlock(l);
+			iface_lock_release(l);
 			return ret;
 		}
 		holder = record_read(l->fd);
@@ -105,7 +105,7 @@ int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *i
 		else
 			pr_err("another agent is attached to %s; stop it first\n",
 			       iface);
-		iface_unlock(l);
+		iface_lock_release(l);
 		return AGENT_EXIT_LOCKED;
 	}
 
@@ -113,7 +113,7 @@ int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *i
 	l->prev = record_read(l->fd);
 	ret = record_write(l, l->prev.map_id);
 	if (ret)
-		iface_unlock(l);
+		iface_lock_release(l);
 	return ret;
 }
 
@@ -122,7 +122,7 @@ int iface_lock_record(struct iface_lock *l, __u32 map_id)
 	return record_write(l, map_id);
 }
 
-void iface_unlock(struct iface_lock *l)
+void iface_lock_release(struct iface_lock *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);

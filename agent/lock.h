@@ -38,11 +38,11 @@ struct iface_lock {
  * ends, however it ends. Returns 0, or an agent exit status after printing
  * why: AGENT_EXIT_LOCKED if another agent holds it.
  */
-int iface_lock(struct iface_lock *l, const char *dir, int ifindex, const char *iface);
+int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface);
 
 /* Record @map_id as ours. Returns 0 or an agent exit status after printing why. */
 int iface_lock_record(struct iface_lock *l, __u32 map_id);
 
-void iface_unlock(struct iface_lock *l);
+void iface_lock_release(struct iface_lock *l);
 
 #endif /* AGENT_LOCK_H */

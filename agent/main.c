@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "drain.h"
 #include "exit_codes.h"
+#include "ifstate.h"
 #include "ifwatch.h"
 #include "lock.h"
 #include "log.h"
@@ -163,6 +164,25 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	}
 }
 
+/* The last drain and the summary. Returns 0 or an agent exit status after saying why. */
+static int finish(struct drain *d, int counters_fd, const struct summary_run *run)
+{
+	struct fbf_counters c;
+	int err, read_err;
+
+	err = drain_settle(d, counters_fd, &c, &read_err);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	if (read_err)
+		pr_err("cannot read from the event %s: %s\n", fbf_transport_name(d->transport),
+		       strerror(-read_err));
+	/* The summary still says what is left after a failed read. */
+	err = summary_final(d, &c, run);
+	return read_err ? AGENT_EXIT_FAILURE : err;
+}
+
 int main(int argc, char **argv)
 {
 	struct attachment att = {};
@@ -217,7 +237,7 @@ int main(int argc, char **argv)
 		.queue_size = opts.queue_size,
 		.wakeup_batch = opts.wakeup_batch,
 	};
-	ret = iface_lock(&lock, opts.lock_dir, ifindex, opts.iface);
+	ret = iface_lock_take(&lock, opts.lock_dir, ifindex, opts.iface);
 	if (ret)
 		goto cleanup;
 
@@ -294,7 +314,7 @@ int main(int argc, char **argv)
 	if (err && !ret)
 		ret = err;
 	run.elapsed_ns = fbf_monotonic_ns() - run.start_ns;
-	err = summary_final(&d, attachment_counters_fd(&att), &run);
+	err = finish(&d, attachment_counters_fd(&att), &run);
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
@@ -312,6 +332,6 @@ cleanup:
 	drain_close(&d);
 	ifwatch_stop(&watch);
 	attachment_close(&att);
-	iface_unlock(&lock);
+	iface_lock_release(&lock);
 	return ret;
 }

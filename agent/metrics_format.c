@@ -46,9 +46,8 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 		[FBF_FIZZBUZZ] = "fizzbuzz", [FBF_FIBONACCI] = "fibonacci",
 	};
 	const struct fbf_counters *c = &s->counters;
-	__u64 produced = c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] +
-			 c->by_class[FBF_FIZZBUZZ] + c->by_class[FBF_FIBONACCI];
-	__u64 accounted = s->delivered + c->queue_full + c->queue_busy, cumulative = 0;
+	__u64 produced = fbf_events_produced(c);
+	__u64 accounted = s->delivered + fbf_events_lost(c), cumulative = 0;
 	const char *dev = s->device;
 	int i;
 

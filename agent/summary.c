@@ -1,43 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The summary is read after the program is detached and the queue (or ring)
- * drained, so every event produced is either delivered or counted as lost.
- * But a detach does not wait for runs of the program already under way on
- * other CPUs (there is no RCU grace period in it, and generic XDP runs in
- * any CPU's softirq): one may count an event and send it just after the
- * queue looked empty, and a ring's reader stops at a record still being
- * written. So while the counters show more events produced than delivered
- * or lost, the agent waits a millisecond and reads again; such a run ends
- * within microseconds. If the balance is still off after that, a
- * warning says so and the exit status does too.
+ * The account of every packet and event, from the per-CPU counters: while
+ * running and at the end, once drain_settle() has taken what was left.
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "counters_read.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "summary.h"
 #include "userspace_util.h"
-
-static __u64 events_produced(const struct fbf_counters *c)
-{
-	return c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] + c->by_class[FBF_FIZZBUZZ] +
-	       c->by_class[FBF_FIBONACCI];
-}
-
-static __u64 events_accounted(const struct fbf_counters *c, __u64 delivered)
-{
-	return delivered + c->queue_full + c->queue_busy;
-}
-
-static void settle_sleep(void)
-{
-	struct timespec ts = { .tv_nsec = SUMMARY_SETTLE_POLL_NS };
-
-	nanosleep(&ts, NULL);
-}
 
 /*
  * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
@@ -48,7 +21,7 @@ static void settle_sleep(void)
 static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
 			  const struct summary_run *run, __u64 elapsed_ns, bool json)
 {
-	__u64 produced = events_produced(c), accounted = events_accounted(c, delivered);
+	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
 	__u64 queued = produced > accounted ? produced - accounted : 0;
 
 	if (json) {
@@ -100,36 +73,16 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 	return 0;
 }
 
-int summary_final(struct drain *d, int counters_fd, const struct summary_run *run)
+int summary_final(const struct drain *d, const struct fbf_counters *c,
+		  const struct summary_run *run)
 {
-	__u64 produced, accounted;
-	struct fbf_counters c;
-	int polls, err, ret = 0;
+	__u64 produced = fbf_events_produced(c), accounted = d->delivered + fbf_events_lost(c);
 
-	for (polls = 0;; polls++) {
-		err = drain_rest(d);
-		if (err) {
-			pr_err("cannot read from the event %s: %s\n",
-			       fbf_transport_name(d->transport), strerror(-err));
-			ret = AGENT_EXIT_FAILURE; /* the summary still says what is left */
-		}
-		err = fbf_counters_read(counters_fd, &c);
-		if (err) {
-			pr_err("cannot read the counters: %s\n", strerror(-err));
-			return AGENT_EXIT_FAILURE;
-		}
-		produced = events_produced(&c);
-		accounted = events_accounted(&c, d->delivered);
-		if (ret || produced <= accounted || polls == SUMMARY_SETTLE_POLLS)
-			break;
-		settle_sleep();
-	}
-
-	account_print("summary", &c, d->delivered, run, run->elapsed_ns, d->out.json);
+	account_print("summary", c, d->delivered, run, run->elapsed_ns, d->out.json);
 	if (produced == accounted)
-		return ret;
+		return 0;
 	pr_warn("%llu events produced but %llu delivered or lost, "
 		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);
-	return ret ?: AGENT_EXIT_UNACCOUNTED;
+	return AGENT_EXIT_UNACCOUNTED;
 }

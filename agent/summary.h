@@ -7,10 +7,6 @@
 
 #include "drain.h"
 
-/* After the detach, how long to wait for runs of the program still under way. */
-#define SUMMARY_SETTLE_POLL_NS 1000000ULL
-#define SUMMARY_SETTLE_POLLS 100
-
 struct summary_run {
 	const char *iface;
 	const char *mode;	/* as attached */
@@ -26,13 +22,11 @@ struct summary_run {
 int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run);
 
 /*
- * Once the program is detached: pop what is left until the counters
- * balance (or SUMMARY_SETTLE_POLLS ms have passed), then print the logfmt
- * summary on stderr (under --json, one JSON object). Returns 0, or an agent
- * exit status after saying why:
- * AGENT_EXIT_FAILURE if a pop or reading the counters fails,
- * AGENT_EXIT_UNACCOUNTED (after a warning) if the events do not add up.
+ * The summary once the program is detached and drain_settle() is done: the
+ * logfmt lines on stderr (under --json, one JSON object). Returns 0, or
+ * AGENT_EXIT_UNACCOUNTED after a warning if the events do not add up.
  */
-int summary_final(struct drain *d, int counters_fd, const struct summary_run *run);
+int summary_final(const struct drain *d, const struct fbf_counters *c,
+		  const struct summary_run *run);
 
 #endif /* AGENT_SUMMARY_H */

@@ -107,6 +107,19 @@ struct fbf_counters {
 	__u64 queue_busy;		/* push failed for another reason (-EBUSY), event lost */
 };
 
+/* Events produced so far: every classified frame but a none. */
+static inline __u64 fbf_events_produced(const struct fbf_counters *c)
+{
+	return c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] + c->by_class[FBF_FIZZBUZZ] +
+	       c->by_class[FBF_FIBONACCI];
+}
+
+/* Events lost: to a full queue or ring, or to a contended queue. */
+static inline __u64 fbf_events_lost(const struct fbf_counters *c)
+{
+	return c->queue_full + c->queue_busy;
+}
+
 /* The queue holds this many events unless userspace sets another size at load time. */
 #define FBF_DEFAULT_QUEUE_SIZE 4096
 

@@ -137,8 +137,7 @@ static __always_inline __u64 ring_wakeup(const struct fbf_counters *cnt)
 	if (!wakeup_batch)
 		return 0;
 	/* This CPU's events so far, this one included. */
-	sent = cnt->by_class[FBF_FIZZ] + cnt->by_class[FBF_BUZZ] + cnt->by_class[FBF_FIZZBUZZ] +
-	       cnt->by_class[FBF_FIBONACCI];
+	sent = fbf_events_produced(cnt);
 	if (sent % wakeup_batch == 0 ||
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) * 2 >=
 	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE))

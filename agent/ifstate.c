@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What is on the interface: the programs libxdp finds there, which of them
+ * is a stale one of ours, and what to tell the user about the others.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "fizzbuzzfib.h"
+#include "exit_codes.h"
+#include "ifstate.h"
+#include "lock.h"
+#include "log.h"
+#include "options.h"
+
+struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	long e = libxdp_get_error(mp);
+
+	*err = 0;
+	if (!e)
+		return mp;
+	if (e != -ENOENT)
+		*err = e;
+	return NULL;
+}
+
+/*
+ * The programs that run from the interface: the components of libxdp's
+ * dispatcher, or the one program attached without it.
+ */
+static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_multiprog *mp)
+{
+	if (xdp_multiprog__is_legacy(mp))
+		return p ? NULL : xdp_multiprog__main_prog(mp);
+	return xdp_multiprog__next_prog(p, mp);
+}
+
+/* More than the classifier has: its queue or ring, its counters and perhaps .rodata. */
+#define PROG_MAPS_MAX 8
+
+/* Whether @p uses the map with id @map_id. */
+static bool prog_uses_map(struct xdp_program *p, __u32 map_id)
+{
+	__u32 ids[PROG_MAPS_MAX] = {}, i, len;
+	struct bpf_prog_info info = {
+		.nr_map_ids = PROG_MAPS_MAX,
+		.map_ids = (__u64)(unsigned long)ids,
+	};
+
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(xdp_program__fd(p), &info, &len))
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < PROG_MAPS_MAX; i++)
+		if (ids[i] == map_id)
+			return true;
+	return false;
+}
+
+/* An xdp_fizzbuzzfib on @mp: the one using the map @map_id, or any if @map_id is 0. */
+static struct xdp_program *multiprog_find(struct xdp_multiprog *mp, __u32 map_id)
+{
+	struct xdp_program *p;
+
+	for (p = multiprog_next(NULL, mp); p; p = multiprog_next(p, mp))
+		if (!strcmp(xdp_program__name(p), FBF_PROG_NAME) &&
+		    (!map_id || prog_uses_map(p, map_id)))
+			return p;
+	return NULL;
+}
+
+/* Like ifstate_progs(), but says why it cannot read them. 0 or an agent exit status. */
+static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
+{
+	char buf[128];
+	int err;
+
+	*mp = ifstate_progs(ifindex, &err);
+	if (!err)
+		return 0;
+	pr_err("cannot read the XDP programs on %s: %s\n", iface,
+	       libxdp_errstr(err, buf, sizeof(buf)));
+	return agent_exit_for_errno(err);
+}
+
+/* The ip(8) keyword that detaches a program attached in @mode. */
+static const char *ip_xdp_keyword(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_SKB:
+		return "xdpgeneric";
+	case XDP_MODE_NATIVE:
+		return "xdpdrv";
+	case XDP_MODE_HW:
+		return "xdpoffload";
+	default:
+		return "xdp";
+	}
+}
+
+static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, const char *iface)
+{
+	__u32 id = xdp_program__id(p);
+	char remedy[160];
+
+	if (xdp_multiprog__is_legacy(mp))
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --all' or 'ip link set dev "
+			 "%s %s off'", iface, iface,
+			 ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
+	else
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --id %u'", iface, id);
+	pr_err("%s already runs an %s (prog id %u) that no agent recorded as its "
+	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
+}
+
+int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
+{
+	__u32 map_id = lock->prev.map_id, id;
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	char buf[128];
+	int ret, err;
+
+	ret = progs_read(ifindex, iface, &mp);
+	if (ret || !mp)
+		return ret;
+
+	p = map_id ? multiprog_find(mp, map_id) : NULL;
+	if (p) {
+		id = xdp_program__id(p);
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		xdp_multiprog__close(mp);
+		if (err) {
+			pr_err("cannot remove stale %s (prog id %u) from %s: %s; "
+			       "try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
+			       libxdp_errstr(err, buf, sizeof(buf)), iface);
+			return agent_exit_for_errno(err);
+		}
+		pr_info("removed stale %s (prog id %u) left on %s by agent pid %ld, "
+			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
+		ret = progs_read(ifindex, iface, &mp);
+		if (ret || !mp)
+			return ret;
+	}
+
+	/* Same name, but no agent answers for it: someone else's to remove. */
+	p = multiprog_find(mp, 0);
+	if (p) {
+		explain_foreign(mp, p, iface);
+		ret = AGENT_EXIT_XDP_BUSY;
+	}
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *main_prog;
+	enum xdp_attach_mode have;
+	int err;
+
+	mp = ifstate_progs(ifindex, &err);
+	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
+	if (main_prog && xdp_multiprog__is_legacy(mp)) {
+		pr_err("%s already runs XDP program %s (prog id %u), which was "
+		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
+		       "interface; see 'xdp-loader status %s'\n", iface,
+		       xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
+	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
+		pr_err("libxdp's dispatcher is attached to %s in %s mode; use "
+		       "--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
+		       mode_name(have), mode_name(have), iface);
+	} else {
+		pr_err("another XDP program already owns %s and libxdp cannot "
+		       "share it; see 'xdp-loader status %s'\n", iface, iface);
+	}
+	xdp_multiprog__close(mp);
+}
+
+enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	int err;
+
+	if (mode != XDP_MODE_UNSPEC)
+		return mode;
+	mp = ifstate_progs(ifindex, &err);
+	if (mp && !xdp_multiprog__is_legacy(mp))
+		mode = xdp_multiprog__attach_mode(mp);
+	xdp_multiprog__close(mp);
+	return mode;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The interface as the agent finds it: the XDP programs on it (through
+ * libxdp, which sees its dispatcher's components too), a program a killed
+ * agent left there, and why libxdp cannot add one. Also the bpffs libxdp
+ * keeps its dispatcher's state in (bpffs.c).
+ */
+#ifndef AGENT_IFSTATE_H
+#define AGENT_IFSTATE_H
+
+#include <stddef.h>
+#include <xdp/libxdp.h>
+
+struct iface_lock;
+
+/* libxdp's message for @err in @buf, for a format argument. */
+static inline const char *libxdp_errstr(int err, char *buf, size_t size)
+{
+	libxdp_strerror(err, buf, size);
+	return buf;
+}
+
+/* Make sure libxdp finds a bpffs for its dispatcher; say what happens if not. */
+void bpffs_ensure(void);
+
+/* The programs on @ifindex, NULL if none; *err < 0 if they cannot be read. */
+struct xdp_multiprog *ifstate_progs(int ifindex, int *err);
+
+/*
+ * Detach the program the previous holder of @lock recorded (the one using
+ * the recorded map), if it is still on @ifindex: that agent died without
+ * detaching it. Only call it while holding the lock: then no live agent
+ * owns it. Any other xdp_fizzbuzzfib is left alone, and makes this
+ * AGENT_EXIT_XDP_BUSY. Returns 0 or an agent exit status after saying why.
+ */
+int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock);
+
+/*
+ * libxdp could not add the program (-EEXIST/-EBUSY): say what is there,
+ * since the remedy differs.
+ */
+void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode);
+
+/*
+ * The mode to attach in: with --mode auto (XDP_MODE_UNSPEC), that of a
+ * dispatcher already on the interface, since the kernel would pick native
+ * for us and native and generic XDP cannot share an interface.
+ */
+enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode);
+
+#endif /* AGENT_IFSTATE_H */
