@@ -11,7 +11,7 @@
 #
 # candidate follows Bencher's relative continuous benchmarking: the base's
 # results reset BRANCH (--start-point-reset), then the candidate's are judged
-# against them with percentage thresholds, the gate's own floors (bench/gate.py
+# against them with percentage thresholds, the gate's own floors (bench/gate/gate.py
 # thresholds), so no result from another machine or another moment decides.
 # main records the candidate's results and the micro and macro benchmarks, if
 # present, with t-tests over main's recent history, for the trend.
@@ -74,7 +74,7 @@ if [ "$job" = candidate ]; then
 	while read -r measure side fraction; do
 		thresholds+=(--threshold-measure "$measure" --threshold-test percentage
 			     "--threshold-$side-boundary" "$fraction")
-	done < <(bench/gate.py thresholds)
+	done < <(bench/gate/gate.py thresholds)
 	send "$results/gate/base.bmf.json" --branch "$branch" --start-point-reset \
 		--hash "$(git -C build/gate-base rev-parse HEAD 2>/dev/null || git rev-parse HEAD)"
 	send "$results/gate/candidate.bmf.json" --branch "$branch" "${thresholds[@]}" \
@@ -93,7 +93,7 @@ while read -r measure side fraction; do
 		thresholds+=(--threshold-measure "$measure" --threshold-test t_test
 			     --threshold-max-sample-size 64 "--threshold-$side-boundary" 0.99)
 	fi
-done < <(bench/gate.py thresholds)
+done < <(bench/gate/gate.py thresholds)
 for file in "$results/gate/candidate.bmf.json" "$results"/micro-*.bmf.json \
 	"$results"/kernel.bmf.json "$results"/live.bmf.json "$results"/drain.bmf.json \
 	"$results"/flood.bmf.json; do

@@ -3,8 +3,12 @@
 #
 # Install the Debian 12 packages this project builds, tests and benchmarks
 # with, and mount bpffs. Installs only what is missing, so it is quick to run
-# again. Run as root.
+# again. Run as root. With --check it installs nothing: it names what is
+# missing and exits 1 (make test and the other targets run it so).
 set -euo pipefail
+
+check_only=
+[ "${1:-}" = --check ] && check_only=1
 
 packages=(
 	make gcc pkg-config perl python3 iproute2 util-linux
@@ -22,6 +26,14 @@ for pkg in "${packages[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
 	[ "$status" = installed ] || missing+=("$pkg")
 done
+
+if [ ${#missing[@]} -gt 0 ] && [ -n "$check_only" ]; then
+	echo "missing Debian packages: ${missing[*]}; install them with 'make deps' as root" >&2
+	exit 1
+fi
+if [ -n "$check_only" ]; then
+	exit 0
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make bench-check: the regression gate. Builds the base revision from a git
+# worktree with its own Makefile, then measures the base and the candidate
+# (the build in FBF_BUILD, from the work tree) side by side in this one run,
+# on this machine, with this run's tools, and lets bench/gate/gate.py judge:
+#
+#   exact   callgrind counts of the classifier; verified and translated
+#           instructions and JIT bytes of both programs, on both transports,
+#           loaded into this kernel: any rise fails
+#   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
+#           same frames; both agents drain the same pre-filled queue in turn,
+#           for --quiet, text and --json, and idle in turn; the same again
+#           on the ring buffer; a second copy of the base (A/A) says how far
+#           this run's noise reaches
+#
+# make bench-baseline: record HEAD as the base, and why.
+#
+#   gate.sh check            base: BASE, or the one bench/gate/baseline.json names
+#   gate.sh baseline WHY     write bench/gate/baseline.json: base = HEAD, and WHY
+#
+# The base's Makefile must build build/agent (with --transport ringbuf),
+# build/fizzbuzzfib.bpf.o, build/fizzbuzzfib_ringbuf.bpf.o and
+# build/bench/micro_count: the things measured. Needs root.
+set -euo pipefail
+
+build=${FBF_BUILD:-}
+baseline=${FBF_BASELINE:-bench/gate/baseline.json}
+history=${FBF_HISTORY:-bench-history.tsv}
+results=$build/results/gate
+base_src=${FBF_GATE_BASE_DIR:-$(pwd)/build/gate-base}
+kernel_rounds=${FBF_GATE_KERNEL_ROUNDS:-15}
+kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
+agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
+
+die() { echo "gate: $*" >&2; exit 2; }
+
+baseline_base() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["base"])' "$1"; }
+
+# resolve_base REV: the full commit id, or one line on what to do.
+resolve_base()
+{
+	local rev=$1
+
+	git rev-parse --verify --quiet "$rev^{commit}" && return 0
+	if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+		die "base revision '$rev' is not in this shallow clone: run 'git fetch --unshallow'," \
+		    "or name a revision it has with 'make bench-check BASE=<rev>'"
+	fi
+	die "base revision '$rev' is not in this repository: fetch it, or name another with" \
+	    "'make bench-check BASE=<rev>'"
+}
+
+# build_base SHA: the base's own Makefile builds what is measured, in its own worktree.
+build_base()
+{
+	local sha=$1 log=$results/base-build.log
+
+	if [ "$(git -C "$base_src" rev-parse HEAD 2>/dev/null || true)" != "$sha" ]; then
+		[ -e "$base_src" ] && { git worktree remove --force "$base_src" 2>/dev/null ||
+					  rm -rf "$base_src"; }
+		git worktree prune
+		git worktree add --quiet --detach "$base_src" "$sha" ||
+			die "cannot check out the base $sha into $base_src"
+	fi
+	echo "gate: base $(git log -1 --format='%h %s' "$sha")"
+	make -C "$base_src" build/agent build/fizzbuzzfib.bpf.o build/fizzbuzzfib_ringbuf.bpf.o \
+		build/bench/micro_count >"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; die "the base $sha does not build: see $log"; }
+}
+
+# A drain long enough to time well and short enough to repeat: about a fifth of a
+# second of bare pops on this machine, whatever its speed.
+drain_events()
+{
+	local seconds
+
+	seconds=$("$build/testing/drain_rate" raw 100000 | grep -o 'seconds=[0-9.]*' | cut -d= -f2)
+	awk -v s="$seconds" 'BEGIN { n = int(100000 * 0.2 / s / 1000) * 1000;
+		print (n < 50000 ? 50000 : n > 2000000 ? 2000000 : n) }'
+}
+
+measure_exact()
+{
+	bench/micro/callgrind.sh "$base_src/build" "$results/callgrind-base" v4
+	bench/micro/callgrind.sh "$build" "$results/callgrind-candidate" v4
+}
+
+measure_kernel()
+{
+	local object
+
+	: >"$results/kernel$1.tsv"
+	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
+		"$build/bench/gate_kernel" "$kernel_rounds" "$kernel_repeat" \
+			base="$base_src/build/$object.bpf.o" \
+			base-again="$base_src/build/$object.bpf.o" \
+			candidate="$build/$object.bpf.o" >>"$results/kernel$1.tsv"
+	done
+}
+
+# The agents on the queue, then on the ring buffer (benchmarks named .../ringbuf).
+measure_agent()
+{
+	local b=$base_src/build/agent c=$build/agent
+
+	bench/kernel/agent_rates.sh "$agent_rounds" "$events" base="$b" base-again="$b" \
+		candidate="$c" >"$results/agent$1.tsv"
+	bench/kernel/agent_rates.sh "$agent_rounds" "$events" base="$b,--transport,ringbuf" \
+		base-again="$b,--transport,ringbuf" candidate="$c,--transport,ringbuf" |
+		awk -F'\t' -v OFS='\t' '{ $2 = $2 "/ringbuf"; print }' >>"$results/agent$1.tsv"
+}
+
+# judge SUFFIX: gate.py on the exact counts and one set of timing samples.
+judge()
+{
+	bench/gate/gate.py check "$results" "$history" base="$results/callgrind-base" \
+		candidate="$results/callgrind-candidate" "$results/kernel$1.tsv" \
+		"$results/agent$1.tsv"
+}
+
+check()
+{
+	local rev=${FBF_GATE_BASE:-} sha status=0 start=$SECONDS
+
+	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
+	mkdir -p "$results"
+	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
+		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
+	sha=$(resolve_base "$rev")
+	build_base "$sha"
+	events=$(drain_events)
+	echo "gate: measuring base and candidate side by side ($kernel_rounds kernel rounds," \
+	     "$agent_rounds agent rounds of $events events)"
+	measure_exact
+	measure_kernel ""
+	measure_agent ""
+	judge "" || status=$?
+	if [ "$status" -eq 3 ]; then
+		# One run's timing regression may be the machine's noise: it counts only if
+		# an independent second run, judged alone, confirms it.
+		echo "gate: timing regressed; measuring again to confirm"
+		measure_kernel -2
+		measure_agent -2
+		status=0
+		judge -2 || status=$?
+	fi
+	echo "gate: took $((SECONDS - start)) s"
+	[ "$status" -eq 0 ] || exit 1
+}
+
+record_baseline()
+{
+	local why=${1:-} sha
+
+	[ -n "$why" ] || die "say why the base moves: make bench-baseline WHY='...'"
+	git diff --quiet HEAD -- . ":(exclude)$baseline" ||
+		die "the work tree has uncommitted changes: commit them first, the base is a commit"
+	sha=$(git rev-parse HEAD)
+	python3 - "$baseline" "$sha" "$why" <<-'EOF'
+	import datetime, json, sys
+	path, sha, why = sys.argv[1:]
+	with open(path, "w") as f:
+	    json.dump({"base": sha, "why": why, "recorded": datetime.date.today().isoformat()},
+	              f, indent=2)
+	    f.write("\n")
+	EOF
+	echo "gate: $baseline now names $sha as the base; commit it and say why"
+}
+
+case "${1:-check}" in
+check) check ;;
+baseline) record_baseline "${2:-}" ;;
+*) echo "usage: gate.sh check | baseline WHY" >&2; exit 2 ;;
+esac

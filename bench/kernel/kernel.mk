@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make bench-macro: the XDP program in the kernel on both transports, per
+# frame shape (BPF_PROG_TEST_RUN), under live traffic and raw floods, and the
+# agent's drain rate and idle cost (as root).
+
+KERNEL_CASES_OBJS := $(call obj,bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(COMMON_OBJS)
+KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
+
+.PHONY: bench-macro
+
+all: $(KERNEL_PROGS)
+
+$(OUTPUT)/bench/kernel_test_run: $(call obj,bench/kernel/kernel_test_run.c) $(KERNEL_CASES_OBJS)
+$(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c)
+$(KERNEL_PROGS):
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+bench-macro: check-deps all
+	$(Q)bench/kernel/macro.sh
+
+TEST_BATS += bench/kernel/kernel.bats

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make bench-macro: the XDP program in the kernel, per frame shape through
+# BPF_PROG_TEST_RUN and under live HTTP traffic and raw floods on a veth
+# pair, and the agent's drain rate and idle cost, on both event transports
+# (queue map and ring buffer) side by side. Tables on stdout; BMF files in
+# $FBF_RESULTS. Needs root.
+set -euo pipefail
+
+build=${FBF_BUILD:?FBF_BUILD is set by make}
+results=${FBF_RESULTS:-$build/results}
+mkdir -p "$results"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench-macro: needs root (loading BPF programs, veth pairs); run: sudo make bench-macro" >&2
+	exit 1
+fi
+
+echo "== macro: in the kernel per frame shape and transport (test_run, interleaved with XDP_PASS) =="
+"$build/bench/kernel_test_run" "$build/xdp_pass.bpf.o" "${FBF_KERNEL_ROUNDS:-10}" \
+	"${FBF_KERNEL_REPEAT:-100000}" >"$results/kernel.tsv"
+bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json"
+
+echo
+echo "== macro: live HTTP traffic and raw floods from 1 and 2 CPUs through a veth pair, per transport =="
+echo "   (bpf_stats run_time_ns / run_cnt; event age from the agent's --json; events lost)"
+bench/kernel/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" \
+	"${FBF_FLOOD_SECONDS:-2}" >"$results/live.tsv"
+bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
+
+echo
+echo "== macro: how fast the agent drains a full queue or ring, against bare loops; idle cost =="
+bench/kernel/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000}" >"$results/drain.tsv"
+bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
+
+echo
+echo "== macro: events lost in make stress's flood (HTTP + raw frames), per transport =="
+: >"$results/flood.tsv"
+KILLS=0 FLOOD_SECONDS=${FBF_STRESS_SECONDS:-30} FBF_FLOOD_RESULTS=$results/flood.tsv \
+	tests/stress/stress.sh | grep -E '^stress: (queue|ringbuf) flood|lost'
+bench/report.py samples "$results/flood.tsv" "$results/flood.bmf.json"
+
+echo
+echo "== macro: what --metrics costs the agent, scraped ten times a second, side by side =="
+bench/kernel/metrics_rate.sh "${FBF_METRICS_ROUNDS:-5}" "${FBF_METRICS_EVENTS:-200000}" \
+	>"$results/metrics.tsv"
+bench/report.py samples "$results/metrics.tsv" "$results/metrics.bmf.json"

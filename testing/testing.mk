@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The lab that the tests and the benchmarks share: the bare XDP_PASS
+# program, the BPF fixture, the frames, the reference model, the raw frame
+# flooder, and drain_rate, which fills an agent's queue or ring and times
+# its drain.
+
+PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
+TESTING_OBJS := $(call obj,testing/bpf_fixture.c testing/frames.c testing/ref_parser.c)
+DRAIN_RATE := $(OUTPUT)/testing/drain_rate
+RAWFLOOD := $(OUTPUT)/testing/rawflood
+
+all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD)
+
+$(PASS_OBJ): testing/xdp_pass.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(DRAIN_RATE): $(call obj,testing/drain_rate.c) $(TESTING_OBJS) $(COMMON_OBJS)
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+
+$(RAWFLOOD): $(call obj,testing/rawflood.c)
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@

@@ -1,0 +1,366 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# End to end: the agent on a veth pair under real HTTP traffic from every
+# class, its exits and the state it leaves behind.
+
+load ../../testing/netns
+
+setup_file() { fbf_bats_setup_file e2e; }
+teardown_file() { fbf_bats_teardown_file; }
+setup() { fbf_bats_setup; }
+teardown() { fbf_bats_teardown; }
+
+@test "agent classifies HTTP traffic from every class and its summary adds up" {
+	local addr class expected seen printed
+
+	fbf_agent_start "$OUT" "$ERR"
+	fbf_traffic 5
+	fbf_stop_agent INT
+
+	printed=$(wc -l <"$OUT")
+	[ "$printed" -gt 0 ]
+	while read -r addr class; do
+		expected=$(fbf_expected_class "$addr")
+		[ "$class" = "$expected" ] ||
+			{ echo "$addr printed as $class, is $expected"; false; }
+	done <"$OUT"
+	seen=$(cut -d' ' -f1 "$OUT" | sort -u)
+	for addr in "${FBF_SOURCES[@]}"; do
+		if [ "$(fbf_expected_class "$addr")" = none ]; then
+			! grep -qx "$addr" <<<"$seen" ||
+				{ echo "none address $addr was pushed"; false; }
+		else
+			grep -qx "$addr" <<<"$seen" || { echo "no event from $addr"; false; }
+		fi
+	done
+	fbf_check_summary "$ERR" "$printed"
+	# The none sources did send traffic: it was classified but not pushed.
+	[ "$(fbf_summary_value "$ERR" none)" -gt 0 ]
+	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -eq 0 ]
+	for class in Fibonacci Fizz Buzz FizzBuzz; do
+		[ "$(grep -c " $class\$" "$OUT")" -eq \
+			"$(fbf_summary_value "$ERR" "$(tr '[:upper:]' '[:lower:]' <<<"$class")")" ]
+	done
+}
+
+@test "--json: one object per event with address, class, both clocks and age; JSON summary" {
+	local start
+
+	start=$(date +%s)
+	fbf_agent_start "$OUT" "$ERR" --json
+	fbf_traffic 2
+	fbf_stop_agent TERM
+
+	python3 - "$OUT" "$ERR" "$start" <<-'EOF'
+	import datetime, json, sys
+	lines = open(sys.argv[1]).read().splitlines()
+	start = int(sys.argv[3])
+	assert lines, "no events"
+	for line in lines:
+	    ev = json.loads(line)
+	    assert set(ev) == {"saddr", "class", "ktime_ns", "time", "age_ns"}, ev
+	    assert ev["class"] in ("Fizz", "Buzz", "FizzBuzz", "Fibonacci"), ev
+	    assert ev["ktime_ns"] > 0 and 0 <= ev["age_ns"] < 60e9, ev
+	    # RFC 3339, UTC, nanoseconds: within this test's run on the wall clock.
+	    t = ev["time"]
+	    assert len(t) == 30 and t.endswith("Z") and t[19] == ".", t
+	    secs = datetime.datetime.strptime(t[:19], "%Y-%m-%dT%H:%M:%S").replace(
+	        tzinfo=datetime.timezone.utc).timestamp()
+	    assert start - 1 <= secs <= start + 120, (t, start)
+	summary = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"summary"')]
+	assert len(summary) == 1, summary
+	assert summary[0]["delivered"] == len(lines), summary
+	EOF
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "SIGTERM: drains, prints the summary, exits 0 and detaches" {
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	fbf_traffic 1
+	fbf_stop_agent TERM
+	[ ! -s "$OUT" ]
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+}
+
+@test "--duration: exits 0 on its own, on time, and detaches" {
+	local start elapsed seconds
+
+	start=$(date +%s%N)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1.5 --quiet
+	elapsed=$((($(date +%s%N) - start) / 1000000))
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"agent: summary"* ]]
+	# Never early; and on time by its own clock, from attach to stop, which a
+	# slow or loaded host stretches by a sleep of the idle back-off at most.
+	# The wall clock only bounds a hang: start-up time is the host's.
+	[ "$elapsed" -ge 1500 ]
+	[ "$elapsed" -lt 30000 ]
+	seconds=$(grep -o 'seconds=[0-9.]*' <<<"$output" | cut -d= -f2)
+	awk -v s="$seconds" 'BEGIN { exit !(s >= 1.5 && s < 2.5) }'
+	fbf_xdp_detached
+}
+
+@test "--count: exits 0 after that many events and detaches" {
+	local start
+
+	# --duration is a backstop: if --count never ends the run, the test fails.
+	start=$(date +%s)
+	fbf_agent_start "$OUT" "$ERR" --count 3 --duration 30
+	fbf_traffic 3
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	[ $(($(date +%s) - start)) -lt 20 ]
+	[ "$(wc -l <"$OUT")" -ge 3 ]
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	fbf_xdp_detached
+}
+
+@test "after SIGKILL the next agent removes the stale program, says so and exits clean" {
+	fbf_agent_start "$OUT" "$ERR"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	# libxdp attaches through netlink: the program outlives its process.
+	fbf_xdp_attached
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed stale xdp_fizzbuzzfib"* ]]
+	fbf_xdp_detached
+}
+
+@test "a second agent on the same interface exits 6 and leaves the first working" {
+	local before after
+
+	fbf_agent_start "$OUT" "$ERR"
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"another agent"* ]]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	fbf_stop_agent INT
+	after=$(wc -l <"$OUT")
+	[ "$after" -gt "$before" ]
+}
+
+@test "coexists with another program through libxdp's dispatcher and leaves it attached" {
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	if ! fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_dispatcher; then
+		skip "libxdp's dispatcher does not load on this kernel (freplace refused)"
+	fi
+	fbf_agent_start "$OUT" "$ERR"
+	fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_fizzbuzzfib
+	fbf_traffic 1
+	kill -INT "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	[ -s "$OUT" ]
+	run fbf_in_srv xdp-loader status "$FBF_VETH_SRV"
+	[[ "$output" == *xdp_pass* ]]
+	[[ "$output" != *xdp_fizzbuzzfib* ]]
+	# The remaining program still passes traffic.
+	fbf_traffic 1
+	fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV"
+	fbf_xdp_detached
+}
+
+@test "refuses an interface owned by a program libxdp cannot share, and leaves it attached" {
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+	[ "$status" -eq 8 ]
+	[[ "$output" == *"xdp-loader status"* ]]
+	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+	[[ "$output" == *"name xdp_pass"* ]]
+	fbf_traffic 1
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp off
+}
+
+@test "an idle agent sleeps instead of spinning" {
+	local ticks hz
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	# utime + stime over 2 s idle: a busy loop would burn about 2 s of CPU.
+	ticks=$(awk '{ print -($14 + $15) }' "/proc/$FBF_AGENT_PID/stat")
+	sleep 2
+	ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$FBF_AGENT_PID/stat")))
+	hz=$(getconf CLK_TCK)
+	fbf_stop_agent INT
+	echo "idle agent used $ticks of $((2 * hz)) ticks"
+	[ "$ticks" -lt $((hz / 5)) ]
+}
+
+# Wake-ups are counted, not timed: the scheduler's count of the times each
+# thread was put on a CPU (schedstat's third field), summed over threads.
+agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 } END { print n }'; }
+
+@test "on the ring buffer an idle agent is never woken up, not even by a timer" {
+	local before after
+
+	fbf_agent_start "$OUT" "$ERR" --quiet --transport ringbuf
+	sleep 0.3
+	before=$(agent_wakeups)
+	sleep 1
+	after=$(agent_wakeups)
+	fbf_stop_agent INT
+	echo "woken $((after - before)) times in 1 s"
+	[ "$after" -eq "$before" ]
+}
+
+@test "--wakeup-batch: events the program does not wake the agent for are still printed" {
+	local i
+
+	fbf_agent_start "$OUT" "$ERR" --transport ringbuf --wakeup-batch 1000
+	[[ "$(cat "$ERR")" == *"wake-up every 1000 events"* ]]
+	# Five Fizz events through the agent's own program: none of them wakes it.
+	"$FBF_BUILD/testing/drain_rate" fill "$(fbf_attached_prog_id)" 5
+	for i in $(seq 100); do
+		[ "$(grep -c ' Fizz$' "$OUT")" -eq 5 ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c ' Fizz$' "$OUT")" -eq 5 ]
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" 5
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --transport queue --wakeup-batch 4
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--wakeup-batch applies to the ring buffer only"* ]]
+}
+
+@test "without bpffs the agent mounts it, says so and works" {
+	run fbf_in_srv unshare --mount --propagation private sh -c \
+		'umount /sys/fs/bpf 2>/dev/null; exec "$0" --iface "$1" --duration 0.5 --quiet' \
+		"$AGENT" "$FBF_VETH_SRV"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"mounted bpffs"* ]]
+	fbf_xdp_detached
+}
+
+@test "bad input: one line and a distinct exit code each" {
+	run fbf_in_srv "$AGENT"
+	[ "$status" -eq 2 ]
+
+	run fbf_in_srv "$AGENT" --iface nosuchif0
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"nosuchif0"* ]]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --mode turbo
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--mode"* ]]
+
+	for value in 0 -1 12abc 99999999999; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$value"
+		[ "$status" -eq 2 ]
+	done
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration -3
+	[ "$status" -eq 2 ]
+
+	run fbf_in_srv "$AGENT" --iface lo --mode native --duration 0.5
+	[ "$status" -eq 5 ]
+	[[ "$output" == *"--mode skb"* ]]
+
+	run fbf_in_srv setpriv --bounding-set -net_admin --inh-caps -net_admin \
+		"$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"CAP_NET_ADMIN"* ]]
+
+	fbf_xdp_detached
+}
+
+@test "an xdp_fizzbuzzfib no agent recorded: exit 8, one line, and it stays attached" {
+	local iface=$FBF_VETH_SRV before after expected
+
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdpgeneric \
+		obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+	[[ "$output" == *"name xdp_fizzbuzzfib"* ]]
+	before=$(fbf_attached_prog_id)
+	[ -n "$before" ]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	expected="error agent: $iface already runs an xdp_fizzbuzzfib (prog id $before) that no"
+	expected+=" agent recorded as its own; remove it with 'xdp-loader unload $iface --all' or"
+	expected+=" 'ip link set dev $iface xdpgeneric off'"
+	[ "${output#* }" = "$expected" ]
+	[[ "$output" =~ $FBF_LOG ]]
+	after=$(fbf_attached_prog_id)
+	[ "$after" = "$before" ]
+
+	# The remedy it names works.
+	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdpgeneric off
+	fbf_xdp_detached
+}
+
+@test "the lock file records the pid and the id of the attached program's event queue" {
+	local ifindex netns record map
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
+	netns=$(stat -L -c %i "/run/netns/$FBF_NS_SRV")
+	record=$(cat "/run/fizzbuzzfib/netns-$netns-ifindex-$ifindex.lock")
+	[[ "$record" =~ ^$FBF_AGENT_PID\ ([0-9]+)$ ]]
+	map=${BASH_REMATCH[1]}
+	bpftool prog show id "$(fbf_attached_prog_id)" | grep -Eq "map_ids ([0-9]+,)*$map(,|$)"
+	bpftool map show id "$map" | grep -q "^[0-9]*: $FBF_TRANSPORT  name events "
+	fbf_stop_agent INT
+}
+
+@test "a reader that goes away while the queue is full stops the agent, which accounts for all" {
+	local fifo=$FBF_WORK/closed.fifo queue reader
+
+	mkfifo "$fifo"
+	head -n 1 "$fifo" >/dev/null 3>&- &
+	reader=$!
+	fbf_srv_start "$fifo" "$ERR" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 4096
+	kill -STOP "$FBF_AGENT_PID"
+	queue=$(fbf_capacity "$ERR")
+	# Full by construction, whatever the machine's speed: twice what the queue
+	# (or ring) holds, pushed through the agent's own program while it is stopped.
+	"$FBF_BUILD/testing/drain_rate" fill "$(fbf_attached_prog_id)" $((2 * queue))
+	kill "$reader"
+	wait "$reader" || true
+	kill -CONT "$FBF_AGENT_PID"
+
+	# More events wait than the agent pops between two looks at stdout: it stops
+	# on the busy path, detaches, then drains the rest into its count.
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	fbf_xdp_detached
+	grep -Eq "${FBF_LOG}stdout was closed; stopping\$" "$ERR"
+	[ "$(fbf_summary_value "$ERR" lost_queue_full)" -ge "$queue" ]
+	[ "$(fbf_summary_value "$ERR" delivered)" -ge "$queue" ]
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+}
+
+@test "short options: -q is --quiet and -Q is --queue-size" {
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" -q -Q 64 --duration 0.3
+	[ "$status" -eq 0 ]
+	if [ "$FBF_TRANSPORT" = ringbuf ]; then
+		[[ "$output" =~ ring\ buffer\ [0-9]+\ bytes\ \(([0-9]+)\ events\) ]]
+		[ "${BASH_REMATCH[1]}" -ge 64 ]
+	else
+		[[ "$output" == *"queue 64 events"* ]]
+	fi
+	run "$AGENT" --help
+	[[ "$output" == *"-q, --quiet"* ]]
+	[[ "$output" == *"-Q, --queue-size=N"* ]]
+	[[ "$output" == *"9 events"* ]]
+}
+
+@test "stdout that fails to take the events (a full disk): exit 1, says why, detaches" {
+	local status=0
+
+	# --duration is a backstop: an agent that ignores the failure exits 0 then.
+	fbf_agent_start /dev/full "$ERR" --duration 20
+	fbf_traffic 2
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 1 ]
+	grep -Eq "${FBF_LOG}cannot write events to stdout: No space left on device; stopping\$" \
+		"$ERR"
+	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_xdp_detached
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The edges of the agent's life as a daemon: closed standard fds, every
+# signal that would end it, its program replaced or its interface moved to
+# another namespace under it, running counters, the command line's errors.
+
+load ../../testing/netns
+
+setup_file() { fbf_bats_setup_file lifecycle; }
+teardown_file() { fbf_bats_teardown_file; }
+setup() { fbf_bats_setup; }
+teardown()
+{
+	[ -n "${FBF_NS_OTHER:-}" ] && ip netns del "$FBF_NS_OTHER" 2>/dev/null
+	fbf_bats_teardown
+}
+
+# The lock file of the server veth, in the agent's default lock directory.
+lock_file()
+{
+	local ifindex netns
+
+	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
+	netns=$(stat -L -c %i "/run/netns/$FBF_NS_SRV")
+	echo "/run/fizzbuzzfib/netns-$netns-ifindex-$ifindex.lock"
+}
+
+# wait_exit SECONDS: wait for the agent to end by itself and set EXIT to its
+# status; bounded only so that a hang fails the test. Not in $(...): only this
+# shell can wait for its child.
+wait_exit()
+{
+	local i
+
+	for i in $(seq $(($1 * 10))); do
+		kill -0 "$FBF_AGENT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$FBF_AGENT_PID" 2>/dev/null && { echo "agent still running" >&2; return 1; }
+	EXIT=0
+	wait "$FBF_AGENT_PID" || EXIT=$?
+	FBF_AGENT_PID=
+}
+
+@test "a closed stdout is an error up front, never the lock file's content" {
+	local status=0
+
+	# Not through bats' run, which gives the command a stdout of its own.
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 >&- 2>"$ERR" || status=$?
+	cat "$ERR"
+	[ "$status" -eq 2 ]
+	[ "$(wc -l <"$ERR")" -eq 1 ]
+	grep -q 'stdout is closed.*--quiet' "$ERR"
+	fbf_xdp_detached
+}
+
+@test "a closed stderr: the lock file still holds only the lock record" {
+	local lock
+
+	lock=$(lock_file)
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet 2>&-
+	grep -Eqx '[0-9]+ [0-9]+' "$lock"
+	fbf_xdp_detached
+	# With --quiet a closed stdout is fine too.
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet >&- 2>/dev/null
+	grep -Eqx '[0-9]+ [0-9]+' "$lock"
+}
+
+@test "SIGHUP, SIGQUIT, SIGALRM and SIGUSR2 stop it cleanly: summary, exit 0, detached" {
+	local sig
+
+	for sig in HUP QUIT ALRM USR2; do
+		fbf_agent_start "$OUT" "$ERR"
+		fbf_traffic 1
+		fbf_stop_agent "$sig"
+		fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	done
+}
+
+@test "SIGUSR1 and --stats-interval print the running counters and it runs on" {
+	fbf_agent_start "$OUT" "$ERR" --stats-interval 0.2
+	fbf_traffic 2
+	# Each account is one line; at least one is due within 0.2 s of idling.
+	for i in $(seq 100); do
+		grep -Eq "${FBF_LOG}stats .*produced=[1-9]" "$ERR" && break
+		sleep 0.1
+	done
+	grep -Eq "${FBF_LOG}stats seconds=[0-9.]+ packets=[0-9]+ .* queued=[0-9]+\$" "$ERR"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+
+	fbf_agent_start "$OUT" "$ERR" --json
+	kill -USR1 "$FBF_AGENT_PID"
+	for i in $(seq 100); do
+		grep -q '^{"type":"stats"' "$ERR" && break
+		sleep 0.1
+	done
+	kill -0 "$FBF_AGENT_PID"
+	fbf_stop_agent INT
+	python3 -c 'import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert [o["type"] for o in objs] == ["stats", "summary"], objs
+assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] + \
+    objs[0]["lost_queue_busy"] + objs[0]["queued"], objs[0]' "$ERR"
+}
+
+@test "its program replaced under it: exit 10 within seconds, the new program left alone" {
+	fbf_agent_start "$OUT" "$ERR" --mode skb
+	fbf_in_srv ip -force link set dev "$FBF_VETH_SRV" xdpgeneric \
+		obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	wait_exit 30
+	[ "$EXIT" -eq 10 ]
+	grep -q "someone replaced or removed xdp_fizzbuzzfib on $FBF_VETH_SRV" "$ERR"
+	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" | grep -q 'prog/xdp id'
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+}
+
+@test "its interface moved to another namespace: exit 11, the program detached there" {
+	FBF_NS_OTHER=fbf-$$-other
+	ip netns add "$FBF_NS_OTHER"
+	fbf_in_srv ip link add fbfmove0 type veth peer name fbfmove1
+	fbf_in_srv ip link set fbfmove0 up
+	fbf_srv_start "$OUT" "$ERR" "$AGENT" --iface fbfmove0
+	fbf_in_srv ip link set fbfmove0 netns "$FBF_NS_OTHER"
+	wait_exit 30
+	[ "$EXIT" -eq 11 ]
+	grep -q "interface fbfmove0 moved to network namespace $FBF_NS_OTHER" "$ERR"
+	grep -q "xdp_fizzbuzzfib detached from it there" "$ERR"
+	! ip -n "$FBF_NS_OTHER" link show fbfmove0 | grep -q 'prog/xdp'
+	# No program left over there: an agent started there attaches at once.
+	run nsenter --net="/run/netns/$FBF_NS_OTHER" "$AGENT" --iface fbfmove0 --duration 0.3
+	[ "$status" -eq 0 ]
+}
+
+@test "usage errors: one line each, a distinct exit status; -h is help" {
+	local args
+
+	for args in "" "--iface" "--bogus" "-i a -i b" "-i a -c 18446744073709551616" \
+		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir="; do
+		# shellcheck disable=SC2086
+		run "$AGENT" $args
+		echo "agent $args: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "agent: "*"; see agent --help" ]]
+	done
+	run "$AGENT" -i a -c 18446744073709551616
+	[[ "$output" == *"too large"* ]]
+	run "$AGENT" -i a -i b
+	[[ "$output" == *"--iface given twice"* ]]
+	run "$AGENT" -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--stats-interval=SECONDS"* ]]
+	# argp wraps the text: compare it as one line.
+	[[ "$(tr -s ' \n' '  ' <<<"$output")" == *"11 the interface moved to another network"* ]]
+}
+
+@test "--lock-dir: the lock file goes there" {
+	local dir=$FBF_WORK/locks
+
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.3 --quiet --lock-dir "$dir"
+	ls "$dir"/netns-*-ifindex-*.lock
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.3 --lock-dir /proc/nope
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot create /proc/nope"* ]]
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Quick fault and hardening tests: the interface vanishing under the agent,
+# no usable bpffs, the agent with ASan and UBSan and under Valgrind, the
+# smallest capability set, and the libFuzzer harnesses. The long runs are in
+# `make stress` and `make fuzz` (docs/hardening.md).
+
+load ../../testing/netns
+
+# Sanitizer reports end the process with a failure, and leaks count.
+SANITIZER_ENV=(
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1
+	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+)
+
+setup_file() { fbf_bats_setup_file hardening; }
+teardown_file() { fbf_bats_teardown_file; }
+setup() { fbf_bats_setup; }
+
+teardown()
+{
+	ip -n "$FBF_NS_SRV" link del fbfgone0 2>/dev/null || true
+	fbf_bats_teardown
+}
+
+# Every capability this kernel knows but those named: for capsh --drop.
+caps_except()
+{
+	capsh --print | sed -n 's/^Bounding set =//p' | tr ',' '\n' |
+		grep -vxF -f <(tr ',' '\n' <<<"$1") | paste -sd,
+}
+
+# run_with_caps CAPS AGENT_ARGS...: the agent as root but with exactly CAPS
+# (comma-separated, e.g. cap_net_admin,cap_sys_admin) in every set.
+run_with_caps()
+{
+	local caps=$1
+
+	shift
+	run fbf_in_srv capsh --drop="$(caps_except "$caps")" --caps="$caps+eip" -- \
+		-c 'grep ^CapEff /proc/self/status >&2; exec "$0" "$@"' "$AGENT" "$@"
+}
+
+@test "the interface disappears under the agent: exit 7, one clear line, no crash" {
+	local status=0
+
+	ip -n "$FBF_NS_SRV" link add fbfgone0 type veth peer name fbfgone1
+	ip -n "$FBF_NS_SRV" link set fbfgone0 up
+	fbf_srv_start "$OUT" "$ERR" "$AGENT" --iface fbfgone0 --quiet
+	ip -n "$FBF_NS_SRV" link del fbfgone0
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 7 ]
+	grep -Eq "${FBF_LOG}interface fbfgone0 \(ifindex [0-9]+\) disappeared" "$ERR"
+	# It still accounts for what it saw.
+	grep -Eq "${FBF_LOG}summary produced=" "$ERR"
+}
+
+@test "no bpffs and none can be mounted: attaches without the dispatcher and says so" {
+	# A private mount namespace: the host's bpffs stays mounted.
+	run fbf_in_srv unshare --mount --propagation private sh -c \
+		'umount /sys/fs/bpf 2>/dev/null; LIBXDP_BPFFS=/nonexistent exec "$0" --iface "$1" \
+		--duration 0.5 --quiet' "$AGENT" "$FBF_VETH_SRV"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no bpffs at /nonexistent and mounting one failed"* ]]
+	[[ "$output" == *"without its dispatcher"* ]]
+	[[ "$output" == *"no dispatcher"* ]]
+	fbf_xdp_detached
+}
+
+@test "the agent built with ASan and UBSan, under traffic: no report, exit 0" {
+	local agent=$FBF_BUILD/agent status=0
+
+	fbf_is_sanitized "$agent" || agent=$FBF_ROOT/build-sanitize/agent
+	fbf_is_sanitized "$agent" || skip "no sanitizer build of the agent: run make SANITIZE=1"
+	fbf_srv_start "$OUT" "$ERR" env "${SANITIZER_ENV[@]}" "$agent" --iface "$FBF_VETH_SRV" \
+		--duration 3
+	fbf_traffic 5
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 0 ]
+	# Not "! grep": bats ignores a negated command's status.
+	if grep -E 'Sanitizer|runtime error' "$ERR"; then false; fi
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+	[ "$(wc -l <"$OUT")" -eq "$(fbf_summary_value "$ERR" delivered)" ]
+}
+
+@test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
+	local agent=$FBF_BUILD/agent status=0
+
+	command -v valgrind >/dev/null || skip "valgrind is not installed (make deps)"
+	# Valgrind cannot run an ASan binary: use the plain build.
+	fbf_is_sanitized "$agent" && agent=$FBF_ROOT/build/agent
+	[ -x "$agent" ] && ! fbf_is_sanitized "$agent" ||
+		skip "no build without sanitizers: run make"
+	fbf_srv_start "$OUT" "$ERR" valgrind --error-exitcode=99 --leak-check=full \
+		--show-leak-kinds=all --errors-for-leak-kinds=all \
+		--suppressions="$FBF_ROOT/tests/e2e/hardening.supp" \
+		"$agent" --iface "$FBF_VETH_SRV" --duration 4
+	fbf_traffic 3
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 0 ]
+	grep -q 'ERROR SUMMARY: 0 errors' "$ERR"
+	grep -q 'All heap blocks were freed -- no leaks are possible' "$ERR"
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+}
+
+@test "least privilege: runs with exactly CAP_NET_ADMIN and CAP_SYS_ADMIN" {
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	run_with_caps cap_net_admin,cap_sys_admin --iface "$FBF_VETH_SRV" --duration 0.5 --quiet
+	[ "$status" -eq 0 ]
+	# CAP_NET_ADMIN is bit 12, CAP_SYS_ADMIN bit 21, and nothing else.
+	[[ "$output" == *"CapEff:	0000000000201000"* ]]
+	[[ "$output" == *"attached xdp_fizzbuzzfib"* ]]
+	fbf_xdp_detached
+}
+
+@test "least privilege: one capability fewer exits 4 and names it" {
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	# CAP_BPF and CAP_PERFMON do not stand in for CAP_SYS_ADMIN.
+	run_with_caps cap_net_admin,cap_bpf,cap_perfmon --iface "$FBF_VETH_SRV" --duration 0.5
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"missing capability CAP_SYS_ADMIN"* ]]
+
+	run_with_caps cap_sys_admin --iface "$FBF_VETH_SRV" --duration 0.5
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"missing capability CAP_NET_ADMIN"* ]]
+	fbf_xdp_detached
+}
+
+@test "libFuzzer harnesses: the seed corpus and a short run find nothing" {
+	local fuzzer name corpus
+
+	for fuzzer in "$FBF_BUILD"/fuzz/fuzz_*; do
+		[ -x "$fuzzer" ] || skip "harnesses not built: run make fuzzers"
+		name=${fuzzer##*/fuzz_}
+		corpus=$FBF_WORK/corpus-$name
+		mkdir -p "$corpus"
+		# Seeds beside the harness: tests/fuzz/corpus/NAME or tools/*/corpus/NAME.
+		cp "$("$FBF_ROOT/testing/fuzz-seeds" "$name")"/* "$corpus"/
+		run env "${SANITIZER_ENV[@]}" "$fuzzer" -max_total_time=2 \
+			-artifact_prefix="$FBF_WORK/$name-" "$corpus"
+		[ "$status" -eq 0 ] || { echo "$output" | tail -n 30; false; }
+		[[ "$output" == *"Done "*" runs in "* ]]
+	done
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# --metrics: the agent's Prometheus endpoint, scraped by a real Prometheus
+# and linted by promtool, and what bad input does to it: a bad address, a port
+# in use, another path, slow and half-open clients, a thousand connections.
+
+load ../../testing/netns
+
+# Ports on the server namespace's own loopback: nothing else listens there.
+METRICS=127.0.0.1:19435
+PROM=127.0.0.1:19090
+
+setup_file() { fbf_bats_setup_file metrics; }
+teardown_file() { fbf_bats_teardown_file; }
+setup() { fbf_bats_setup; }
+teardown()
+{
+	if [ -n "${PROM_PID:-}" ]; then
+		kill "$PROM_PID" 2>/dev/null
+		wait "$PROM_PID" 2>/dev/null
+	fi
+	fbf_bats_teardown
+}
+
+scrape() { fbf_in_srv curl -sS --max-time 10 "$@"; }
+listening() { fbf_in_srv ss -Hltn "sport = :$1" | grep -q .; }
+
+# metric_value NAME_AND_LABELS: its value in one scrape of the agent.
+metric_value()
+{
+	scrape "http://$METRICS/metrics" | awk -v m="$1" '$1 == m { print $2 }'
+}
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds; bounded only to fail a hang.
+wait_for()
+{
+	local i tries=$(($1 * 10))
+
+	shift
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
+@test "a real Prometheus scrapes the agent and counts every class as the summary does" {
+	local dir=$FBF_WORK/prom class key
+	local -A prom
+
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	mkdir -p "$dir/data"
+	cat >"$dir/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: fizzbuzzfib
+	    static_configs:
+	      - targets: ['$METRICS']
+	EOF
+	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
+	nsenter --net="/run/netns/$FBF_NS_SRV" prometheus --config.file="$dir/prometheus.yml" \
+		--storage.tsdb.path="$dir/data" --web.listen-address="$PROM" \
+		>"$dir/prometheus.log" 2>&1 3>&- &
+	PROM_PID=$!
+	fbf_traffic 3
+
+	# Quiet again: wait until Prometheus has scraped what the agent counts now,
+	# and read it before the agent stops (then its series go stale).
+	wait_for 60 prom_matches_agent
+	for class in fizz buzz fizzbuzz fibonacci none; do
+		prom[$class]=$(prom_value "fizzbuzzfib_classified_total{class=\"$class\"}")
+	done
+	prom[delivered]=$(prom_value 'fizzbuzzfib_events_total{result="delivered"}')
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	for key in fizz buzz fizzbuzz fibonacci none delivered; do
+		echo "$key: Prometheus ${prom[$key]}, summary $(fbf_summary_value "$ERR" "$key")"
+		[ "${prom[$key]}" = "$(fbf_summary_value "$ERR" "$key")" ]
+	done
+}
+
+# prom_value QUERY: the one value Prometheus returns for an instant query.
+prom_value()
+{
+	fbf_in_srv python3 - "$PROM" "$1" <<-'EOF'
+	import json, sys, urllib.parse, urllib.request
+	url = f"http://{sys.argv[1]}/api/v1/query?" + urllib.parse.urlencode({"query": sys.argv[2]})
+	try:
+	    result = json.load(urllib.request.urlopen(url, timeout=5))["data"]["result"]
+	except Exception:
+	    sys.exit(1)
+	if len(result) != 1:
+	    sys.exit(1)
+	print(result[0]["value"][1])
+	EOF
+}
+
+# Prometheus' latest sample of every class and of delivered events equals the
+# agent's count now.
+prom_matches_agent_once()
+{
+	local series agent prom
+
+	for series in 'classified_total{class="fizz"}' 'classified_total{class="buzz"}' \
+		'classified_total{class="fizzbuzz"}' 'classified_total{class="fibonacci"}' \
+		'classified_total{class="none"}' 'events_total{result="delivered"}'; do
+		agent=$(metric_value "fizzbuzzfib_${series/\{/\{device=\"$FBF_VETH_SRV\",}")
+		prom=$(prom_value "fizzbuzzfib_$series" 2>/dev/null) || return 1
+		[ "$prom" = "$agent" ] && [ "$agent" -gt 0 ] || return 1
+	done
+}
+
+# Twice, two scrape intervals apart: the last late TCP segment has been counted.
+prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_once; }
+
+@test "promtool finds nothing to lint in the exposition; other paths are 404" {
+	command -v promtool >/dev/null || skip "promtool is not installed (package prometheus)"
+	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
+	fbf_traffic 1
+	run bash -c "nsenter --net=/run/netns/$FBF_NS_SRV curl -sS http://$METRICS/metrics |
+		promtool check metrics"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(scrape -o /dev/null -w '%{http_code}' "http://$METRICS/")" = 404 ]
+	[ "$(scrape -o /dev/null -w '%{http_code}' -X POST "http://$METRICS/metrics")" = 405 ]
+	# Counters never go down while it runs.
+	before=$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")
+	fbf_traffic 1
+	[ "$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")" -gt "$before" ]
+	fbf_stop_agent INT
+}
+
+@test "a bad --metrics value is a usage error; a port in use exits 12; neither attaches" {
+	local value holder
+
+	for value in 127.0.0.1 :9435 127.0.0.1:0 127.0.0.1:65536 localhost:9435 "[::1]9435"; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --metrics "$value"
+		echo "$value: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "agent: --metrics '$value': use ADDR:PORT"* ]]
+	done
+	# SO_REUSEADDR: the earlier tests' scrapes leave TIME_WAIT behind on the port.
+	# nsenter itself, not a function's subshell: $! must be the holder.
+	nsenter --net="/run/netns/$FBF_NS_SRV" python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 19435)); s.listen(); time.sleep(30)' 3>&- &
+	holder=$!
+	wait_for 10 listening 19435
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --metrics "$METRICS"
+	kill "$holder"
+	wait "$holder" || true
+	echo "$output"
+	[ "$status" -eq 12 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot serve metrics on $METRICS: Address already in use; pick another port" ]]
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --metrics 192.0.2.1:9435
+	[ "$status" -eq 12 ]
+	[[ "$output" == *"use an address of this host"* ]]
+	fbf_xdp_detached
+}
+
+@test "half-open, slow and a thousand clients: the agent drains and accounts exactly" {
+	local clients
+
+	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
+	# A thousand connections that send nothing, and one that sends half a request.
+	nsenter --net="/run/netns/$FBF_NS_SRV" python3 - "$METRICS" <<-'EOF' 3>&- &
+	import socket, sys, time
+	host, port = sys.argv[1].split(":")
+	socks = []
+	for i in range(1000):
+	    try:
+	        s = socket.create_connection((host, int(port)), timeout=5)
+	        socks.append(s)
+	    except OSError:
+	        pass
+	socks[0].send(b"GET /metr")
+	time.sleep(20)
+	EOF
+	clients=$!
+	fbf_traffic 3
+	# Scrapes still succeed once the idle connections time out.
+	wait_for 60 scrape -o /dev/null "http://$METRICS/metrics"
+	kill "$clients"
+	wait "$clients" || true
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+}

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make stress: the agent through the ways it can die and under more traffic
+# than it can drain, on a veth pair between two test namespaces (as root).
+#
+#   1. KILLS SIGKILLs at random moments: while it loads and attaches, while it
+#      drains under traffic, while it detaches. Every kill is followed by a
+#      start that must recover; at the end no program is on the interface
+#      and bpffs holds no pin for it.
+#   2. FLOOD_SECONDS of HTTP at high concurrency from many sources plus raw
+#      frames, once per transport (queue map, then ring buffer): the agent
+#      keeps running, its memory stays flat, and produced = delivered + lost
+#      exactly.
+#
+# FBF_STRESS_SEED=N replays the random moments of a run. TRANSPORTS="queue"
+# floods one transport only; FLOOD_QUEUE_SIZE=N gives the agent --queue-size N
+# (default: the agent's own default). With FBF_FLOOD_RESULTS=FILE, each flood's events
+# lost and drain rate go to FILE as samples for bench/report.py.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/../../testing/netns.bash"
+
+KILLS=${KILLS:-60}
+FLOOD_SECONDS=${FLOOD_SECONDS:-30}
+RAWFLOOD=$FBF_BUILD/testing/rawflood
+# Extra client addresses for the HTTP flood, and raw frames' (spoofed) sources:
+# all inside the test namespaces.
+FLOOD_HTTP_SOURCES=$FBF_SUBNET.40-239
+FLOOD_RAW_FIRST=10.213.16.1
+FLOOD_RAW_COUNT=4096
+# VmRSS may grow by at most this much (kB) after the first seconds of the flood.
+RSS_SLACK_KB=1024
+
+fail() { echo "stress: FAIL: $*" >&2; exit 1; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "stress: needs root (namespaces, veth, XDP); run: sudo make stress" >&2
+	exit 1
+fi
+[ -x "$RAWFLOOD" ] || fail "$RAWFLOOD is missing: run make stress"
+
+SEED=${FBF_STRESS_SEED:-$((($$ ^ $(date +%s)) & 0x7fff))}
+RANDOM=$SEED
+echo "stress: seed $SEED (replay with FBF_STRESS_SEED=$SEED)"
+
+WORK=$(mktemp -d /tmp/fbf-stress.XXXXXX)
+AGENT_PID=
+cleanup()
+{
+	if [ -n "$AGENT_PID" ] && kill -0 "$AGENT_PID" 2>/dev/null; then
+		kill -KILL "$AGENT_PID" 2>/dev/null || true
+	fi
+	jobs -p | xargs -r kill 2>/dev/null || true
+	wait 2>/dev/null || true
+	fbf_net_down
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+fbf_net_up "$WORK"
+# /sys is the host's under nsenter --net: ask ip for the index.
+IFINDEX=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
+
+# sleep_ms MIN MAX: a random pause in [MIN, MAX] ms.
+sleep_ms()
+{
+	local ms=$(($1 + RANDOM % ($2 - $1 + 1)))
+
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+}
+
+# The agent in the background on the server veth; AGENT_PID is the agent itself.
+agent_bg()
+{
+	local err=$1
+
+	shift
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" "$@" \
+		>/dev/null 2>"$err" &
+	AGENT_PID=$!
+}
+
+wait_attached()
+{
+	local i
+
+	for i in $(seq 100); do
+		grep -qs attached "$1" && return 0
+		kill -0 "$AGENT_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- 1. SIGKILL at random moments ----
+
+kill_phases=(load drain detach)
+declare -A killed_in=()
+stale_removed=0
+for i in $(seq "$KILLS"); do
+	phase=${kill_phases[RANDOM % 3]}
+	err=$WORK/kill-$i.err
+	case $phase in
+	load)
+		# Loading and attaching take tens of ms: kill anywhere in or after them.
+		agent_bg "$err" --quiet
+		sleep_ms 0 120
+		;;
+	drain)
+		agent_bg "$err"
+		wait_attached "$err" || fail "kill $i: the agent did not attach: $(cat "$err")"
+		fbf_traffic 20 --concurrency 8 >/dev/null 2>&1 &
+		traffic=$!
+		sleep_ms 50 500
+		;;
+	detach)
+		agent_bg "$err"
+		wait_attached "$err" || fail "kill $i: the agent did not attach: $(cat "$err")"
+		kill -TERM "$AGENT_PID"
+		sleep_ms 0 15
+		;;
+	esac
+	kill -KILL "$AGENT_PID" 2>/dev/null || true
+	wait "$AGENT_PID" 2>/dev/null || true
+	AGENT_PID=
+	[ "$phase" = drain ] && { wait "$traffic" 2>/dev/null || true; }
+	killed_in[$phase]=$((${killed_in[$phase]:-0} + 1))
+
+	# The next start must recover from whatever the kill left behind.
+	rec=$WORK/recover-$i.err
+	status=0
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.2 --quiet 2>"$rec" || status=$?
+	[ "$status" -eq 0 ] || fail "kill $i ($phase): the next start exited $status: $(cat "$rec")"
+	grep -q 'removed stale' "$rec" && stale_removed=$((stale_removed + 1))
+	fbf_xdp_detached || fail "kill $i ($phase): a program is left after the recovery run"
+done
+
+fbf_xdp_detached || fail "a program is left on $FBF_VETH_SRV"
+pins=$(find /sys/fs/bpf -path "*dispatch-$IFINDEX-*" 2>/dev/null | head -n 5)
+[ -z "$pins" ] || fail "pins left in bpffs: $pins"
+echo "stress: $KILLS SIGKILLs survived (load ${killed_in[load]:-0}, drain" \
+	"${killed_in[drain]:-0}, detach ${killed_in[detach]:-0}); the next start removed a" \
+	"stale program $stale_removed times; interface and bpffs clean"
+
+# ---- 2. flood ----
+
+ip -n "$FBF_NS_CLI" addr add "$FBF_SUBNET.40/24" dev "$FBF_VETH_CLI" 2>/dev/null || true
+for d in $(seq 41 239); do
+	echo "addr add $FBF_SUBNET.$d/24 dev $FBF_VETH_CLI"
+done | ip -n "$FBF_NS_CLI" -batch -
+
+# flood TRANSPORT: the agent on TRANSPORT through the whole flood.
+flood()
+{
+	local err=$WORK/flood.err lines=$WORK/flood.lines counter http raw status s
+	local seconds packets produced delivered full busy printed raw_sent steady min max
+	local rss=()
+
+	rm -f "$WORK/flood.out"
+	mkfifo "$WORK/flood.out"
+	wc -l <"$WORK/flood.out" >"$lines" &
+	counter=$!
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" --transport "$1" \
+		${FLOOD_QUEUE_SIZE:+--queue-size "$FLOOD_QUEUE_SIZE"} >"$WORK/flood.out" 2>"$err" &
+	AGENT_PID=$!
+	wait_attached "$err" || fail "flood ($1): the agent did not attach: $(cat "$err")"
+
+	fbf_in_cli "$TRAFFICGEN" --url "$FBF_URL" --source "$(fbf_source_list),$FLOOD_HTTP_SOURCES" \
+		--duration "$FLOOD_SECONDS" --concurrency 256 --timeout-ms 2000 --quiet \
+		>"$WORK/http.out" 2>"$WORK/http.err" &
+	http=$!
+	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$FLOOD_SECONDS" "$FLOOD_RAW_FIRST" \
+		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >"$WORK/raw.out" 2>"$WORK/raw.err" &
+	raw=$!
+
+	rss=()
+	for s in $(seq "$FLOOD_SECONDS"); do
+		sleep 1
+		kill -0 "$AGENT_PID" 2>/dev/null ||
+			fail "flood ($1): the agent died after $s s: $(cat "$err")"
+		rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status")")
+	done
+	wait "$raw" || fail "flood ($1): rawflood failed: $(cat "$WORK/raw.err")"
+	wait "$http" ||
+		echo "stress: note ($1): trafficgen reported failures: $(head -c 300 "$WORK/http.err")"
+	kill -INT "$AGENT_PID"
+	status=0
+	wait "$AGENT_PID" || status=$?
+	AGENT_PID=
+	wait "$counter"
+	[ "$status" -eq 0 ] || fail "flood ($1): the agent exited $status: $(cat "$err")"
+
+	v() { fbf_summary_value "$err" "$1"; }
+	seconds=$(v seconds)
+	packets=$(v packets)
+	produced=$(v produced)
+	delivered=$(v delivered)
+	full=$(v lost_queue_full)
+	busy=$(v lost_queue_busy)
+	printed=$(cat "$lines")
+	raw_sent=$(cat "$WORK/raw.out")
+
+	[ "$produced" -eq $((delivered + full + busy)) ] ||
+		fail "flood ($1): produced $produced != delivered $delivered + lost $((full + busy))"
+	[ "$printed" -eq "$delivered" ] ||
+		fail "flood ($1): $printed lines printed, $delivered delivered"
+	[ "$packets" -ge "$raw_sent" ] || fail "flood ($1): $raw_sent raw frames sent, XDP saw $packets"
+
+	# Flat memory: after a 5 s warm-up, VmRSS moves by less than RSS_SLACK_KB.
+	steady=("${rss[@]:5}")
+	min=$(printf '%s\n' "${steady[@]}" | sort -n | head -n 1)
+	max=$(printf '%s\n' "${steady[@]}" | sort -n | tail -n 1)
+	echo "stress: VmRSS samples (kB): ${rss[*]}"
+	[ $((max - min)) -lt "$RSS_SLACK_KB" ] || fail "flood ($1): VmRSS grew from $min to $max kB"
+
+	awk -v t="$1" -v s="$seconds" -v p="$packets" -v raw="$raw_sent" -v pr="$produced" \
+		-v d="$delivered" -v l="$((full + busy))" -v http="$(cat "$WORK/http.out")" 'BEGIN {
+		printf "stress: %s flood %.1f s: offered %.0f frames/s (raw %.0f/s), events %.0f/s\n",
+			t, s, p / s, raw / s, pr / s
+		printf "stress: drained %.0f events/s; lost %d of %d events (%.2f%%)\n",
+			d / s, l, pr, pr ? 100 * l / pr : 0
+		printf "stress: produced %d = delivered %d + lost %d; http: %s\n", pr, d, l, http
+	}'
+	[ -z "${FBF_FLOOD_RESULTS:-}" ] || awk -v t="$1" -v pr="$produced" -v d="$delivered" \
+		-v l="$((full + busy))" -v s="$seconds" 'BEGIN {
+		n = t == "queue" ? "" : "/" t
+		printf "stress/flood%s\tlost-percent\t%.4f\n", n, pr ? 100 * l / pr : 0
+		printf "stress/flood%s\tlost\t%d\n", n, l
+		printf "stress/flood%s\tthroughput\t%.0f\n", n, d / s }' >>"$FBF_FLOOD_RESULTS"
+}
+
+for transport in ${TRANSPORTS:-queue ringbuf}; do
+	flood "$transport"
+done
+echo "stress: PASS"

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The test programs and suites of `make test`, and the long runs beside
+# them: fuzzing, faults, floods and sanitizers (docs/hardening.md).
+#
+# make fuzz       the differential pass of the XDP program against its reference
+#                 model over FUZZ_FRAMES frames (FBF_FUZZ_SEED=S replays a run),
+#                 then each libFuzzer harness for FUZZ_TIME seconds (as root)
+# make stress     SIGKILLs at random moments and a FLOOD_SECONDS flood (as root)
+# make fuzzers    build the libFuzzer harnesses only
+#
+# `make test` also builds the harnesses and the agent with ASan and UBSan in
+# build-sanitize/, which tests/e2e/hardening.bats runs.
+
+FUZZ_FRAMES ?= 10000000
+FUZZ_TIME ?= 60
+FLOOD_SECONDS ?= 30
+KILLS ?= 60
+
+# The test programs: unit tests of userspace code, and the XDP program through
+# BPF_PROG_TEST_RUN. Each links the lab, the agent's metrics exposition and common/.
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
+BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
+TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics_format.c) $(COMMON_OBJS)
+TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
+
+all: $(UNIT_TESTS) $(BPF_TESTS)
+
+$(UNIT_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(TEST_LINK_OBJS)
+$(BPF_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/bpf/%.o $(TEST_LINK_OBJS)
+$(UNIT_TESTS) $(BPF_TESTS):
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CMOCKA_LIBS) $(LIBBPF_LIBS) -o $@
+
+# The suites of make test, in this order; the agent's suites run again on the
+# ring buffer (SUITE.bats+ringbuf, see tests/run-suite).
+TEST_BATS += $(sort $(wildcard tests/e2e/*.bats)) tests/e2e/agent_e2e.bats+ringbuf \
+	     tests/e2e/agent_lifecycle.bats+ringbuf tests/e2e/hardening.bats+ringbuf
+
+# Sanitizer runs fail on the first report, and say where it came from.
+SANITIZER_ENV := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1 \
+		 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+
+FUZZERS += $(OUTPUT)/fuzz/fuzz_options
+SANITIZE_DIR := build-sanitize
+
+# libFuzzer needs clang; the harnesses compile the parsers they test from source.
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	       -Wall -Wextra -Werror -std=gnu11 -Icommon -DFBF_VERSION='"$(VERSION)"'
+
+.PHONY: fuzz fuzzers stress hardening-sanitize-build
+
+$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c
+
+$(FUZZERS):
+	$(call msg,FUZZER,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Iagent -Itools/trafficgen $(filter %.c,$^) -o $@
+
+fuzzers: $(FUZZERS)
+
+# The agent with ASan and UBSan, for the sanitizer test in tests/e2e/hardening.bats.
+# A build of its own, in the directory `make SANITIZE=1` uses.
+hardening-sanitize-build:
+ifneq ($(SANITIZE),1)
+	$(Q)$(MAKE) --no-print-directory $(if $(Q),-s) SANITIZE=1 OUTPUT=$(SANITIZE_DIR) \
+		$(SANITIZE_DIR)/agent $(SANITIZE_DIR)/trafficgen
+endif
+
+test: $(FUZZERS) hardening-sanitize-build
+
+# libFuzzer writes new inputs into its first corpus directory: a copy in
+# $(OUTPUT), so the seeds (testing/fuzz-seeds) stay as committed.
+fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
+	$(Q)FBF_FUZZ_FRAMES=$(FUZZ_FRAMES) $(OUTPUT)/tests/test_xdp_fuzz
+	$(Q)set -e; for f in $(FUZZERS); do \
+		name=$${f##*/fuzz_}; corpus=$(OUTPUT)/fuzz/corpus-$$name; \
+		log=$(OUTPUT)/fuzz/$$name.log; \
+		mkdir -p $$corpus; cp -n $$(testing/fuzz-seeds $$name)/* $$corpus/; \
+		echo "fuzz: $$f for $(FUZZ_TIME) s, log in $$log"; \
+		if ! $(SANITIZER_ENV) $$f -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-artifact_prefix=$(OUTPUT)/fuzz/$$name- $$corpus >$$log 2>&1; then \
+			tail -n 40 $$log; \
+			echo "fuzz: $$f failed; the input is in $(OUTPUT)/fuzz/$$name-*" >&2; \
+			exit 1; \
+		fi; \
+		grep -E '^stat::number_of_executed_units|^Done' $$log; \
+	done
+
+stress: check-deps all
+	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
