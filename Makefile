@@ -185,4 +185,4 @@ include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/pro
 
 # Only this build's own dependency files: not those of the gate's base, which
 # builds in a worktree under build/.
--include $(shell find $(OUTPUT)/obj -type f -name '*.d' 2>/dev/null) $(wildcard $(OUTPUT)/*.d)
+-include $(wildcard $(OUTPUT)/*.bpf.d) $(shell find $(OUTPUT)/obj -type f -name '*.d' 2>/dev/null)

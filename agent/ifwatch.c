@@ -103,9 +103,10 @@ static void link_events_read(struct ifwatch *w)
 }
 
 /*
- * The kernel unlists a device leaving the namespace, waits for an RCU grace
- * period or two, and only then sends the RTM_DELLINK that says where it
- * went: wait up to a second for it.
+ * The kernel detaches a deleted device's program and unlists a device
+ * leaving the namespace, waits for an RCU grace period or two, and only
+ * then sends the RTM_DELLINK that says it left and where to: wait up to a
+ * second for it.
  */
 static void dellink_wait(struct ifwatch *w)
 {
@@ -129,9 +130,13 @@ enum ifwatch_state ifwatch_check(struct ifwatch *w)
 		return w->new_nsid >= 0 ? IFWATCH_MOVED : IFWATCH_GONE;
 	}
 	/* An error here (a race with a delete) is judged at the next check. */
-	if (w->prog_id && !attached_id(w->ifindex, w->mode, &id) && id != w->prog_id)
-		return IFWATCH_REPLACED;
-	return IFWATCH_OK;
+	if (!w->prog_id || attached_id(w->ifindex, w->mode, &id) || id == w->prog_id)
+		return IFWATCH_OK;
+	/* A device being deleted loses its program before it leaves the namespace. */
+	dellink_wait(w);
+	if (w->left)
+		return w->new_nsid >= 0 ? IFWATCH_MOVED : IFWATCH_GONE;
+	return IFWATCH_REPLACED;
 }
 
 /* The nsid this namespace gives the namespace of @fd: RTM_GETNSID, as ip-netns does. */

@@ -40,7 +40,11 @@ struct ifwatch {
  */
 int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode);
 
-/* Where things stand now. Cheap: one syscall or three, meant for about once a second. */
+/*
+ * Where things stand now. Cheap: one syscall or three. Only when the device
+ * or the program is gone does it wait, up to a second, for the kernel's
+ * RTM_DELLINK: a deleted device loses its program first.
+ */
 enum ifwatch_state ifwatch_check(struct ifwatch *w);
 
 /*

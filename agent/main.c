@@ -258,8 +258,8 @@ int main(int argc, char **argv)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", opts.iface, strerror(-err));
 	transport_describe(&spec, transport, sizeof(transport));
-	pr_info("attached %s to %s (%s mode, %s), %s; stop with Ctrl-C\n", FBF_PROG_NAME,
-		opts.iface, mode_name(att.mode),
+	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
+		FBF_PROG_NAME, xdp_program__id(att.prog), opts.iface, mode_name(att.mode),
 		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", transport);
 
 	d = (struct drain){

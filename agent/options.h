@@ -11,13 +11,13 @@
 #include <xdp/libxdp.h>
 
 #include "fbf_transport.h"
+#include "parse_num.h"
 
 /* Limits of the option values, also quoted in the error messages. */
 #define AGENT_QUEUE_SIZE_MIN 1U
 #define AGENT_QUEUE_SIZE_MAX (1U << 24)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
-#define AGENT_NSEC_PER_SEC 1000000000ULL
 #define AGENT_WAKEUP_BATCH_MAX (1U << 20)
 
 struct agent_options {
@@ -36,14 +36,8 @@ struct agent_options {
 	bool verbose;
 };
 
-/*
- * Each parser returns 0 and stores the value, or -EINVAL (not a number of
- * the expected form: empty, sign, spaces, trailing characters) or -ERANGE
- * (a well-formed number outside the allowed range) and leaves *out alone.
- */
+/* 0, or -EINVAL for anything but native, skb or auto; the numbers: parse_num.h. */
 int parse_mode(const char *s, enum xdp_attach_mode *out);
-int parse_u64_range(const char *s, __u64 min, __u64 max, __u64 *out);
-int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns);
 
 const char *mode_name(enum xdp_attach_mode mode);
 

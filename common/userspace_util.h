@@ -21,6 +21,12 @@ static inline __u64 fbf_monotonic_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* The same clock in seconds, for rates and durations printed to people. */
+static inline double fbf_monotonic_s(void)
+{
+	return fbf_monotonic_ns() / 1e9;
+}
+
 /*
  * splitmix64 (Steele, Lea and Flood, 2014): tiny and well mixed; a fixed
  * seed gives the same sequence on every machine, for replayable tests and

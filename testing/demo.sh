@@ -18,9 +18,7 @@ cleanup()
 	fbf_net_down
 	rm -rf "$work"
 }
-trap cleanup EXIT
-# Run the cleanup on Ctrl-C and kill too, not only on a normal exit.
-trap "exit 130" INT TERM
+fbf_cleanup_on_exit cleanup
 
 fbf_net_up "$work"
 echo "demo: client namespace $FBF_NS_CLI (${FBF_SOURCES[*]})"

@@ -31,11 +31,6 @@
 
 #define PEEK_INTERVAL_US 100
 
-static double now_s(void)
-{
-	return fbf_monotonic_ns() / 1e9;
-}
-
 /* The queue or ring buffer among the program's maps; *type says which. */
 static int events_fd_of(int prog_fd, __u32 *type)
 {
@@ -121,7 +116,7 @@ static double continue_and_wait_empty(int events_fd, __u32 type, pid_t pid)
 			return -1;
 		}
 	}
-	start = now_s();
+	start = fbf_monotonic_s();
 	if (kill(pid, SIGCONT))
 		return -1;
 	if (type == BPF_MAP_TYPE_RINGBUF)
@@ -130,17 +125,17 @@ static double continue_and_wait_empty(int events_fd, __u32 type, pid_t pid)
 	else
 		while (!queue_empty(events_fd))
 			usleep(PEEK_INTERVAL_US);
-	return now_s() - start;
+	return fbf_monotonic_s() - start;
 }
 
 static double pop_all(int events_fd, __u64 *popped)
 {
 	struct fbf_event ev;
-	double start = now_s();
+	double start = fbf_monotonic_s();
 
 	while (!bpf_map_lookup_and_delete_elem(events_fd, NULL, &ev))
 		(*popped)++;
-	return now_s() - start;
+	return fbf_monotonic_s() - start;
 }
 
 static int count_event(void *ctx, void *data, size_t size)
@@ -155,11 +150,11 @@ static int count_event(void *ctx, void *data, size_t size)
 static double read_all(int events_fd, __u64 *popped)
 {
 	struct ring_buffer *ring = ring_buffer__new(events_fd, count_event, popped, NULL);
-	double start = now_s(), seconds;
+	double start = fbf_monotonic_s(), seconds;
 
 	if (!ring || ring_buffer__consume(ring) < 0)
 		*popped = 0;
-	seconds = now_s() - start;
+	seconds = fbf_monotonic_s() - start;
 	ring_buffer__free(ring);
 	return seconds;
 }

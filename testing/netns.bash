@@ -32,26 +32,9 @@ FBF_SOURCES=(
 	$FBF_SUBNET.4 $FBF_SUBNET.6 $FBF_SUBNET.9	# none
 )
 
-# An independent reference for the classifier, for checking what the agent prints.
-fbf_expected_class()
-{
-	local a b c d n
-
-	IFS=. read -r a b c d <<<"$1"
-	n=$(((a << 24) | (b << 16) | (c << 8) | d))
-	case " 0 1 2 3 5 8 13 21 34 55 89 144 233 " in
-	*" $d "*) echo Fibonacci; return ;;
-	esac
-	if ((n % 15 == 0)); then
-		echo FizzBuzz
-	elif ((n % 3 == 0)); then
-		echo Fizz
-	elif ((n % 5 == 0)); then
-		echo Buzz
-	else
-		echo none
-	fi
-}
+# The class of dotted address $1, from the reference model (testing/ref_parser.c):
+# what the agent must print for it.
+fbf_expected_class() { "$FBF_BUILD/testing/ref_classify" "$1"; }
 
 fbf_in_srv() { nsenter --net="/run/netns/$FBF_NS_SRV" "$@"; }
 fbf_in_cli() { nsenter --net="/run/netns/$FBF_NS_CLI" "$@"; }
@@ -111,14 +94,31 @@ fbf_net_down()
 	fi
 }
 
-# True if the server-side veth carries any XDP program.
-fbf_xdp_attached() { ip -n "$FBF_NS_SRV" link show "$FBF_VETH_SRV" | grep -q 'prog/xdp'; }
-# The id of the program attached to the server veth (libxdp's dispatcher, if it is used).
-fbf_attached_prog_id()
+# fbf_cleanup_on_exit FUNC: run FUNC on every way out of the script: a normal
+# exit, a failure under set -e, Ctrl-C and kill.
+fbf_cleanup_on_exit()
 {
-	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" |
-		grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
+	trap "$1" EXIT
+	trap "exit 130" INT TERM
 }
+
+# fbf_xdp_prog_id NETNS IFACE: the id of the XDP program attached to IFACE in
+# NETNS (libxdp's dispatcher, if it is used), from ip's JSON; fails if none.
+fbf_xdp_prog_id()
+{
+	ip -n "$1" -j -details link show dev "$2" | python3 -c '
+import json, sys
+links = json.load(sys.stdin)
+prog = (links[0].get("xdp") or {}).get("prog") if links else None
+if not prog:
+    sys.exit(1)
+print(prog["id"])'
+}
+
+# True if the server-side veth carries any XDP program.
+fbf_xdp_attached() { fbf_xdp_prog_id "$FBF_NS_SRV" "$FBF_VETH_SRV" >/dev/null; }
+# The id of the program attached to the server veth.
+fbf_attached_prog_id() { fbf_xdp_prog_id "$FBF_NS_SRV" "$FBF_VETH_SRV"; }
 
 # A function, not "! fbf_xdp_attached": bats (set -e) ignores a negated command's status.
 fbf_xdp_detached() { ! fbf_xdp_attached; }

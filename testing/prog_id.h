@@ -6,9 +6,10 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+
+#include "parse_num.h"
 
 /*
  * An fd for the program whose id is the text @arg, or, after one line on
@@ -17,19 +18,16 @@
  */
 static inline int fbf_prog_fd_from_arg(const char *tool, const char *arg)
 {
-	unsigned long id;
-	char *end;
+	__u64 id;
 	int fd;
 
-	errno = 0;
-	id = strtoul(arg, &end, 10);
-	if (errno || *end || !id || id > UINT32_MAX) {
+	if (parse_u64_range(arg, 1, UINT32_MAX, &id)) {
 		fprintf(stderr, "%s: '%s' is not a program id (see bpftool prog)\n", tool, arg);
 		return -2;
 	}
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0) {
-		fprintf(stderr, "%s: program %lu: %s\n", tool, id, strerror(errno));
+		fprintf(stderr, "%s: program %llu: %s\n", tool, id, strerror(errno));
 		return -1;
 	}
 	return fd;

@@ -22,18 +22,12 @@
 #include <linux/ip.h>
 #include <sys/socket.h>
 
+#include "userspace_util.h"
+
 #define BATCH 64
 #define FRAME_LEN 60	/* the Ethernet minimum: the cheapest frame to send */
 /* RFC 3692 "use for experimentation": no transport header follows. */
 #define IP_PROTO_TEST 253
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void build_frame(unsigned char *f, __u32 saddr, __u32 daddr)
 {
@@ -65,7 +59,7 @@ int main(int argc, char **argv)
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
 	unsigned long long sent = 0;
 	struct in_addr first, daddr;
-	double seconds, start, end;
+	double seconds, start, end, elapsed;
 	unsigned long count, next = 0;
 	int fd, one = 1, i, n;
 
@@ -93,9 +87,9 @@ int main(int argc, char **argv)
 		};
 	}
 
-	start = now_s();
+	start = fbf_monotonic_s();
 	end = start + seconds;
-	while (now_s() < end) {
+	while (fbf_monotonic_s() < end) {
 		for (i = 0; i < BATCH; i++, next = (next + 1) % count)
 			build_frame(frames[i], ntohl(first.s_addr) + next, ntohl(daddr.s_addr));
 		n = sendmmsg(fd, msgs, BATCH, 0);
@@ -108,8 +102,9 @@ int main(int argc, char **argv)
 		sent += n;
 	}
 	printf("%llu\n", sent);
-	fprintf(stderr, "rawflood: %llu frames in %.1f s: %.0f frames/s\n", sent, now_s() - start,
-		sent / (now_s() - start));
+	elapsed = fbf_monotonic_s() - start;
+	fprintf(stderr, "rawflood: %llu frames in %.1f s: %.0f frames/s\n", sent, elapsed,
+		sent / elapsed);
 	close(fd);
 	return 0;
 }

@@ -42,22 +42,29 @@ static bool is_vlan_tpid(__u32 ethertype)
 	return ethertype == 0x8100 || ethertype == 0x88a8;
 }
 
-__u32 ref_classify(__u32 saddr)
+bool ref_is_fibonacci(unsigned int octet)
 {
-	static const __u32 fibonacci[] = { 0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233 };
-	__u32 last_octet = saddr & 0xff;
-	size_t i;
+	unsigned int a = 0, b = 1, next;
 
-	for (i = 0; i < sizeof(fibonacci) / sizeof(fibonacci[0]); i++)
-		if (last_octet == fibonacci[i])
-			return FBF_FIBONACCI;
-	if (saddr % 15 == 0)
+	while (a < 256) {
+		if (a == octet)
+			return true;
+		next = a + b;
+		a = b;
+		b = next;
+	}
+	return false;
+}
+
+enum fbf_class ref_classify(__u32 saddr)
+{
+	bool fizz = saddr % 3 == 0, buzz = saddr % 5 == 0;
+
+	if (ref_is_fibonacci(saddr % 256))
+		return FBF_FIBONACCI;
+	if (fizz && buzz)
 		return FBF_FIZZBUZZ;
-	if (saddr % 3 == 0)
-		return FBF_FIZZ;
-	if (saddr % 5 == 0)
-		return FBF_BUZZ;
-	return FBF_NONE;
+	return fizz ? FBF_FIZZ : buzz ? FBF_BUZZ : FBF_NONE;
 }
 
 void ref_parse(const void *frame, size_t len, struct ref_verdict *v)

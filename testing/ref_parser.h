@@ -32,8 +32,17 @@ struct ref_verdict {
 /* Parse and classify @len bytes of @frame. */
 void ref_parse(const void *frame, size_t len, struct ref_verdict *v);
 
-/* The class of @saddr (host byte order), from the rule as the README states it. */
-__u32 ref_classify(__u32 saddr);
+/*
+ * The class of @saddr (host byte order), from the rule as the README states
+ * it, written to be obviously right rather than fast: the Fibonacci numbers
+ * are generated, not listed, and the FizzBuzz rule is spelled out with plain
+ * remainders. The one reference for the classifier, in C and (through
+ * testing/ref_classify) in the shell suites.
+ */
+enum fbf_class ref_classify(__u32 saddr);
+
+/* Whether @octet is in the Fibonacci sequence 0, 1, 1, 2, 3, 5, ... up to 255. */
+bool ref_is_fibonacci(unsigned int octet);
 
 /*
  * Add what @v does to the counters into @c. @queue_room: whether the queue

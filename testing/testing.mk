@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The lab that the tests and the benchmarks share: the bare XDP_PASS
-# program, the BPF fixture, the frames, the reference model, the raw frame
-# flooder, and drain_rate, which fills an agent's queue or ring and times
-# its drain.
+# program, the BPF fixture, the frames, the reference model (and
+# ref_classify, the shell's way to it), the raw frame flooder, and
+# drain_rate, which fills an agent's queue or ring and times its drain.
 
 PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
 TESTING_OBJS := $(call obj,testing/bpf_fixture.c testing/frames.c testing/ref_parser.c)
 DRAIN_RATE := $(OUTPUT)/testing/drain_rate
 RAWFLOOD := $(OUTPUT)/testing/rawflood
+REF_CLASSIFY := $(OUTPUT)/testing/ref_classify
 
-all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD)
+all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(REF_CLASSIFY)
 
 $(PASS_OBJ): testing/xdp_pass.bpf.c
 	$(call msg,BPF,$@)
@@ -21,7 +22,9 @@ $(DRAIN_RATE): $(call obj,testing/drain_rate.c) $(TESTING_OBJS) $(COMMON_OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
+$(REF_CLASSIFY): $(call obj,testing/ref_classify.c testing/ref_parser.c)
 $(RAWFLOOD): $(call obj,testing/rawflood.c)
+$(RAWFLOOD) $(REF_CLASSIFY):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@

@@ -51,7 +51,8 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 
 .PHONY: fuzz fuzzers stress hardening-sanitize-build
 
-$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c
+$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c \
+		common/parse_num.c
 
 $(FUZZERS):
 	$(call msg,FUZZER,$@)

@@ -64,7 +64,11 @@ struct {
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(xdp_fizzbuzzfib);
 
-/* 802.1Q and 802.1ad tag layout: struct vlan_hdr is not in the UAPI headers. */
+/*
+ * 802.1Q and 802.1ad tag layout: struct vlan_hdr is not in the UAPI headers,
+ * and libxdp-dev's xdp/parsing_helpers.h, which has it, includes glibc
+ * headers that do not build for -target bpf on Debian 12 (gnu/stubs-32.h).
+ */
 struct fbf_vlan_hdr {
 	__be16 tci;
 	__be16 encapsulated_proto;

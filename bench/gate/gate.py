@@ -30,7 +30,9 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from report import bmf_entry, callgrind_results, print_table, write_json
+# bench/report.py, which every benchmark's tables and BMF files come from.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report import bmf_entry, callgrind_results, print_table, write_json  # noqa: E402
 
 BASE, AGAIN, CANDIDATE = "base", "base-again", "candidate"
 

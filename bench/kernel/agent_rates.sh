@@ -64,8 +64,7 @@ cleanup()
 	ip netns del "$ns" 2>/dev/null || true
 	rm -rf "$work"
 }
-trap cleanup EXIT
-trap "exit 130" INT TERM
+fbf_cleanup_on_exit cleanup
 
 # One veth pair per agent. No addresses and no IPv6, so nothing but the
 # benchmark's own events ever reaches a queue.
@@ -78,10 +77,7 @@ for ((i = 0; i < nr; i++)); do
 	ip -n "$ns" link set "rate${i}p" up
 done
 
-prog_id_on()
-{
-	ip -n "$ns" -details link show "$1" | grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
-}
+prog_id_on() { fbf_xdp_prog_id "$ns" "$1"; }
 
 # agents_start ARGS...: every agent attached to its veth, then stopped. Sets
 # pids and ids.

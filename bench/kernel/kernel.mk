@@ -12,7 +12,7 @@ KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
 all: $(KERNEL_PROGS)
 
 $(OUTPUT)/bench/kernel_test_run: $(call obj,bench/kernel/kernel_test_run.c) $(KERNEL_CASES_OBJS)
-$(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c)
+$(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(COMMON_OBJS)
 $(KERNEL_PROGS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)

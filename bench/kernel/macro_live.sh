@@ -60,9 +60,7 @@ cleanup()
 	fbf_net_down
 	rm -rf "$work"
 }
-trap cleanup EXIT
-# Run the cleanup on Ctrl-C and kill too, not only on a normal exit.
-trap "exit 130" INT TERM
+fbf_cleanup_on_exit cleanup
 FBF_VETH_QUEUES=2 fbf_net_up "$work"
 
 # attach ARM [AGENT ARGS...]: the arm's program on the server veth.

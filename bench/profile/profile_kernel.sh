@@ -24,7 +24,7 @@ done
 out=$PROFILE_OUT
 
 profile_agent_start --quiet
-attached=$(profile_attached_id)
+attached=$(fbf_attached_prog_id)
 classifier=$(profile_classifier_id)
 [ -n "$attached" ] && [ -n "$classifier" ] || {
 	echo "$PROFILE_NAME: no $FBF_PROG_NAME on $FBF_VETH_SRV, see $out/agent.log" >&2

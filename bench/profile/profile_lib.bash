@@ -36,9 +36,7 @@ profile_init()
 	fi
 	rm -rf "$PROFILE_OUT" && mkdir -p "$PROFILE_OUT" && touch "$PROFILE_OUT/.fbf-profile"
 	PROFILE_WORK=$(mktemp -d "/tmp/fbf-$PROFILE_NAME.XXXXXX")
-	trap profile_cleanup EXIT
-	# Run the cleanup on Ctrl-C and kill too, not only on a normal exit.
-	trap "exit 130" INT TERM
+	fbf_cleanup_on_exit profile_cleanup
 	fbf_net_up "$PROFILE_WORK"
 }
 
@@ -98,22 +96,11 @@ profile_traffic_wait()
 	profile_traffic_pid=
 }
 
-# The id of the program attached to the server veth: the classifier, or
-# libxdp's dispatcher where the kernel lets libxdp load one.
-profile_attached_id()
-{
-	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" |
-		grep -o 'prog/xdp id [0-9]*' | grep -o '[0-9]*$'
-}
-
-# The classifier's own id: behind a dispatcher it is a component program,
-# which xdp-loader lists under the dispatcher. The id is the first number
-# after the name (a mode column comes between them only without dispatcher).
+# The classifier's own id (behind a dispatcher, a component program), as the
+# agent's start line says it.
 profile_classifier_id()
 {
-	fbf_in_srv xdp-loader status "$FBF_VETH_SRV" |
-		awk -v name="$FBF_PROG_NAME" '{ for (i = 1; i < NF; i++) if ($i == name)
-			for (j = i + 1; j <= NF; j++) if ($j ~ /^[0-9]+$/) { print $j; exit } }'
+	grep -om1 'prog id [0-9]*' "$PROFILE_OUT/agent.log" | grep -o '[0-9]*$'
 }
 
 # The agent's summary lines, without the "agent: summary" prefix.

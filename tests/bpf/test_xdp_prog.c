@@ -251,38 +251,32 @@ static void test_ethernet_only_with_ipv4_ethertype_is_malformed(void **state)
 	check_not_pushed(state, frame, len, &want);
 }
 
-static void test_truncated_ipv4_header_is_malformed(void **state)
+/* An IPv4 frame behind @l2 cut to its first @cut bytes: malformed, nothing pushed. */
+static void check_cut_short(void **state, const struct frame_l2 *l2, size_t cut)
 {
 	__u8 frame[FRAME_MAX_LEN];
-	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL,
+	size_t len = frame_build_ipv4(frame, sizeof(frame), l2,
 				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
 	struct fbf_counters want = { .packets = 1, .malformed = 1 };
 
-	assert_true(len > 0);
-	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_IPV4_HLEN - 1, &want);
+	assert_true(len > cut);
+	check_not_pushed(state, frame, cut, &want);
+}
+
+static void test_truncated_ipv4_header_is_malformed(void **state)
+{
+	check_cut_short(state, NULL, FRAME_ETH_HLEN + FRAME_IPV4_HLEN - 1);
 }
 
 static void test_truncated_vlan_tag_is_malformed(void **state)
 {
-	__u8 frame[FRAME_MAX_LEN];
-	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_8021q,
-				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
-	struct fbf_counters want = { .packets = 1, .malformed = 1 };
-
-	assert_true(len > 0);
-	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_VLAN_HLEN / 2, &want);
+	check_cut_short(state, &vlan_8021q, FRAME_ETH_HLEN + FRAME_VLAN_HLEN / 2);
 }
 
 static void test_truncated_inner_vlan_tag_is_malformed(void **state)
 {
-	__u8 frame[FRAME_MAX_LEN];
-	size_t len = frame_build_ipv4(frame, sizeof(frame), &vlan_8021ad_8021q,
-				      &FRAME_IPV4(IPV4_ADDR(192, 0, 2, 4)));
-	struct fbf_counters want = { .packets = 1, .malformed = 1 };
-
-	assert_true(len > 0);
-	check_not_pushed(state, frame, FRAME_ETH_HLEN + FRAME_VLAN_HLEN + FRAME_VLAN_HLEN / 2,
-			 &want);
+	check_cut_short(state, &vlan_8021ad_8021q,
+			FRAME_ETH_HLEN + FRAME_VLAN_HLEN + FRAME_VLAN_HLEN / 2);
 }
 
 /* Run an IPv4 frame that must count as malformed, on top of the counts in *want. */
@@ -378,13 +372,14 @@ static void run_fizzbuzz_frame(struct bpf_fixture *fx, unsigned int i)
 }
 
 /*
- * Five runs more than the queue (or ring) holds: five pushes fail and each
- * is counted; the ones that fit stay in it.
+ * Five runs more than the queue (or ring) holds, all of one address in one
+ * BPF_PROG_TEST_RUN (@distinct false) or each of a new address: five pushes
+ * fail and each is counted; the ones that fit stay in it, oldest first.
  */
-static void test_full_queue_counts_each_lost_event(void **state)
+static void check_overflow(void **state, bool distinct)
 {
 	struct suite *s = require_program(state);
-	__u32 full = s->small.capacity;
+	__u32 full = s->small.capacity, i;
 	struct fbf_counters want = {
 		.packets = full + OVERFLOW,
 		.by_class[FBF_FIZZBUZZ] = full + OVERFLOW,
@@ -393,43 +388,35 @@ static void test_full_queue_counts_each_lost_event(void **state)
 	__u8 frame[FRAME_MAX_LEN];
 	__u64 before, after, prev;
 	size_t len;
-	__u32 i;
 
-	len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(fizzbuzz_addr(0)));
 	before = fbf_monotonic_ns();
-	run_frames(&s->small, frame, len, full + OVERFLOW);
+	if (distinct) {
+		for (i = 0; i < full + OVERFLOW; i++)
+			run_fizzbuzz_frame(&s->small, i);
+	} else {
+		len = frame_build_ipv4(frame, sizeof(frame), NULL,
+				       &FRAME_IPV4(fizzbuzz_addr(0)));
+		run_frames(&s->small, frame, len, full + OVERFLOW);
+	}
 	after = fbf_monotonic_ns();
 
 	assert_counters(&s->small, &want);
 	prev = before;
 	for (i = 0; i < full; i++)
-		prev = assert_popped(&s->small, fizzbuzz_addr(0), FBF_FIZZBUZZ, prev, after);
+		prev = assert_popped(&s->small, fizzbuzz_addr(distinct ? i : 0), FBF_FIZZBUZZ,
+				     prev, after);
 	assert_queue_empty(&s->small);
+}
+
+static void test_full_queue_counts_each_lost_event(void **state)
+{
+	check_overflow(state, false);
 }
 
 /* Push flag 0: a full queue keeps its oldest events and loses the new ones. */
 static void test_full_queue_keeps_oldest_events_in_order(void **state)
 {
-	struct suite *s = require_program(state);
-	__u32 full = s->small.capacity;
-	struct fbf_counters want = {
-		.packets = full + OVERFLOW,
-		.by_class[FBF_FIZZBUZZ] = full + OVERFLOW,
-		.queue_full = OVERFLOW,
-	};
-	__u64 before, after, prev;
-	unsigned int i;
-
-	before = fbf_monotonic_ns();
-	for (i = 0; i < full + OVERFLOW; i++)
-		run_fizzbuzz_frame(&s->small, i);
-	after = fbf_monotonic_ns();
-
-	assert_counters(&s->small, &want);
-	prev = before;
-	for (i = 0; i < full; i++)
-		prev = assert_popped(&s->small, fizzbuzz_addr(i), FBF_FIZZBUZZ, prev, after);
-	assert_queue_empty(&s->small);
+	check_overflow(state, true);
 }
 
 /* Popping one event from a full queue makes room for exactly the next push. */

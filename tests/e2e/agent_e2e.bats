@@ -294,8 +294,8 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	fbf_xdp_detached
 }
 
-@test "the lock file records the pid and the id of the attached program's event queue" {
-	local ifindex netns record map
+@test "the lock file records the pid and its event map's id; the start line names its prog id" {
+	local ifindex netns record map id
 
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
@@ -303,8 +303,16 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	record=$(cat "/run/fizzbuzzfib/netns-$netns-ifindex-$ifindex.lock")
 	[[ "$record" =~ ^$FBF_AGENT_PID\ ([0-9]+)$ ]]
 	map=${BASH_REMATCH[1]}
-	bpftool prog show id "$(fbf_attached_prog_id)" | grep -Eq "map_ids ([0-9]+,)*$map(,|$)"
-	bpftool map show id "$map" | grep -q "^[0-9]*: $FBF_TRANSPORT  name events "
+	# The agent's own program, behind libxdp's dispatcher or not, uses that map.
+	id=$(grep -om1 'prog id [0-9]*' "$ERR" | grep -o '[0-9]*$')
+	bpftool -j prog show id "$id" | python3 -c '
+import json, sys
+prog = json.load(sys.stdin)
+assert prog["name"] == "xdp_fizzbuzzfib" and int(sys.argv[1]) in prog["map_ids"], prog' "$map"
+	bpftool -j map show id "$map" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+assert m["name"] == "events" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
 	fbf_stop_agent INT
 }
 

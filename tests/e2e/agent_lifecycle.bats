@@ -112,7 +112,7 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	wait_exit 30
 	[ "$EXIT" -eq 10 ]
 	grep -q "someone replaced or removed xdp_fizzbuzzfib on $FBF_VETH_SRV" "$ERR"
-	ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV" | grep -q 'prog/xdp id'
+	fbf_xdp_attached
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
 }
@@ -128,7 +128,8 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[ "$EXIT" -eq 11 ]
 	grep -q "interface fbfmove0 moved to network namespace $FBF_NS_OTHER" "$ERR"
 	grep -q "xdp_fizzbuzzfib detached from it there" "$ERR"
-	! ip -n "$FBF_NS_OTHER" link show fbfmove0 | grep -q 'prog/xdp'
+	run fbf_xdp_prog_id "$FBF_NS_OTHER" fbfmove0
+	[ "$status" -ne 0 ]
 	# No program left over there: an agent started there attaches at once.
 	run nsenter --net="/run/netns/$FBF_NS_OTHER" "$AGENT" --iface fbfmove0 --duration 0.3
 	[ "$status" -eq 0 ]

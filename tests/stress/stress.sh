@@ -56,7 +56,7 @@ cleanup()
 	fbf_net_down
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+fbf_cleanup_on_exit cleanup
 fbf_net_up "$WORK"
 # /sys is the host's under nsenter --net: ask ip for the index.
 IFINDEX=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)

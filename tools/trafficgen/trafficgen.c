@@ -25,11 +25,13 @@
 #include <unistd.h>
 
 #include "addrlist.h"
+#include "parse_num.h"
+#include "userspace_util.h"
 
 #define PROG "trafficgen"
 
 #define REQUESTS_MAX 100000000ULL
-#define DURATION_MAX 86400.0
+#define DURATION_MAX 86400ULL
 #define CONCURRENCY_MAX 1024
 #define CONCURRENCY_DEFAULT 8
 #define TIMEOUT_MS_MAX 600000
@@ -133,48 +135,6 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	exit(EXIT_USAGE);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Decimal digits only: strtoull() alone would take "-1", " 5" and "0x10". */
-static bool parse_uint(const char *s, unsigned long long min, unsigned long long max,
-		       unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* Plain decimal seconds: strtod() alone would take "inf", "nan", "1e3" and hex. */
-static bool parse_seconds(const char *s, double max, double *out)
-{
-	size_t len = strlen(s);
-	const char *dot = strchr(s, '.');
-	double v;
-
-	if (len == 0 || strspn(s, "0123456789.") != len || (dot && strchr(dot + 1, '.')) ||
-	    strcmp(s, ".") == 0)
-		return false;
-	v = strtod(s, NULL);
-	if (!(v > 0) || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static void parse_options(int argc, char **argv, struct options *opts)
 {
 	enum { OPT_TIMEOUT_MS = 256, OPT_REUSE, OPT_JSON };
@@ -192,7 +152,7 @@ static void parse_options(int argc, char **argv, struct options *opts)
 		{ "version", no_argument, NULL, 'V' },
 		{},
 	};
-	unsigned long long v;
+	__u64 v, ns;
 	char err[256];
 	int opt;
 
@@ -212,17 +172,19 @@ static void parse_options(int argc, char **argv, struct options *opts)
 			opts->url = optarg;
 			break;
 		case 'n':
-			if (!parse_uint(optarg, 1, REQUESTS_MAX, &opts->requests))
+			if (parse_u64_range(optarg, 1, REQUESTS_MAX, &v))
 				usage_error("--requests: \"%s\" is not an integer from 1 to %llu",
 					    optarg, REQUESTS_MAX);
+			opts->requests = v;
 			break;
 		case 'd':
-			if (!parse_seconds(optarg, DURATION_MAX, &opts->duration))
-				usage_error("--duration: \"%s\" is not a number of seconds in (0, %.0f]",
+			if (parse_seconds_ns(optarg, DURATION_MAX, &ns))
+				usage_error("--duration: \"%s\" is not a number of seconds in (0, %llu]",
 					    optarg, DURATION_MAX);
+			opts->duration = ns / 1e9;
 			break;
 		case 'c':
-			if (!parse_uint(optarg, 1, CONCURRENCY_MAX, &v))
+			if (parse_u64_range(optarg, 1, CONCURRENCY_MAX, &v))
 				usage_error("--concurrency: \"%s\" is not an integer from 1 to %d",
 					    optarg, CONCURRENCY_MAX);
 			opts->concurrency = (unsigned int)v;
@@ -235,7 +197,7 @@ static void parse_options(int argc, char **argv, struct options *opts)
 				usage_error("--source: %s", err);
 			break;
 		case OPT_TIMEOUT_MS:
-			if (!parse_uint(optarg, 1, TIMEOUT_MS_MAX, &v))
+			if (parse_u64_range(optarg, 1, TIMEOUT_MS_MAX, &v))
 				usage_error("--timeout-ms: \"%s\" is not an integer from 1 to %d",
 					    optarg, TIMEOUT_MS_MAX);
 			opts->timeout_ms = (long)v;
@@ -380,7 +342,7 @@ static bool may_start(const struct run *r)
 		return false;
 	if (o->requests && r->started >= o->requests)
 		return false;
-	return !r->deadline || now_seconds() < r->deadline;
+	return !r->deadline || fbf_monotonic_s() < r->deadline;
 }
 
 static int start_request(struct run *r)
@@ -521,7 +483,7 @@ static int run_loop(struct run *r)
 
 		/* Wake at the deadline; once it has passed, only transfers matter. */
 		if (r->deadline && !r->stopping) {
-			double left_ms = (r->deadline - now_seconds()) * 1000.0;
+			double left_ms = (r->deadline - fbf_monotonic_s()) * 1000.0;
 
 			if (left_ms > 0 && left_ms < timeout_ms)
 				timeout_ms = (int)left_ms + 1;
@@ -618,11 +580,11 @@ int main(int argc, char **argv)
 
 	if (!opts.quiet)
 		describe_run(&opts);
-	start = now_seconds();
+	start = fbf_monotonic_s();
 	if (opts.duration)
 		r.deadline = start + opts.duration;
 	err = run_loop(&r);
-	print_summary(&r, now_seconds() - start);
+	print_summary(&r, fbf_monotonic_s() - start);
 	if (!err && !r.failed)
 		exit_code = EXIT_ALL_OK;
 

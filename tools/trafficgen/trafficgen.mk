@@ -3,7 +3,8 @@
 # The traffic generator (libcurl multi) and its tests: the address lists as
 # a cmocka program in `make test`, and as a libFuzzer harness (tests/tests.mk).
 
-TRAFFICGEN_OBJS := $(call obj,tools/trafficgen/trafficgen.c tools/trafficgen/addrlist.c)
+TRAFFICGEN_OBJS := $(call obj,tools/trafficgen/trafficgen.c tools/trafficgen/addrlist.c \
+		     common/parse_num.c)
 
 all: $(OUTPUT)/trafficgen
 
