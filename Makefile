@@ -89,16 +89,16 @@ INCLUDES_bench := -Itesting -Ibench/kernel -Ibench/micro
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
 
 # One program, one object per event transport: queue map and ring buffer.
-BPF_OBJ := $(OUTPUT)/fizzbuzzfib.bpf.o
 RINGBUF_OBJ := $(OUTPUT)/fizzbuzzfib_ringbuf.bpf.o
 SKEL := $(OUTPUT)/fizzbuzzfib.skel.h $(OUTPUT)/fizzbuzzfib_ringbuf.skel.h
 
 COMMON_OBJS := $(call obj,$(wildcard common/*.c))
-# Filled in by the directories' .mk files: test programs and bats suites.
+AGENT_OBJS := $(call obj,$(wildcard agent/*.c))
+
+# Filled in by the directories' .mk files: test programs, bats suites, fuzzers.
 TEST_PROGS :=
 TEST_BATS :=
 FUZZERS :=
-AGENT_OBJS := $(call obj,$(wildcard agent/*.c))
 
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
