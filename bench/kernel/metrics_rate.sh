@@ -22,6 +22,6 @@ FBF_SCRAPE_URL=http://127.0.0.1:19435/metrics "$here/agent_rates.sh" "$rounds" "
 	"base=$build/agent" "base-again=$build/agent" \
 	"candidate=$build/agent,--metrics,127.0.0.1:19435" >"$samples"
 echo "== drain and idle: scraped 10 times a second (candidate) against no --metrics (base) ==" >&2
-"$here/gate.py" compare "$samples" >&2
+"$here/../gate/gate.py" compare "$samples" >&2
 sed -e 's/^base\t/no-metrics\t/' -e 's/^base-again\t/no-metrics-again\t/' \
 	-e 's/^candidate\t/scraped\t/' "$samples" | awk -F'\t' -v OFS='\t' '{ print $2 "/" $1, $3, $4 }'
