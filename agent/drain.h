@@ -49,7 +49,7 @@ struct drain {
 	int pop_err;			/* DRAIN_ERROR: the -errno of the read */
 
 	/* The loops' own. */
-	__u64 next_iface_check_ns;
+	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only (ring) */
 	struct ring_buffer *ring;	/* libbpf's reader of the ring buffer */
 	int epoll_fd;			/* the ring, the link events and wake_fd */
 	int ring_end;			/* why the ring's reader stopped early, -1: it did not */

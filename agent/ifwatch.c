@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "ifwatch.h"
+#include "userspace_util.h"
 
 static __u32 mode_flags(enum xdp_attach_mode mode)
 {
@@ -103,17 +104,37 @@ static void link_events_read(struct ifwatch *w)
 }
 
 /*
+ * A device that has left the namespace is sure to be followed by its
+ * RTM_DELLINK: the bound only guards against a message lost to an overrun.
+ * A program gone from a device still listed waits this long to see whether
+ * the device is being deleted, or the program was replaced.
+ */
+#define DELLINK_WAIT_NS (10 * 1000000000ULL)
+#define LEAVING_WAIT_NS 1000000000ULL
+
+static bool iface_listed(const struct ifwatch *w)
+{
+	char name[IF_NAMESIZE];
+
+	return if_indextoname(w->ifindex, name) || errno != ENXIO;
+}
+
+/*
  * The kernel detaches a deleted device's program and unlists a device
  * leaving the namespace, waits for an RCU grace period or two, and only
- * then sends the RTM_DELLINK that says it left and where to: wait up to a
- * second for it.
+ * then sends the RTM_DELLINK that says it left and where to. Wait for it:
+ * up to LEAVING_WAIT_NS while the device is still listed, then, however
+ * slow the machine, until it comes (DELLINK_WAIT_NS at most).
  */
 static void dellink_wait(struct ifwatch *w)
 {
 	struct pollfd pfd = { .fd = w->nl_fd, .events = POLLIN };
-	int i;
+	__u64 start = fbf_monotonic_ns(), waited;
 
-	for (i = 0; i < 100 && !w->left && w->nl_fd >= 0; i++) {
+	while (!w->left && w->nl_fd >= 0) {
+		waited = fbf_monotonic_ns() - start;
+		if (waited >= (iface_listed(w) ? LEAVING_WAIT_NS : DELLINK_WAIT_NS))
+			break;
 		poll(&pfd, 1, 10);
 		link_events_read(w);
 	}
@@ -121,11 +142,10 @@ static void dellink_wait(struct ifwatch *w)
 
 enum ifwatch_state ifwatch_check(struct ifwatch *w)
 {
-	char name[IF_NAMESIZE];
 	__u32 id;
 
 	link_events_read(w);
-	if (!if_indextoname(w->ifindex, name) && errno == ENXIO) {
+	if (!iface_listed(w)) {
 		dellink_wait(w);
 		return w->new_nsid >= 0 ? IFWATCH_MOVED : IFWATCH_GONE;
 	}

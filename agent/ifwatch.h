@@ -42,8 +42,9 @@ int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode);
 
 /*
  * Where things stand now. Cheap: one syscall or three. Only when the device
- * or the program is gone does it wait, up to a second, for the kernel's
- * RTM_DELLINK: a deleted device loses its program first.
+ * or the program is gone does it wait for the kernel's RTM_DELLINK (a
+ * deleted device loses its program first): up to a second while the device
+ * is still listed, and for a device that has left, until the message comes.
  */
 enum ifwatch_state ifwatch_check(struct ifwatch *w);
 

@@ -196,10 +196,15 @@ teardown() { fbf_bats_teardown; }
 agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 } END { print n }'; }
 
 @test "on the ring buffer an idle agent is never woken up, not even by a timer" {
-	local before after
+	local before after i
 
 	fbf_agent_start "$OUT" "$ERR" --quiet --transport ringbuf
-	sleep 0.3
+	# Counted from when it first sleeps in epoll_wait, however long starting takes.
+	for i in $(seq 300); do
+		grep -q epoll_wait "/proc/$FBF_AGENT_PID/wchan" && break
+		sleep 0.1
+	done
+	grep -q epoll_wait "/proc/$FBF_AGENT_PID/wchan"
 	before=$(agent_wakeups)
 	sleep 1
 	after=$(agent_wakeups)
