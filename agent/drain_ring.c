@@ -151,6 +151,9 @@ int drain_ring_rest(struct drain *d)
 {
 	int err;
 
+	/* drain_open() failed and said so: the summary tells what is left. */
+	if (!d->ring)
+		return 0;
 	d->ring_end = DRAIN_RING_RESTING;
 	err = ring_buffer__consume(d->ring);
 	d->ring_end = -1;
