@@ -55,7 +55,8 @@ ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
 
 # -MMD -MP: every object depends on the headers it includes (see the -include at the end).
 DEPFLAGS := -MMD -MP
-BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Icommon -Itesting $(ARCH_INCLUDES) \
+# -mcpu=v3: 32-bit jumps and ALU (kernel 5.1), fewer and shorter instructions.
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon -Itesting $(ARCH_INCLUDES) \
 	      $(VARIANT_DEFINES) $(DEPFLAGS)
 CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
