@@ -6,9 +6,14 @@
  * one event per run. Then the agent continues, and the queue is peeked (the
  * ring's positions read) every 100 us until it is empty.
  *
- *   drain_rate fill PROG_ID EVENTS     fill the queue or ring of program PROG_ID
+ *   drain_rate fill PROG_ID EVENTS     run program PROG_ID EVENTS times on a Fizz frame
  *   drain_rate wait PROG_ID PID        continue process PID (SIGCONT) and print the
- *                                      seconds until that queue or ring is empty
+ *                                      seconds until PROG_ID's queue or ring is empty
+ *
+ * fill takes the program on the interface: the agent's, or libxdp's
+ * dispatcher, which runs the agent's program as an extension, and the kernel
+ * runs no extension through BPF_PROG_TEST_RUN on its own (ENOTSUPP). wait
+ * takes the agent's own program, the one whose maps hold the events.
  *   drain_rate raw EVENTS [TRANSPORT]  a program of our own: fill its queue (or ring),
  *                                      take it all in a bare loop, print the seconds
  */
@@ -185,6 +190,7 @@ static int raw(__u32 events, enum fbf_transport transport)
 int main(int argc, char **argv)
 {
 	int prog_fd, events_fd, err;
+	double seconds;
 	__u32 type = 0;
 
 	enum fbf_transport transport = FBF_TRANSPORT_QUEUE;
@@ -200,27 +206,27 @@ int main(int argc, char **argv)
 	prog_fd = fbf_prog_fd_from_arg("drain_rate", argv[2]);
 	if (prog_fd < 0)
 		return -prog_fd;
+	if (!strcmp(argv[1], "fill")) {
+		err = fill(prog_fd, strtoul(argv[3], NULL, 10));
+		if (err) {
+			fprintf(stderr, "drain_rate: running program %s: %s\n", argv[2],
+				strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
 	events_fd = events_fd_of(prog_fd, &type);
 	if (events_fd < 0) {
 		fprintf(stderr, "drain_rate: program %s has no queue or ring buffer: %s\n", argv[2],
 			strerror(-events_fd));
 		return 1;
 	}
-	if (!strcmp(argv[1], "wait")) {
-		double seconds = continue_and_wait_empty(events_fd, type, atoi(argv[3]));
-
-		if (seconds < 0) {
-			fprintf(stderr, "drain_rate: mapping the ring or continuing pid %s: %s\n", argv[3],
-				strerror(errno));
-			return 1;
-		}
-		printf("seconds=%.6f\n", seconds);
-		return 0;
-	}
-	err = fill(prog_fd, strtoul(argv[3], NULL, 10));
-	if (err) {
-		fprintf(stderr, "drain_rate: filling the queue or ring: %s\n", strerror(-err));
+	seconds = continue_and_wait_empty(events_fd, type, atoi(argv[3]));
+	if (seconds < 0) {
+		fprintf(stderr, "drain_rate: mapping the ring or continuing pid %s: %s\n", argv[3],
+			strerror(errno));
 		return 1;
 	}
+	printf("seconds=%.6f\n", seconds);
 	return 0;
 }

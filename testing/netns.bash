@@ -117,8 +117,12 @@ print(prog["id"])'
 
 # True if the server-side veth carries any XDP program.
 fbf_xdp_attached() { fbf_xdp_prog_id "$FBF_NS_SRV" "$FBF_VETH_SRV" >/dev/null; }
-# The id of the program attached to the server veth.
+# The id of the program attached to the server veth: what its traffic runs.
 fbf_attached_prog_id() { fbf_xdp_prog_id "$FBF_NS_SRV" "$FBF_VETH_SRV"; }
+
+# fbf_agent_prog_id ERR: the id of the agent's own program, from its start line
+# in ERR. Behind libxdp's dispatcher it is not the interface's program.
+fbf_agent_prog_id() { grep -Eom1 'prog id [0-9]+' "$1" | grep -Eo '[0-9]+$'; }
 
 # A function, not "! fbf_xdp_attached": bats (set -e) ignores a negated command's status.
 fbf_xdp_detached() { ! fbf_xdp_attached; }

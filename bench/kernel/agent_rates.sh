@@ -80,12 +80,12 @@ done
 prog_id_on() { fbf_xdp_prog_id "$ns" "$1"; }
 
 # agents_start ARGS...: every agent attached to its veth, then stopped. Sets
-# pids and ids.
+# pids, ids (the programs on the interfaces) and own_ids (the agents' own programs).
 agents_start()
 {
 	local i t cmd
 
-	ids=()
+	ids=() own_ids=()
 	for ((i = 0; i < nr; i++)); do
 		IFS=, read -ra cmd <<<"${agents[i]}"
 		nsenter --net="/run/netns/$ns" "${cmd[0]}" --iface "rate$i" "${cmd[@]:1}" "$@" \
@@ -100,7 +100,8 @@ agents_start()
 	for ((i = 0; i < nr; i++)); do
 		for t in $(seq 300); do
 			ids[i]=$(prog_id_on "rate$i" || true)
-			[ -n "${ids[i]}" ] && break
+			own_ids[i]=$(fbf_agent_prog_id "$work/${names[i]}.err" || true)
+			[ -n "${ids[i]}" ] && [ -n "${own_ids[i]}" ] && break
 			kill -0 "${pids[i]}" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -132,7 +133,7 @@ for mode in quiet text json; do
 	for ((round = 0; round < rounds; round++)); do
 		for i in $(order "$round"); do
 			"$drain_rate" fill "${ids[i]}" "$events"
-			seconds=$("$drain_rate" wait "${ids[i]}" "${pids[i]}" | cut -d= -f2)
+			seconds=$("$drain_rate" wait "${own_ids[i]}" "${pids[i]}" | cut -d= -f2)
 			kill -STOP "${pids[i]}"
 			awk -v a="${names[i]}" -v m="$mode" -v n="$events" -v s="$seconds" \
 				'BEGIN { printf "%s\tagent/drain/%s\tthroughput\t%.0f\n", a, m, n / s }'

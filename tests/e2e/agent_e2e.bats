@@ -309,7 +309,7 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	[[ "$record" =~ ^$FBF_AGENT_PID\ ([0-9]+)$ ]]
 	map=${BASH_REMATCH[1]}
 	# The agent's own program, behind libxdp's dispatcher or not, uses that map.
-	id=$(grep -om1 'prog id [0-9]*' "$ERR" | grep -o '[0-9]*$')
+	id=$(fbf_agent_prog_id "$ERR")
 	bpftool -j prog show id "$id" | python3 -c '
 import json, sys
 prog = json.load(sys.stdin)
