@@ -166,6 +166,24 @@ fbf_capacity()
 	grep -Eom1 '(queue |\()[0-9]+ events' "$1" | grep -Eo '[0-9]+'
 }
 
+# fbf_syscall_nr NAME: this machine's number of system call NAME, from its C headers.
+fbf_syscall_nr() { printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cc -E -P - | tail -n 1; }
+
+# fbf_sleeps_in_epoll PID: true if PID's main thread is blocked in epoll_wait or
+# epoll_pwait with no timeout. /proc/PID/syscall gives the call's number and
+# arguments, the timeout fourth, on every kernel; the kernel function a
+# sleeper waits in (wchan) has another name on each.
+fbf_sleeps_in_epoll()
+{
+	local nr fd events max timeout rest
+
+	read -r nr fd events max timeout rest <"/proc/$1/syscall" || return 1
+	[ "$nr" = "$(fbf_syscall_nr epoll_wait)" ] || [ "$nr" = "$(fbf_syscall_nr epoll_pwait)" ] ||
+		return 1
+	# The timeout is an int: -1, however wide the register shows it.
+	[ $((timeout & 0xffffffff)) -eq $((0xffffffff)) ]
+}
+
 # True if binary $1 is built with AddressSanitizer (make SANITIZE=1).
 fbf_is_sanitized() { ldd "$1" 2>/dev/null | grep -q libasan; }
 

@@ -199,12 +199,12 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	local before after i
 
 	fbf_agent_start "$OUT" "$ERR" --quiet --transport ringbuf
-	# Counted from when it first sleeps in epoll_wait, however long starting takes.
+	# Counted from when it first sleeps in epoll with no timeout, however long starting takes.
 	for i in $(seq 300); do
-		grep -q epoll_wait "/proc/$FBF_AGENT_PID/wchan" && break
+		fbf_sleeps_in_epoll "$FBF_AGENT_PID" && break
 		sleep 0.1
 	done
-	grep -q epoll_wait "/proc/$FBF_AGENT_PID/wchan"
+	fbf_sleeps_in_epoll "$FBF_AGENT_PID"
 	before=$(agent_wakeups)
 	sleep 1
 	after=$(agent_wakeups)
