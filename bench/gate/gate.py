@@ -75,8 +75,15 @@ TIMING = [
     ("agent/idle", "cpu-percent", "higher", 50.0, 0.05),
 ]
 # The same measures on the ring buffer (bench/gate/gate.sh names them .../ringbuf), with the
-# same floors: its A/A changes stayed within them.
-TIMING += [(bench + "/ringbuf",) + tuple(rest) for bench, *rest in TIMING]
+# same floors: its A/A changes stayed within them. All but one: the quiet drain of a ring,
+# libbpf's consumer loop and a counter at over 100 M events/s, a few milliseconds a round,
+# moves with how the build lays out code, which an A/A of one binary cannot see. Two builds
+# of the same agent source (differing only in the BPF objects they embed) measured +28% on
+# one host; 40% still catches an agent that does work per event it does not print.
+RING_QUIET_FLOOR = 40.0
+TIMING += [(bench + "/ringbuf", measure, worse,
+            RING_QUIET_FLOOR if bench == "agent/drain/quiet" else floor, abs_floor)
+           for bench, measure, worse, floor, abs_floor in TIMING]
 
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95

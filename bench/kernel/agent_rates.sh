@@ -100,8 +100,7 @@ agents_start()
 	for ((i = 0; i < nr; i++)); do
 		for t in $(seq 300); do
 			ids[i]=$(prog_id_on "rate$i" || true)
-			own_ids[i]=$(fbf_agent_prog_id "$work/${names[i]}.err" || true)
-			[ -n "${ids[i]}" ] && [ -n "${own_ids[i]}" ] && break
+			[ -n "${ids[i]}" ] && grep -q attached "$work/${names[i]}.err" && break
 			kill -0 "${pids[i]}" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -110,6 +109,9 @@ agents_start()
 			cat "$work/${names[i]}.err" >&2
 			exit 1
 		fi
+		# An agent older than the start line's prog id runs without libxdp's
+		# dispatcher on the gate's kernel: its program is the interface's.
+		own_ids[i]=$(fbf_agent_prog_id "$work/${names[i]}.err" || echo "${ids[i]}")
 		kill -STOP "${pids[i]}"
 	done
 }
