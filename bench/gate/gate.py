@@ -253,6 +253,8 @@ def check(out_dir, history, inputs):
         hist.append([bench, measure, fmt(r["base"]), fmt(r["candidate"]),
                      f"{r['change']:+.2f}", r["verdict"]])
 
+    print(f"Measured on {machine()}, kernel {platform.release()}: the exact measures of "
+          "the programs are this kernel's own, and differ on others (docs/kernels.md).")
     print("Candidate against base, measured side by side in this run. Timings: median of "
           "the paired per-round changes [95% bootstrap interval]; A/A: the same for the "
           "base against a second copy of itself in the same rounds. A timing regression "
