@@ -3,6 +3,7 @@
 # make            build the XDP object, its skeleton, the agent, the traffic
 #                 generator and the tests into $(OUTPUT)
 # make test       run every test (as root: BPF, veth pairs, namespaces)
+# make test-kernels   the tests on other kernels, booted under QEMU (see tests/tests.mk)
 # make demo       show the agent on a veth pair
 # make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results
 # make bench-micro    the classifier in userspace: timing and instruction counts
@@ -15,8 +16,9 @@
 # make fuzz / stress                                  see tests/tests.mk
 # make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
-# make deps       install the Debian packages the project needs (as root); the
-#                 other targets only check that they are there
+# make deps       install the Debian packages the project needs and fetch the
+#                 kernels of KERNELS (as root); the other targets only check
+#                 that they are there
 # make clean      remove all build output
 #
 # V=1 shows the full commands. Build variants, each in an output directory of
@@ -41,6 +43,14 @@ BPFTOOL ?= bpftool
 CC ?= cc
 CXX ?= c++
 VERSION := 0.1.0
+
+# The kernel matrix (make test-kernels): Debian 11's 5.10, Debian 12's stock
+# 6.1 and its 6.12, as testing/vm/fetch-kernels.sh names them (or
+# directories with boot/vmlinuz-RELEASE and lib/modules/RELEASE), and which
+# suites run on which (tests/run-kernels; "all": everything everywhere). The
+# agent's suites take minutes per kernel under emulation: these fit CI's time.
+KERNELS ?= debian11 debian12 debian12-6.12
+KERNEL_SUITES ?= debian11=bpf,e2e debian12=bpf,e2e,lifecycle
 
 ifeq ($(V),1)
 	Q =
@@ -139,6 +149,7 @@ $(OUTPUT)/agent: $(AGENT_OBJS) $(COMMON_OBJS)
 
 deps:
 	$(Q)ci/install-deps.sh
+	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
 
 check-deps:
 	$(Q)ci/install-deps.sh --check

@@ -8,6 +8,9 @@
 #                 then each libFuzzer harness for FUZZ_TIME seconds (as root)
 # make stress     SIGKILLs at random moments and a FLOOD_SECONDS flood (as root)
 # make fuzzers    build the libFuzzer harnesses only
+# make test-kernels   the kernel matrix: the suites KERNEL_SUITES names on each
+#                 kernel of KERNELS, booted under QEMU, and on the host's
+#                 (tests/run-kernels; make deps fetches KERNELS)
 #
 # `make test` also builds the harnesses and the agent with ASan and UBSan in
 # build-sanitize/, which tests/e2e/hardening.bats runs.
@@ -49,7 +52,7 @@ SANITIZE_DIR := build-sanitize
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	       -Wall -Wextra -Werror -std=gnu11 -Icommon -DFBF_VERSION='"$(VERSION)"'
 
-.PHONY: fuzz fuzzers stress hardening-sanitize-build
+.PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c \
 		common/parse_num.c
@@ -91,3 +94,6 @@ fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
 
 stress: check-deps all
 	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
+
+test-kernels: check-deps all
+	$(Q)KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS)
