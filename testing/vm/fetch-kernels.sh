@@ -35,8 +35,8 @@ bullseye_apt()
 		deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bullseye-security main
 		EOF
 	fi
-	apt_opts=(-o "Dir::Etc::sourcelist=$root/sources.list" -o Dir::Etc::sourceparts=-
-		  -o "Dir::State::Lists=$root/lists" -o "Dir::Cache=$root/cache")
+	apt_opts+=(-o "Dir::Etc::sourcelist=$root/sources.list" -o Dir::Etc::sourceparts=-
+		   -o "Dir::State::Lists=$root/lists" -o "Dir::Cache=$root/cache")
 	apt-get -qq "${apt_opts[@]}" update
 }
 
@@ -67,9 +67,7 @@ fetch()
 	fi
 	echo "fetch-kernels: $name: $pkg"
 	tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
-	# apt's _apt user cannot write into a root-only directory; that warning says nothing.
-	(cd "$tmp" && apt-get -qq "${apt_opts[@]}" download "$pkg" 2>&1 |
-		grep -v 'Download is performed unsandboxed' >&2 || true)
+	(cd "$tmp" && apt-get -qq "${apt_opts[@]}" download "$pkg")
 	deb=$(echo "$tmp"/*.deb)
 	[ -f "$deb" ] || { echo "fetch-kernels: downloading $pkg failed" >&2; return 1; }
 	dpkg-deb -x "$deb" "$tmp/root"
@@ -83,7 +81,8 @@ fetch()
 }
 
 for name in "$@"; do
-	apt_opts=()
+	# As root into directories of root's: apt's _apt user could not write there.
+	apt_opts=(-o APT::Sandbox::User=root)
 	case "$name" in
 	*/*)
 		;;	# a kernel of the caller's own: nothing to fetch
