@@ -318,9 +318,13 @@ def thresholds():
     seen = {}
     for _, measure in EXACT:
         seen[measure] = ("upper", 0.0)
-    for _, measure, worse, floor, _ in TIMING:
+    for bench, measure, worse, floor, _ in TIMING:
         side = "upper" if worse == "higher" else "lower"
-        # One boundary per measure: the widest floor of the benchmarks that share it.
+        # One boundary per measure: the widest floor of the benchmarks that share it. Not
+        # the quiet ring drain's, which would loosen every drain rate's: Bencher may alert
+        # on that one benchmark where only code layout moved it, and the gate decides.
+        if bench == "agent/drain/quiet/ringbuf":
+            continue
         if measure not in seen or seen[measure][1] < floor / 100:
             seen[measure] = (side, floor / 100)
     for measure, (side, fraction) in seen.items():
