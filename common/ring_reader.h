@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Userspace only: reading a BPF ring buffer in place, records taken one by
+ * one and given back as a batch. libbpf's ring_buffer stores the consumer
+ * position after every record, and the program's reserve and submit load
+ * it: each store moves that cache line to the reader's CPU and back. Here
+ * it is stored once per batch, as the kernel's own ring benchmark does in
+ * its custom consumer.
+ */
+#ifndef FBF_RING_READER_H
+#define FBF_RING_READER_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct ring_reader {
+	unsigned long *consumer_pos;		/* the page the reader writes */
+	const unsigned long *producer_pos;	/* the page the program writes */
+	const char *data;			/* mapped twice over: no record wraps */
+	unsigned long mask;
+	unsigned long pos;			/* read up to here */
+	unsigned long released;			/* given back up to here */
+	unsigned long seen_producer;		/* producer_pos last loaded */
+	size_t mapped_len;
+};
+
+/* Map the ring buffer @map_fd. 0 or -errno. */
+int ring_reader_open(struct ring_reader *r, int map_fd);
+
+/*
+ * The next record the program has submitted, and its length in *len; NULL
+ * if there is none yet, or the next is still being written. A record stays
+ * valid until ring_reader_release().
+ */
+const void *ring_reader_next(struct ring_reader *r, __u32 *len);
+
+/* Give the records read so far back to the program: one store. */
+void ring_reader_release(struct ring_reader *r);
+
+/* Pass over everything submitted so far without reading it. */
+void ring_reader_skip_all(struct ring_reader *r);
+
+void ring_reader_close(struct ring_reader *r);
+
+#endif /* FBF_RING_READER_H */
