@@ -64,7 +64,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 
 	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
 
-	err = fbf_object_open(&a->obj, spec->transport, spec->wakeup_batch);
+	err = fbf_object_open(&a->obj, spec->transport);
 	if (err) {
 		pr_err("cannot open the embedded BPF object: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
@@ -104,6 +104,12 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		return attach_error(a, mode, err);
 	log_release(false);
 	a->attached = true;
+
+	err = fbf_object_reader_map(&a->obj);
+	if (err) {
+		pr_err("cannot map the program's global data: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
 
 	/* Read back what the kernel chose: with auto, native if the driver can. */
 	a->mode = mode;
@@ -170,4 +176,9 @@ int attachment_prog_fd(const struct attachment *a)
 int attachment_counters_fd(const struct attachment *a)
 {
 	return bpf_map__fd(a->obj.counters);
+}
+
+int attachment_doorbell_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->obj.doorbell);
 }

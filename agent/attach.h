@@ -26,13 +26,13 @@ struct attach_spec {
 	enum xdp_attach_mode mode;
 	enum fbf_transport transport;
 	__u32 queue_size;		/* events the queue or ring holds */
-	__u32 wakeup_batch;		/* ring buffer only, see fbf_object_open() */
 };
 
 /*
  * Open the embedded object, create its event map and record the map's id
- * in @lock, then load the program and attach it. Returns 0 or an agent exit
- * status after saying why.
+ * in @lock, then load the program, attach it and map its reader_asleep
+ * flag (a->obj.reader_asleep). Returns 0 or an agent exit status after
+ * saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock);
@@ -49,5 +49,6 @@ void attachment_close(struct attachment *a);
 int attachment_events_fd(const struct attachment *a);
 int attachment_prog_fd(const struct attachment *a);
 int attachment_counters_fd(const struct attachment *a);
+int attachment_doorbell_fd(const struct attachment *a);
 
 #endif /* AGENT_ATTACH_H */

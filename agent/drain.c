@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * What both transports do with an event, the checks the clock calls for,
- * and the drain after the detach: see drain.h.
+ * The drain loop, the same for both transports: see drain.h.
+ *
+ * While events come, the loop reads them without being woken: the program
+ * submits each without a wake-up, and the loop, once caught up, polls after
+ * 50 us, then 100, 200, ... Only after a quiet spell does it set the
+ * program's reader_asleep, look once more, and sleep in epoll with no timer
+ * until the program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no
+ * ring can be missed). So the program pays for no wake-up while the agent
+ * reads, and an idle agent is woken by nothing.
  *
  * The last drain follows the detach, so every event produced is either
  * delivered or counted as lost. But a detach does not wait for runs of the
@@ -19,29 +26,16 @@
 #include "counters_read.h"
 #include "drain.h"
 #include "ifwatch.h"
-#include "metrics.h"
 #include "userspace_util.h"
 
-/* The event age histogram observes one event in this many (a power of 2). */
-#define AGE_SAMPLE_EVERY 16
-
-void drain_deliver(struct drain *d, const struct fbf_event *ev)
-{
-	/* One writer: a relaxed store is what a scrape on another thread needs. */
-	__atomic_store_n(&d->delivered, d->delivered + 1, __ATOMIC_RELAXED);
-	/* One event in AGE_SAMPLE_EVERY: a clock read per event cost 5-9% of the drain rate. */
-	if (d->ages && !(d->delivered & (AGE_SAMPLE_EVERY - 1)))
-		event_ages_observe(d->ages, fbf_monotonic_ns() - ev->ktime_ns);
-	output_event(&d->out, ev);
-}
-
 /* A closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
-enum drain_end drain_output_end(const struct drain *d)
+static enum drain_end drain_output_end(const struct drain *d)
 {
-	return d->out.err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
+	return d->sink.out.err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
 }
 
-int drain_iface_check(struct drain *d)
+/* The interface and the program on it, now: a reason to leave the live loop, or -1. */
+static int drain_iface_check(struct drain *d)
 {
 	switch (ifwatch_check(d->watch)) {
 	case IFWATCH_OK:
@@ -56,7 +50,11 @@ int drain_iface_check(struct drain *d)
 	}
 }
 
-int drain_timed_checks(struct drain *d, __u64 now)
+/*
+ * What the clock calls for, busy or idle: the deadline, running counters,
+ * and the interface when a check is due. A reason to leave the loop, or -1.
+ */
+static int drain_timed_checks(struct drain *d, __u64 now)
 {
 	int end;
 
@@ -77,36 +75,130 @@ int drain_timed_checks(struct drain *d, __u64 now)
 	return -1;
 }
 
-int drain_caught_up(struct drain *d, __u64 *now)
+/* How long until the next thing the clock calls for, none of which is due yet; -1: none. */
+static long long drain_until_due(const struct drain *d, __u64 now)
 {
-	output_flush(&d->out);
-	if (d->out.err)
-		return drain_output_end(d);
-	*now = fbf_monotonic_ns();
-	return drain_timed_checks(d, *now);
+	__u64 wait_ns = ~0ULL;
+
+	if (d->next_iface_check_ns && d->next_iface_check_ns - now < wait_ns)
+		wait_ns = d->next_iface_check_ns - now;
+	if (d->stats_interval_ns && d->next_stats_ns - now < wait_ns)
+		wait_ns = d->next_stats_ns - now;
+	if (d->deadline_ns && d->deadline_ns - now < wait_ns)
+		wait_ns = d->deadline_ns - now;
+	return wait_ns == ~0ULL ? -1 : (long long)wait_ns;
+}
+
+/* At most one busy batch, and no more than --count still wants: how many, or -errno. */
+static long drain_read(struct drain *d)
+{
+	__u64 max = DRAIN_BUSY_CHECK_EVENTS;
+
+	if (d->count && d->count - d->sink.delivered < max)
+		max = d->count - d->sink.delivered;
+	return transport_read(&d->t, max);
+}
+
+/*
+ * Caught up, with nothing due before @now: wait for more, polling while
+ * events have been coming, asleep after a quiet spell. A reason to leave
+ * the loop, or -1.
+ */
+static int drain_wait(struct drain *d, __u64 now)
+{
+	long long timeout_ns = drain_until_due(d, now);
+	long taken = 0;
+	int woke = 0;
+
+	if (d->poll_ns <= DRAIN_POLL_MAX_NS) {
+		if (timeout_ns < 0 || timeout_ns > d->poll_ns)
+			timeout_ns = d->poll_ns;
+		d->poll_ns *= 2;
+		woke = wakeups_wait(&d->w, timeout_ns);
+	} else {
+		*d->reader_asleep = 1;
+		/*
+		 * The reader's half of the barrier pair that wake_reader() in the
+		 * program describes: the store above is visible to every CPU
+		 * before the look below loads anything.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		taken = drain_read(d);
+		if (!taken)
+			woke = wakeups_wait(&d->w, timeout_ns);
+		*d->reader_asleep = 0;
+		if (taken || (woke & WAKEUP_DOORBELL))
+			d->poll_ns = DRAIN_POLL_MIN_NS;
+	}
+	if (taken < 0 || woke < 0) {
+		d->pop_err = taken < 0 ? taken : woke;
+		return DRAIN_ERROR;
+	}
+	return woke & WAKEUP_LINK ? drain_iface_check(d) : -1;
 }
 
 int drain_open(struct drain *d)
 {
-	d->epoll_fd = -1;
-	d->ring_end = -1;
-	/* The first check at once; the ring buffer's loop may make it event-driven. */
-	d->next_iface_check_ns = 1;
-	return d->transport == FBF_TRANSPORT_RINGBUF ? drain_ring_open(d) : 0;
+	int nl_fd = d->watch ? d->watch->nl_fd : -1;
+	int err;
+
+	d->poll_ns = DRAIN_POLL_MIN_NS;
+	/* With link events the interface is checked when something happens to a link, only. */
+	d->next_iface_check_ns = nl_fd >= 0 ? 0 : 1;
+	err = transport_open(&d->t, d->transport, d->events_fd, &d->sink);
+	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
 }
 
 enum drain_end drain_live(struct drain *d)
 {
-	return d->transport == FBF_TRANSPORT_RINGBUF ? drain_ring_live(d) : drain_queue_live(d);
+	__u64 now;
+	long n;
+	int end;
+
+	for (;;) {
+		if (*d->stop)
+			return DRAIN_SIGNAL;
+		n = drain_read(d);
+		if (n < 0) {
+			d->pop_err = n;
+			return DRAIN_ERROR;
+		}
+		if (d->count && d->sink.delivered >= d->count)
+			return DRAIN_COUNT;
+		if (n) /* events came: poll soon if they stop */
+			d->poll_ns = DRAIN_POLL_MIN_NS;
+		if (n == DRAIN_BUSY_CHECK_EVENTS) {
+			/* Not caught up: no flush and no wait, only what a flood must not hide. */
+			if (d->sink.out.err)
+				return drain_output_end(d);
+			end = drain_timed_checks(d, fbf_monotonic_ns());
+			if (end >= 0)
+				return end;
+			continue;
+		}
+
+		/* Caught up: show what we have, do what the clock calls for, then wait. */
+		output_flush(&d->sink.out);
+		if (d->sink.out.err)
+			return drain_output_end(d);
+		now = fbf_monotonic_ns();
+		end = drain_timed_checks(d, now);
+		if (end < 0)
+			end = drain_wait(d, now);
+		if (end >= 0)
+			return end;
+	}
 }
 
 int drain_rest(struct drain *d)
 {
-	int err;
+	long n = 0;
 
-	err = d->transport == FBF_TRANSPORT_RINGBUF ? drain_ring_rest(d) : drain_queue_rest(d);
-	output_flush(&d->out);
-	return err;
+	/* drain_open() failed and said so: the summary tells what is left. */
+	if (d->t.ops)
+		n = transport_read(&d->t, ~0ULL);
+	output_flush(&d->sink.out);
+	return n < 0 ? n : 0;
 }
 
 int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err)
@@ -121,7 +213,7 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 		if (err)
 			return err;
 		if (*read_err || polls == DRAIN_SETTLE_POLLS ||
-		    fbf_events_produced(c) <= d->delivered + fbf_events_lost(c))
+		    fbf_events_produced(c) <= d->sink.delivered + fbf_events_lost(c))
 			return 0;
 		nanosleep(&poll, NULL);
 	}
@@ -129,6 +221,6 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 
 void drain_close(struct drain *d)
 {
-	if (d->transport == FBF_TRANSPORT_RINGBUF)
-		drain_ring_close(d);
+	transport_close(&d->t);
+	wakeups_close(&d->w);
 }

@@ -95,12 +95,7 @@ static void transport_describe(const struct attach_spec *spec, char *buf, size_t
 		return;
 	}
 	bytes = fbf_ring_bytes(spec->queue_size);
-	if (spec->wakeup_batch)
-		snprintf(buf, size, "ring buffer %u bytes (%u events), wake-up every %u events",
-			 bytes, fbf_ring_capacity(bytes), spec->wakeup_batch);
-	else
-		snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes,
-			 fbf_ring_capacity(bytes));
+	snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes, fbf_ring_capacity(bytes));
 }
 
 /* The interface left for another namespace with the program: take it off over there. */
@@ -142,7 +137,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_ERROR:
 		pr_err("cannot write events to stdout: %s; stopping\n",
-		       strerror(d->out.err));
+		       strerror(d->sink.out.err));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_IFACE_GONE:
 		pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
@@ -158,7 +153,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		return AGENT_EXIT_PROG_REPLACED;
 	case DRAIN_ERROR:
 	default:
-		pr_err("cannot read from the event %s: %s\n",
+		pr_err("cannot read or wait for events from the %s: %s\n",
 		       fbf_transport_name(d->transport), strerror(-d->pop_err));
 		return AGENT_EXIT_FAILURE;
 	}
@@ -196,7 +191,7 @@ int main(int argc, char **argv)
 	struct iface_lock lock;
 	enum drain_end end = DRAIN_SIGNAL;
 	struct attach_spec spec;
-	struct drain d = { .epoll_fd = -1 };
+	struct drain d = {};
 	char transport[96];
 	int ifindex, ret, err;
 
@@ -235,7 +230,6 @@ int main(int argc, char **argv)
 		.mode = opts.mode,
 		.transport = opts.transport,
 		.queue_size = opts.queue_size,
-		.wakeup_batch = opts.wakeup_batch,
 	};
 	ret = iface_lock_take(&lock, opts.lock_dir, ifindex, opts.iface);
 	if (ret)
@@ -265,7 +259,8 @@ int main(int argc, char **argv)
 	d = (struct drain){
 		.transport = spec.transport,
 		.events_fd = attachment_events_fd(&att),
-		.wakeup_batch = spec.wakeup_batch,
+		.doorbell_fd = attachment_doorbell_fd(&att),
+		.reader_asleep = att.obj.reader_asleep,
 		.wake_fd = signal_wake_fd,
 		.watch = &watch,
 		.count = opts.count,
@@ -274,9 +269,9 @@ int main(int argc, char **argv)
 		.next_stats_ns = run.start_ns + opts.stats_interval_ns,
 		.stop = &stop_requested,
 		.stats = &stats_requested,
-		.ages = opts.metrics ? &ages : NULL,
+		.sink.ages = opts.metrics ? &ages : NULL,
 	};
-	output_init(&d.out, opts.json, opts.quiet);
+	output_init(&d.sink.out, opts.json, opts.quiet);
 	err = drain_open(&d);
 	if (err) {
 		pr_err("cannot read the event %s: %s\n", fbf_transport_name(spec.transport),
@@ -290,7 +285,7 @@ int main(int argc, char **argv)
 			.mode = run.mode,
 			.counters_fd = attachment_counters_fd(&att),
 			.prog_fd = attachment_prog_fd(&att),
-			.delivered = &d.delivered,
+			.delivered = &d.sink.delivered,
 			.ages = &ages,
 		};
 
@@ -318,8 +313,8 @@ int main(int argc, char **argv)
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
-	if (d.out.err && d.out.err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
-		pr_err("cannot write events to stdout: %s\n", strerror(d.out.err));
+	if (d.sink.out.err && d.sink.out.err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
+		pr_err("cannot write events to stdout: %s\n", strerror(d.sink.out.err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}

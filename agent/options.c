@@ -48,7 +48,7 @@ const char *mode_name(enum xdp_attach_mode mode)
 const char *argp_program_version = "agent " FBF_VERSION;
 
 /* Options with no short form. */
-enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_WAKEUP_BATCH };
+enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS };
 
 static const char doc[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
@@ -70,14 +70,10 @@ static const struct argp_option argp_options[] = {
 	{ "mode", 'm', "MODE", 0, "native, skb or auto (default: auto, the kernel picks)", 0 },
 	{ "transport", 't', "KIND", 0,
 	  "How events reach the agent: queue (a queue map, one syscall per event) or ringbuf "
-	  "(a BPF ring buffer, read in place, the agent sleeps until woken) (default: queue)", 0 },
+	  "(a BPF ring buffer, read in place) (default: queue)", 0 },
 	{ "queue-size", 'Q', "N", 0,
 	  "Events the queue or the ring holds, 1..16777216 (default: " STR(FBF_DEFAULT_QUEUE_SIZE)
 	  "); a ring is rounded up to a power-of-two number of pages", 0 },
-	{ "wakeup-batch", OPT_WAKEUP_BATCH, "N", 0,
-	  "Ring buffer only: wake the agent every N events of a CPU or when the ring is half "
-	  "full, and have it look every 10 ms for the rest (default: 0, the kernel wakes it "
-	  "whenever it has caught up)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
@@ -163,12 +159,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (fbf_transport_parse(arg, &opts->transport))
 			usage_error("--transport '%s': use queue or ringbuf", arg);
 		break;
-	case OPT_WAKEUP_BATCH:
-		if (parse_u64_range(arg, 0, AGENT_WAKEUP_BATCH_MAX, &v))
-			usage_error("--wakeup-batch '%s': use a whole number from 0 to %u", arg,
-				    AGENT_WAKEUP_BATCH_MAX);
-		opts->wakeup_batch = v;
-		break;
 	case 'Q':
 		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
 			usage_error("--queue-size '%s': use a whole number from %u to %u", arg,
@@ -222,9 +212,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!opts->iface)
 			usage_error("--iface IFACE is required");
-		if (opts->wakeup_batch && opts->transport != FBF_TRANSPORT_RINGBUF)
-			usage_error("--wakeup-batch applies to the ring buffer only; add "
-				    "--transport ringbuf");
 		break;
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */

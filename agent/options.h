@@ -18,14 +18,12 @@
 #define AGENT_QUEUE_SIZE_MAX (1U << 24)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
-#define AGENT_WAKEUP_BATCH_MAX (1U << 20)
 
 struct agent_options {
 	const char *iface;
 	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
 	enum fbf_transport transport;	/* how events reach the agent */
 	__u32 queue_size;		/* events the queue or the ring holds */
-	__u32 wakeup_batch;		/* ring buffer: wake up every N events, 0: kernel's choice */
 	__u64 duration_ns;		/* 0: run until stopped */
 	__u64 count;			/* 0: no limit */
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */

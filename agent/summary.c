@@ -69,16 +69,17 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 		pr_err("cannot read the counters: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	account_print("stats", &c, d->delivered, run, fbf_monotonic_ns() - run->start_ns, d->out.json);
+	account_print("stats", &c, d->sink.delivered, run, fbf_monotonic_ns() - run->start_ns,
+		      d->sink.out.json);
 	return 0;
 }
 
 int summary_final(const struct drain *d, const struct fbf_counters *c,
 		  const struct summary_run *run)
 {
-	__u64 produced = fbf_events_produced(c), accounted = d->delivered + fbf_events_lost(c);
+	__u64 produced = fbf_events_produced(c), accounted = d->sink.delivered + fbf_events_lost(c);
 
-	account_print("summary", c, d->delivered, run, run->elapsed_ns, d->out.json);
+	account_print("summary", c, d->sink.delivered, run, run->elapsed_ns, d->sink.out.json);
 	if (produced == accounted)
 		return 0;
 	pr_warn("%llu events produced but %llu delivered or lost, "

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The classifier's object per event transport: see fbf_object.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -11,7 +13,7 @@
 #include "fizzbuzzfib.skel.h"
 #include "fizzbuzzfib_ringbuf.skel.h"
 
-int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wakeup_batch)
+int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 {
 	struct fizzbuzzfib_ringbuf_bpf *ring;
 	struct fizzbuzzfib_bpf *queue;
@@ -22,20 +24,22 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wa
 		ring = fizzbuzzfib_ringbuf_bpf__open();
 		if (!ring)
 			return -errno;
-		ring->rodata->wakeup_batch = wakeup_batch;
 		o->skel = ring;
 		o->obj = ring->obj;
+		o->bss = ring->maps.bss;
 	} else {
 		queue = fizzbuzzfib_bpf__open();
 		if (!queue)
 			return -errno;
 		o->skel = queue;
 		o->obj = queue->obj;
+		o->bss = queue->maps.bss;
 	}
 	o->prog = bpf_object__find_program_by_name(o->obj, FBF_PROG_NAME);
 	o->events = bpf_object__find_map_by_name(o->obj, "events");
 	o->counters = bpf_object__find_map_by_name(o->obj, "counters");
-	if (!o->prog || !o->events || !o->counters) {
+	o->doorbell = bpf_object__find_map_by_name(o->obj, "doorbell");
+	if (!o->prog || !o->events || !o->counters || !o->doorbell) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -69,8 +73,31 @@ int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 	return err;
 }
 
+int fbf_object_reader_map(struct fbf_object *o)
+{
+	/* The skeletons differ in type only: the same variable in the same section. */
+	size_t offset = o->transport == FBF_TRANSPORT_RINGBUF ?
+		offsetof(struct fizzbuzzfib_ringbuf_bpf__bss, reader_asleep) :
+		offsetof(struct fizzbuzzfib_bpf__bss, reader_asleep);
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t len = (bpf_map__value_size(o->bss) + page - 1) & ~(page - 1);
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(o->bss), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	o->bss_mapped = p;
+	o->bss_mapped_len = len;
+	o->reader_asleep = (volatile __u32 *)((char *)p + offset);
+	return 0;
+}
+
 void fbf_object_close(struct fbf_object *o)
 {
+	if (o->bss_mapped)
+		munmap(o->bss_mapped, o->bss_mapped_len);
+	o->bss_mapped = NULL;
+	o->reader_asleep = NULL;
 	if (o->transport == FBF_TRANSPORT_RINGBUF)
 		fizzbuzzfib_ringbuf_bpf__destroy(o->skel);
 	else
@@ -78,5 +105,5 @@ void fbf_object_close(struct fbf_object *o)
 	o->skel = NULL;
 	o->obj = NULL;
 	o->prog = NULL;
-	o->events = o->counters = NULL;
+	o->events = o->counters = o->doorbell = o->bss = NULL;
 }

@@ -23,14 +23,16 @@ struct fbf_object {
 	struct bpf_program *prog;
 	struct bpf_map *events;		/* the queue or the ring */
 	struct bpf_map *counters;
+	struct bpf_map *doorbell;	/* rung by the program when the reader sleeps */
+	struct bpf_map *bss;		/* the program's global data: reader_asleep */
+	/* After fbf_object_reader_map(): the program's reader_asleep, shared with it. */
+	volatile __u32 *reader_asleep;
+	void *bss_mapped;
+	size_t bss_mapped_len;
 };
 
-/*
- * Open (not load) the object of @transport. @wakeup_batch is the ring
- * buffer's wake-up policy (see wakeup_batch in the program); the queue has
- * none. 0 or -errno.
- */
-int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wakeup_batch);
+/* Open (not load) the object of @transport. 0 or -errno. */
+int fbf_object_open(struct fbf_object *o, enum fbf_transport transport);
 
 /*
  * Create the event map for @events events (a queue of that many, or a ring
@@ -38,6 +40,13 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport, __u32 wa
  * its id is known before the program exists: *map_id. 0 or -errno.
  */
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id);
+
+/*
+ * Once the object is loaded: map its global data, so that o->reader_asleep
+ * is the variable the program reads (libbpf 1.1 maps it for a skeleton's
+ * own load only, and libxdp loads this one). 0 or -errno.
+ */
+int fbf_object_reader_map(struct fbf_object *o);
 
 /* Release the object and with it the program and the maps. Safe on a closed one. */
 void fbf_object_close(struct fbf_object *o);

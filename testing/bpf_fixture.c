@@ -43,7 +43,7 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 	memset(fx, 0, sizeof(*fx));
 	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
 
-	err = fbf_object_open(&fx->obj, transport, 0);
+	err = fbf_object_open(&fx->obj, transport);
 	if (err)
 		return err;
 	err = fbf_object_events_create(&fx->obj, queue_size, &map_id) ?:

@@ -2,7 +2,8 @@
 #
 # The lab that the tests and the benchmarks share: the bare XDP_PASS
 # program, the BPF fixture, the frames, the reference model (and
-# ref_classify, the shell's way to it), the raw frame flooder, and
+# ref_classify, the shell's way to it), the raw frame flooder, wake_probe
+# (single events, each awaited: lost wake-ups and delivery time), and
 # drain_rate, which fills an agent's queue or ring and times its drain;
 # kernel_facts, what a kernel does with the programs (tests/run-kernels).
 
@@ -10,10 +11,11 @@ PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
 TESTING_OBJS := $(call obj,testing/bpf_fixture.c testing/frames.c testing/ref_parser.c)
 DRAIN_RATE := $(OUTPUT)/testing/drain_rate
 RAWFLOOD := $(OUTPUT)/testing/rawflood
+WAKE_PROBE := $(OUTPUT)/testing/wake_probe
 REF_CLASSIFY := $(OUTPUT)/testing/ref_classify
 KERNEL_FACTS := $(OUTPUT)/testing/kernel_facts
 
-all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(REF_CLASSIFY) $(KERNEL_FACTS)
+all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(WAKE_PROBE) $(REF_CLASSIFY) $(KERNEL_FACTS)
 
 $(PASS_OBJ): testing/xdp_pass.bpf.c
 	$(call msg,BPF,$@)
@@ -32,3 +34,8 @@ $(RAWFLOOD) $(REF_CLASSIFY):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
+
+$(WAKE_PROBE): $(call obj,testing/wake_probe.c testing/frames.c)
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -lm -o $@

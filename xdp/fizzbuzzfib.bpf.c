@@ -5,8 +5,9 @@
  * userspace. It observes only: every frame passes, unchanged.
  *
  * Built twice, one object per event transport: a queue map (the default),
- * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The program, its name,
- * its counters and its event are the same in both.
+ * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The two differ in
+ * send_event() and the map it fills, and nowhere else: the program, its
+ * name, its counters, its event and its way of waking the reader are the same.
  */
 #include <linux/bpf.h>
 #include <linux/errno.h>
@@ -23,29 +24,6 @@
 
 /* VLAN tags parsed before giving up on a frame as non-IPv4. */
 #define FBF_MAX_VLAN_TAGS 2
-
-#ifdef FBF_TRANSPORT_RINGBUF
-/* Sized in bytes by userspace, which creates it before load (fbf_object.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, FBF_RING_DEFAULT_BYTES);
-} events SEC(".maps");
-
-/*
- * Set by userspace before load. 0: the kernel wakes the consumer whenever
- * it has caught up with the ring, at most once per event. N: no wake-up but
- * on every Nth event of a CPU or when the ring is half full, and the
- * consumer polls for the rest.
- */
-const volatile __u32 wakeup_batch = 0;
-#else
-/* Sized in events by userspace, which creates it before load (fbf_object.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, FBF_DEFAULT_QUEUE_SIZE);
-	__type(value, struct fbf_event);
-} events SEC(".maps");
-#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -132,55 +110,110 @@ static __always_inline enum parse_result parse_ipv4_saddr(struct xdp_md *ctx, __
 	return PARSE_IPV4;
 }
 
+/*
+ * The one place where the transports differ: the event map and how an
+ * event goes into it. send_event() returns 0, -E2BIG if the map is full, or
+ * another -errno; either way, once it returns the event is visible to the
+ * reader or will never be.
+ */
 #ifdef FBF_TRANSPORT_RINGBUF
-/* The flags for bpf_ringbuf_submit(): whether this event wakes the consumer. */
-static __always_inline __u64 ring_wakeup(const struct fbf_counters *cnt)
-{
-	__u64 sent;
+/* Sized in bytes by userspace, which creates it before load (fbf_object.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FBF_RING_DEFAULT_BYTES);
+} events SEC(".maps");
 
-	if (!wakeup_batch)
-		return 0;
-	/* This CPU's events so far, this one included. */
-	sent = fbf_events_produced(cnt);
-	if (sent % wakeup_batch == 0 ||
-	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) * 2 >=
-	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE))
-		return BPF_RB_FORCE_WAKEUP;
-	return BPF_RB_NO_WAKEUP;
-}
-
-/* The event is written in place: no copy, and no lock held while it is filled in. */
-static __always_inline void ring_send(struct fbf_counters *cnt, __u32 saddr, __u32 class_id)
+/*
+ * Written in place: no copy, no lock held while it is filled in. Never the
+ * kernel's own wake-up, which fires whenever the reader has caught up, that
+ * is for every event to a fast reader: wake_reader() decides instead.
+ */
+static __always_inline int send_event(__u32 saddr, __u32 class_id)
 {
 	struct fbf_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
-	if (!ev) {
-		cnt->queue_full++;	/* the ring is full: the event is lost */
-		return;
-	}
+	if (!ev)
+		return -E2BIG;
 	ev->ktime_ns = bpf_ktime_get_ns();
 	ev->saddr = saddr;
 	ev->class_id = class_id;
-	bpf_ringbuf_submit(ev, ring_wakeup(cnt));
+	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+#else
+/* Sized in events by userspace, which creates it before load (fbf_object.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, FBF_DEFAULT_QUEUE_SIZE);
+	__type(value, struct fbf_event);
+} events SEC(".maps");
+
+static __always_inline int send_event(__u32 saddr, __u32 class_id)
+{
+	struct fbf_event ev = {
+		.ktime_ns = bpf_ktime_get_ns(),
+		.saddr = saddr,
+		.class_id = class_id,
+	};
+
+	/*
+	 * int, not long: before 6.4 the verifier calls the queue's push, which
+	 * returns int, straight from the program, and R0's upper half is then
+	 * zero: -E2BIG reads back as 0x00000000fffffff9 (seen on 5.10 and 6.1).
+	 * Built with -mcpu=v3, the caller's test is one 32-bit compare, right on all.
+	 */
+	int err = bpf_map_push_elem(&events, &ev, 0);
+
+	return err;
 }
 #endif
+
+/*
+ * Waking the reader, the same for both transports. The agent reads while
+ * events come and sleeps only after a quiet spell; it says so here first, in
+ * its mapping of this variable, and no event wakes a reader that does not
+ * sleep. A sleeping reader is woken through the doorbell, a ring of its
+ * own: its records say nothing, a forced wake-up of its epoll is what it is for.
+ */
+volatile __u32 reader_asleep;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} doorbell SEC(".maps");
+
+/*
+ * Why no wake-up is lost. The reader stores reader_asleep = 1, then looks
+ * at the events once more before it sleeps; the program publishes an event,
+ * then loads reader_asleep. Either the reader's look sees the event, or the
+ * program's load sees 1 and rings: never neither, because each side has a
+ * full barrier between its store and its load.
+ *  - Ring buffer: bpf_ringbuf_submit() clears the record's busy bit with an
+ *    xchg, a fully ordered atomic, after reserve published producer_pos and
+ *    before send_event() returns; the reader's barrier is a seq_cst fence.
+ *  - Queue: the push and the reader's look (a pop) both take the queue's
+ *    lock. If the pop held it first, its unlock and the push's lock order
+ *    the reader's store before the program's load, which sees 1; if the push
+ *    did, the pop finds the event.
+ * Several CPUs may ring before the woken reader clears the flag; each ring
+ * is a record and an irq_work already pending, and a full doorbell rings no
+ * more because its unread records keep the reader's epoll ready.
+ */
+static __always_inline void wake_reader(void)
+{
+	__u64 ring = 0;
+
+	bpf_ringbuf_output(&doorbell, &ring, sizeof(ring), BPF_RB_FORCE_WAKEUP);
+}
 
 SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
 	struct fbf_counters *cnt;
-	struct fbf_event event;
 	__u32 key = 0;
 	__u32 saddr = 0;
-#ifndef FBF_TRANSPORT_RINGBUF
-	/*
-	 * int, not long: before 6.4 the verifier calls the queue's push, which
-	 * returns int, straight from the program, and R0's upper half is then
-	 * zero: -E2BIG reads back as 0x00000000fffffff9 (seen on 5.10 and 6.1).
-	 * Built with -mcpu=v3, the test is one 32-bit compare, right on all.
-	 */
+	__u32 class_id;
 	int err;
-#endif
 
 	cnt = bpf_map_lookup_elem(&counters, &key);
 	if (!cnt)
@@ -198,26 +231,21 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 		break;
 	}
 
-	event.class_id = fbf_classify(saddr);
-	if (event.class_id >= FBF_NR_CLASSES)
+	class_id = fbf_classify(saddr);
+	if (class_id >= FBF_NR_CLASSES)
 		return XDP_PASS; /* cannot happen; bounds the index for the verifier */
-	cnt->by_class[event.class_id]++;
-	if (event.class_id == FBF_NONE)
+	cnt->by_class[class_id]++;
+	if (class_id == FBF_NONE)
 		return XDP_PASS;
 
-#ifdef FBF_TRANSPORT_RINGBUF
-	ring_send(cnt, saddr, event.class_id);
-	return XDP_PASS;
-#else
-	event.saddr = saddr;
-	event.ktime_ns = bpf_ktime_get_ns();
-	err = bpf_map_push_elem(&events, &event, 0);
+	err = send_event(saddr, class_id);
 	if (err == -E2BIG)
 		cnt->queue_full++;
 	else if (err)
 		cnt->queue_busy++;
+	else if (reader_asleep)
+		wake_reader();
 	return XDP_PASS;
-#endif
 }
 
 /* The kernel reads this: the SPDX line above, in its words. */
