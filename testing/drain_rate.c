@@ -36,7 +36,7 @@
 
 #define PEEK_INTERVAL_US 100
 
-/* The queue or ring buffer among the program's maps; *type says which. */
+/* The program's event map, a queue or a ring buffer; *type says which. */
 static int events_fd_of(int prog_fd, __u32 *type)
 {
 	__u32 map_ids[8], nr_maps = 8;
@@ -53,7 +53,8 @@ static int events_fd_of(int prog_fd, __u32 *type)
 
 		if (fd < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) &&
+		/* By name: the program has other rings (its doorbell) beside the events. */
+		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && !strcmp(map.name, "events") &&
 		    (map.type == BPF_MAP_TYPE_QUEUE || map.type == BPF_MAP_TYPE_RINGBUF)) {
 			*type = map.type;
 			return fd;

@@ -58,36 +58,33 @@ static int count_event(void *ctx, void *data, size_t size)
 static int arm_load(struct arm *arm, __u32 queue_size)
 {
 	struct bpf_program *prog;
-	struct bpf_map *map;
+	struct bpf_map *events;
+	bool is_ring;
+	int err;
 
 	arm->obj = bpf_object__open_file(arm->path, NULL);
 	if (!arm->obj)
 		return -errno;
-	bpf_object__for_each_map(map, arm->obj) {
-		if (bpf_map__type(map) == BPF_MAP_TYPE_QUEUE &&
-		    bpf_map__set_max_entries(map, queue_size))
-			return -EINVAL;
-		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF &&
-		    bpf_map__set_max_entries(map, fbf_ring_bytes(queue_size)))
-			return -EINVAL;
-	}
+	/* By name: an object may have other rings (the doorbell) beside its events. */
+	events = bpf_object__find_map_by_name(arm->obj, "events");
 	prog = bpf_object__find_program_by_name(arm->obj, PROG_NAME);
-	if (!prog)
+	if (!events || !prog)
 		return -ENOENT;
+	is_ring = bpf_map__type(events) == BPF_MAP_TYPE_RINGBUF;
+	err = bpf_map__set_max_entries(events, is_ring ? fbf_ring_bytes(queue_size) :
+							      queue_size);
+	if (err)
+		return err;
 	if (bpf_object__load(arm->obj))
 		return -errno;
 	arm->prog_fd = bpf_program__fd(prog);
 	arm->queue_fd = -1;
-	bpf_object__for_each_map(map, arm->obj) {
-		if (bpf_map__type(map) == BPF_MAP_TYPE_QUEUE)
-			arm->queue_fd = bpf_map__fd(map);
-		if (bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF) {
-			arm->ring = ring_buffer__new(bpf_map__fd(map), count_event, arm, NULL);
-			if (!arm->ring)
-				return -errno;
-		}
+	if (!is_ring) {
+		arm->queue_fd = bpf_map__fd(events);
+		return 0;
 	}
-	return arm->queue_fd < 0 && !arm->ring ? -ENOENT : 0;
+	arm->ring = ring_buffer__new(bpf_map__fd(events), count_event, arm, NULL);
+	return arm->ring ? 0 : -errno;
 }
 
 /* What the arm's benchmarks are named after: "" for a queue, "/ringbuf" for a ring. */
