@@ -19,3 +19,11 @@ setup() { fbf_bench_setup; }
 		kernel/ipv4-fizzbuzz/overhead kernel/ipv4-fibonacci/overhead \
 		kernel/vlan-ipv4-fizz/overhead kernel/ipv6/overhead
 }
+
+@test "the event-parts benchmark writes BMF for every part of an event's cost" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: loads XDP programs"
+	"$FBF_BUILD/bench/event_parts" "$FBF_BUILD/event_parts.bpf.o" 2 1000 >"$RESULTS/p.tsv"
+	bench/report.py samples "$RESULTS/p.tsv" "$RESULTS/parts.bmf.json"
+	check_bmf "$RESULTS/parts.bmf.json" parts/none parts/clock parts/queue-push \
+		parts/ring-nowakeup parts/ring-wakeup parts/doorbell
+}

@@ -1,18 +1,30 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make bench-macro: the XDP program in the kernel on both transports, per
-# frame shape (BPF_PROG_TEST_RUN), under live traffic and raw floods, and the
-# agent's drain rate and idle cost (as root).
+# frame shape (BPF_PROG_TEST_RUN), one event's cost part by part (likewise),
+# under live traffic and raw floods, and the agent's drain rate and idle cost
+# (as root).
 
 KERNEL_CASES_OBJS := $(call obj,bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(COMMON_OBJS)
-KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats
+KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
+		$(OUTPUT)/bench/event_parts
+# Beside xdp_pass.bpf.o, where the Makefile includes its .d file.
+EVENT_PARTS_OBJ := $(OUTPUT)/event_parts.bpf.o
 
 .PHONY: bench-macro
 
-all: $(KERNEL_PROGS)
+all: $(KERNEL_PROGS) $(EVENT_PARTS_OBJ)
+
+$(EVENT_PARTS_OBJ): bench/kernel/event_parts.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/bench/kernel_test_run: $(call obj,bench/kernel/kernel_test_run.c) $(KERNEL_CASES_OBJS)
 $(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(COMMON_OBJS)
+# Only the frames: no fixture, the programs are its own.
+$(OUTPUT)/bench/event_parts: $(call obj,bench/kernel/event_parts.c bench/kernel/kernel_cases.c \
+					testing/frames.c)
 $(KERNEL_PROGS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)

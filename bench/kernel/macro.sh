@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make bench-macro: the XDP program in the kernel, per frame shape through
-# BPF_PROG_TEST_RUN and under live HTTP traffic and raw floods on a veth
-# pair, and the agent's drain rate and idle cost, on both event transports
-# (queue map and ring buffer) side by side. Tables on stdout; BMF files in
-# $FBF_RESULTS. Needs root.
+# make bench-macro: the XDP program in the kernel, per frame shape and one
+# event's cost part by part through BPF_PROG_TEST_RUN, and under live HTTP
+# traffic and raw floods on a veth pair, and the agent's drain rate and idle
+# cost, on both event transports (queue map and ring buffer) side by side.
+# Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
 build=${FBF_BUILD:?FBF_BUILD is set by make}
@@ -23,11 +23,24 @@ echo "== macro: in the kernel per frame shape and transport (test_run, interleav
 bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json"
 
 echo
+echo "== macro: one event's cost in the kernel, part by part (test_run, Fizz frame, interleaved) =="
+echo "   (none: no event; clock; queue push; ring record without, with a forced wake-up; doorbell)"
+"$build/bench/event_parts" "$build/event_parts.bpf.o" "${FBF_PARTS_ROUNDS:-10}" \
+	"${FBF_KERNEL_REPEAT:-100000}" >"$results/parts.tsv"
+bench/report.py samples "$results/parts.tsv" "$results/parts.bmf.json"
+
+echo
 echo "== macro: live HTTP traffic and raw floods from 1 and 2 CPUs through a veth pair, per transport =="
 echo "   (bpf_stats run_time_ns / run_cnt; event age from the agent's --json; events lost)"
 bench/kernel/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" \
 	"${FBF_FLOOD_SECONDS:-2}" >"$results/live.tsv"
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
+
+echo
+echo "== macro: a single event after a quiet second, to an agent asleep in epoll, per transport =="
+echo "   (age from classification to the agent's read, p50 and p99)"
+bench/kernel/wake_latency.sh "${FBF_WAKE_ROUNDS:-1}" "${FBF_WAKE_EVENTS:-10}" >"$results/wake.tsv"
+bench/report.py samples "$results/wake.tsv" "$results/wake.bmf.json"
 
 echo
 echo "== macro: how fast the agent drains a full queue or ring, against bare loops; idle cost =="

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The XDP program in the kernel under real traffic, on both transports side
-# by side: the classifier attached by the agent (queue map, ring buffer, and
-# ring buffer with --wakeup-batch), then a bare XDP_PASS program attached by
-# xdp-loader, taking turns round after round on one veth pair with two
-# queues. Each arm gets
+# by side: the classifier attached by the agent (queue map, ring buffer),
+# then a bare XDP_PASS program attached by xdp-loader, taking turns round
+# after round on one veth pair with two queues. FBF_BASE_AGENT=PATH adds
+# another agent's two transports as arms of their own (-base, -base-ringbuf):
+# a change to the event path measured against what it changes, in one run.
+# Each arm gets
 #
 #   - HTTP requests from the traffic generator: ns per packet, and the age
 #     of the events the agent printed (p50, p99 of age_ns, from --json);
@@ -30,7 +32,6 @@ set -euo pipefail
 rounds=${1:-5}
 requests=${2:-2000}
 flood_seconds=${3:-2}
-batch=${FBF_WAKEUP_BATCH:-64}
 rawflood=$FBF_BUILD/testing/rawflood
 # Raw frames' (spoofed) sources: 4096 addresses of every class.
 flood_first=10.213.16.1
@@ -45,12 +46,19 @@ fi
 [ -x "$rawflood" ] || { echo "macro_live: $rawflood is missing: run make" >&2; exit 1; }
 
 # Arm names and the agent's options for each; xdp_pass is attached by xdp-loader.
-arms=(xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf "xdp_fizzbuzzfib-ringbuf-batch$batch" xdp_pass)
+arms=(xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf xdp_pass)
 declare -A arm_args=(
 	[xdp_fizzbuzzfib]=""
 	[xdp_fizzbuzzfib-ringbuf]="--transport ringbuf"
-	["xdp_fizzbuzzfib-ringbuf-batch$batch"]="--transport ringbuf --wakeup-batch $batch"
 )
+declare -A arm_agent=()
+if [ -n "${FBF_BASE_AGENT:-}" ]; then
+	arms=(xdp_fizzbuzzfib-base xdp_fizzbuzzfib-base-ringbuf "${arms[@]}")
+	arm_args[xdp_fizzbuzzfib-base]=""
+	arm_args[xdp_fizzbuzzfib-base-ringbuf]="--transport ringbuf"
+	arm_agent[xdp_fizzbuzzfib-base]=$FBF_BASE_AGENT
+	arm_agent[xdp_fizzbuzzfib-base-ringbuf]=$FBF_BASE_AGENT
+fi
 
 work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
 agent_pid=
@@ -74,7 +82,8 @@ attach()
 		return
 	fi
 	# shellcheck disable=SC2086 # the arm's options are words
-	fbf_agent_start "$work/agent.out" "$work/agent.err" --mode native ${arm_args[$arm]} "$@"
+	AGENT=${arm_agent[$arm]:-$AGENT} fbf_agent_start "$work/agent.out" "$work/agent.err" \
+		--mode native ${arm_args[$arm]} "$@"
 	agent_pid=$FBF_AGENT_PID
 }
 
