@@ -172,7 +172,7 @@ static __always_inline int send_event(__u32 saddr, __u32 class_id)
  * Waking the reader, the same for both transports. The agent reads while
  * events come and sleeps only after a quiet spell; it says so here first, in
  * its mapping of this variable, and no event wakes a reader that does not
- * sleep. A sleeping reader is woken through the doorbell, a ring of its
+ * sleep. The agent sets it; the program clears it when it rings. A sleeping reader is woken through the doorbell, a ring of its
  * own: its records say nothing, a forced wake-up of its epoll is what it is for.
  */
 volatile __u32 reader_asleep;
@@ -195,14 +195,24 @@ struct {
  *    lock. If the pop held it first, its unlock and the push's lock order
  *    the reader's store before the program's load, which sees 1; if the push
  *    did, the pop finds the event.
- * Several CPUs may ring before the woken reader clears the flag; each ring
- * is a record and an irq_work already pending, and a full doorbell rings no
- * more because its unread records keep the reader's epoll ready.
+ *
+ * One ring per sleep, not one per event until the reader runs: a forced
+ * wake-up is an irq_work interrupt, thousands of times an event's own cost
+ * (make bench-macro's event parts), and a burst after a quiet spell would
+ * pay it on every event for as long as the reader takes to wake. So the
+ * program that rings clears the flag first. That loses nothing: every clear
+ * is followed by a ring, which wakes the reader, and the reader sets the
+ * flag again only through the look above. The clear comes before the ring,
+ * never after: a late clear would undo the reader's next "asleep". The ring's
+ * irq_work claim is a fully ordered atomic after the store. The few CPUs
+ * that load 1 before the clear reaches them ring too; a full doorbell
+ * rings no more, its unread records keeping the reader's epoll ready.
  */
 static __always_inline void wake_reader(void)
 {
 	__u64 ring = 0;
 
+	reader_asleep = 0;
 	bpf_ringbuf_output(&doorbell, &ring, sizeof(ring), BPF_RB_FORCE_WAKEUP);
 }
 
