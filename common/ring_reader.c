@@ -3,15 +3,12 @@
  * A ring buffer read in place: see ring_reader.h. The layout is the
  * kernel's (kernel/bpf/ringbuf.c): a page with the consumer position, a
  * page with the producer position, then the data, which the kernel maps
- * twice in a row so that a record that wraps reads as one. Each record
- * starts with an 8-byte header whose length word carries the busy bit while
- * the program writes it and the discard bit if it dropped it.
+ * twice in a row so that a record that wraps reads as one.
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <linux/bpf.h>
 #include <bpf/bpf.h>
 
 #include "ring_reader.h"
@@ -45,30 +42,6 @@ int ring_reader_open(struct ring_reader *r, int map_fd)
 	r->pos = __atomic_load_n(r->consumer_pos, __ATOMIC_ACQUIRE);
 	r->released = r->seen_producer = r->pos;
 	return 0;
-}
-
-const void *ring_reader_next(struct ring_reader *r, __u32 *len)
-{
-	const __u32 *hdr;
-	__u32 word;
-
-	for (;;) {
-		if (r->pos == r->seen_producer) {
-			/* Pairs with the release that publishes producer_pos in reserve. */
-			r->seen_producer = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
-			if (r->pos == r->seen_producer)
-				return NULL;
-		}
-		hdr = (const __u32 *)(r->data + (r->pos & r->mask));
-		/* Pairs with submit's xchg: the record is whole once the busy bit is clear. */
-		word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-		if (word & BPF_RINGBUF_BUSY_BIT)
-			return NULL;
-		*len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
-		r->pos += (*len + BPF_RINGBUF_HDR_SZ + 7) & ~7UL;
-		if (!(word & BPF_RINGBUF_DISCARD_BIT))
-			return (const char *)hdr + BPF_RINGBUF_HDR_SZ;
-	}
 }
 
 void ring_reader_release(struct ring_reader *r)

@@ -11,6 +11,7 @@
 #define FBF_RING_READER_H
 
 #include <stddef.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 struct ring_reader {
@@ -30,9 +31,34 @@ int ring_reader_open(struct ring_reader *r, int map_fd);
 /*
  * The next record the program has submitted, and its length in *len; NULL
  * if there is none yet, or the next is still being written. A record stays
- * valid until ring_reader_release().
+ * valid until ring_reader_release(). Inline: a reader calls it per record.
+ *
+ * Each record starts with an 8-byte header whose length word carries the
+ * busy bit while the program writes it and the discard bit if it dropped it.
  */
-const void *ring_reader_next(struct ring_reader *r, __u32 *len);
+static inline const void *ring_reader_next(struct ring_reader *r, __u32 *len)
+{
+	const __u32 *hdr;
+	__u32 word;
+
+	for (;;) {
+		if (r->pos == r->seen_producer) {
+			/* Pairs with the release that publishes producer_pos in reserve. */
+			r->seen_producer = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+			if (r->pos == r->seen_producer)
+				return NULL;
+		}
+		hdr = (const __u32 *)(r->data + (r->pos & r->mask));
+		/* Pairs with submit's xchg: the record is whole once the busy bit is clear. */
+		word = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		if (word & BPF_RINGBUF_BUSY_BIT)
+			return NULL;
+		*len = word & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		r->pos += (*len + BPF_RINGBUF_HDR_SZ + 7) & ~7UL;
+		if (!(word & BPF_RINGBUF_DISCARD_BIT))
+			return (const char *)hdr + BPF_RINGBUF_HDR_SZ;
+	}
+}
 
 /* Give the records read so far back to the program: one store. */
 void ring_reader_release(struct ring_reader *r);
