@@ -56,13 +56,13 @@ dhat_total()
 	[ "$status" -ne 5 ] || skip "perf cannot sample here: ${lines[-1]}"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"results in $out"* ]]
-	# drain_queue_live is the agent's loop on the queue; the pop is inlined
-	# into it from event_pop.
-	grep -q '"n": "drain_queue_live"' "$out/flamegraph.html"
-	grep -q '"n": "event_pop"' "$out/flamegraph.html"
+	# drain_live is the agent's loop; queue_read, the queue's read, is called
+	# through the transport's ops and pops.
+	grep -q '"n": "drain_live"' "$out/flamegraph.html"
+	grep -q '"n": "queue_read"' "$out/flamegraph.html"
 	grep -q '"n": "bpf_map_lookup_and_delete_elem"' "$out/flamegraph.html"
-	grep -q ' drain_queue_live$' "$out/hot-inclusive.txt"
-	grep -q ';drain_queue_live;' "$out/stacks.folded"
+	grep -q ' drain_live$' "$out/hot-inclusive.txt"
+	grep -q ';drain_live;' "$out/stacks.folded"
 	# Opens offline: the page loads no script or style from anywhere.
 	# Not "! grep": bats ignores a negated command's status.
 	if grep -Eq '(src|href)=' "$out/flamegraph.html"; then false; fi
