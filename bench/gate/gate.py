@@ -76,7 +76,7 @@ TIMING = [
 ]
 # The same measures on the ring buffer (bench/gate/gate.sh names them .../ringbuf), with the
 # same floors: its A/A changes stayed within them. All but one: the quiet drain of a ring,
-# libbpf's consumer loop and a counter at over 100 M events/s, a few milliseconds a round,
+# a loop over records in place and a counter at over 100 M events/s, a few ms a round,
 # moves with how the build lays out code, which an A/A of one binary cannot see. Two builds
 # of the same agent source (differing only in the BPF objects they embed) measured +28% on
 # one host; 40% still catches an agent that does work per event it does not print.
