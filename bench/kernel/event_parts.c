@@ -9,6 +9,13 @@
  * apart. Prints raw samples as "benchmark<TAB>measure<TAB>value" for
  * bench/report.py, and on stderr each part's median and its difference.
  *
+ * Then the same parts cold: COLD_RUNS single runs per arm and round, each
+ * after writing over a buffer larger than this CPU's L2, as the TCP stack
+ * and the processes between two live packets do; the round's figure is
+ * their median (each includes the test run's own clock reads, the same for
+ * every arm). Live traffic costs the program more than warm test runs say,
+ * and this tells how much of it is the program's own misses.
+ *
  * No run meets a full queue or ring, which would skip the copy and look
  * cheaper: each holds all of one test run's records (so a push into the
  * queue does the work it does in production, and no BPF_EXIST overwrite), is
@@ -29,6 +36,9 @@
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_REPEAT 100000
+#define COLD_RUNS 101
+/* Larger than the L2 of the CPUs this runs on (2 MiB a core here), not the L3. */
+#define COLD_BYTES (8UL << 20)
 
 enum arm { ARM_NONE, ARM_CLOCK, ARM_QUEUE, ARM_RING_NOWAKEUP, ARM_RING_WAKEUP, ARM_DOORBELL,
 	   NR_ARMS };
@@ -122,6 +132,15 @@ static int drain_and_check(enum arm a, int queue_fd, struct ring_buffer *rings, 
 	return 0;
 }
 
+/* Evict the program's lines from this CPU's caches, as other work between packets does. */
+static void cool_caches(void)
+{
+	static volatile unsigned char buf[COLD_BYTES];
+
+	for (size_t i = 0; i < COLD_BYTES; i += 64)
+		buf[i]++;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -136,15 +155,32 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* @a's median of COLD_RUNS single runs, each on cooled caches, in *ns; @tmp holds COLD_RUNS. */
+static int time_cold(enum arm a, int prog_fd, const struct kernel_case *frame, int queue_fd,
+		     struct ring_buffer *rings, double *tmp, double *ns)
+{
+	int err;
+
+	for (int i = 0; i < COLD_RUNS; i++) {
+		cool_caches();
+		err = kernel_case_time(prog_fd, frame, 1, &tmp[i]);
+		if (err)
+			return err;
+	}
+	*ns = median(tmp, COLD_RUNS);
+	return drain_and_check(a, queue_fd, rings, COLD_RUNS);
+}
+
 /*
  * Each part's median, and the median of its differences from the baseline's
  * run in the same round, which drift on a noisy host moves less than it
  * moves the difference of two medians. @tmp holds @rounds samples.
  */
-static void print_medians(const double *ns, double *tmp, int rounds, int repeat)
+static void print_medians(const char *kind, const double *ns, double *tmp, int rounds,
+			  int repeat)
 {
-	fprintf(stderr, "event_parts: ns per run, median of %d rounds of %d runs; over none: "
-		"median of the rounds' differences\n", rounds, repeat);
+	fprintf(stderr, "event_parts: %s, ns per run, median of %d rounds of %d runs; over none: "
+		"median of the rounds' differences\n", kind, rounds, repeat);
 	fprintf(stderr, "  %-14s %8s %10s\n", "part", "median", "over none");
 	for (int a = 0; a < NR_ARMS; a++) {
 		memcpy(tmp, &ns[a * rounds], rounds * sizeof(*tmp));
@@ -165,7 +201,8 @@ int main(int argc, char **argv)
 	struct ring_buffer *rings = NULL;
 	struct bpf_object *obj = NULL;
 	int prog_fd[NR_ARMS], queue_fd;
-	double *ns = NULL;	/* by arm, then round; then a round's worth of scratch */
+	double *ns = NULL;	/* by arm, then round, warm then cold; then scratch */
+	double *cold, *cold_tmp;
 	int a, err, ret = 1;
 
 	if (argc < 2 || rounds < 1 || repeat < 1) {
@@ -175,11 +212,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nr_cases; i++)
 		if (!strcmp(cases[i].name, "ipv4-fizz"))
 			frame = &cases[i];
-	ns = calloc((NR_ARMS + 1) * rounds, sizeof(*ns));
+	ns = calloc(2 * NR_ARMS * rounds + rounds + COLD_RUNS, sizeof(*ns));
 	if (!frame || !ns) {
 		fprintf(stderr, "event_parts: %s\n", ns ? "no ipv4-fizz frame" : "out of memory");
 		goto out;
 	}
+	cold = ns + NR_ARMS * rounds;
+	cold_tmp = cold + NR_ARMS * rounds;	/* room for rounds or COLD_RUNS */
 	libbpf_set_print(NULL);
 	err = load(argv[1], repeat, &obj);
 	if (err) {
@@ -215,14 +254,28 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		for (a = 0; a < NR_ARMS; a++)
+		for (int k = 0; k < NR_ARMS; k++) {
+			a = (round + k) % NR_ARMS;
+			err = time_cold(a, prog_fd[a], frame, queue_fd, rings, cold_tmp,
+					&cold[a * rounds + round]);
+			if (err) {
+				fprintf(stderr, "event_parts: %s cold: %s\n", arms[a].name,
+					strerror(-err));
+				goto out;
+			}
+		}
+		for (a = 0; a < NR_ARMS; a++) {
 			printf("parts/%s\tlatency\t%.0f\n", arms[a].name, ns[a * rounds + round]);
+			printf("parts-cold/%s\tlatency\t%.0f\n", arms[a].name,
+			       cold[a * rounds + round]);
+		}
 		if (progress)
 			fprintf(stderr, "\revent_parts: round %d/%d", round + 1, rounds);
 	}
 	if (progress)
 		fprintf(stderr, "\n");
-	print_medians(ns, ns + NR_ARMS * rounds, rounds, repeat);
+	print_medians("warm", ns, cold_tmp, rounds, repeat);
+	print_medians("cold caches", cold, cold_tmp, rounds, 1);
 	ret = 0;
 out:
 	ring_buffer__free(rings);

@@ -24,7 +24,8 @@ bench/report.py samples "$results/kernel.tsv" "$results/kernel.bmf.json"
 
 echo
 echo "== macro: one event's cost in the kernel, part by part (test_run, Fizz frame, interleaved) =="
-echo "   (none: no event; clock; queue push; ring record without, with a forced wake-up; doorbell)"
+echo "   (none: no event; clock; queue push; ring record without, with a forced wake-up; doorbell;"
+echo "   warm, and cold: single runs after writing over more than the CPU's L2)"
 "$build/bench/event_parts" "$build/event_parts.bpf.o" "${FBF_PARTS_ROUNDS:-10}" \
 	"${FBF_KERNEL_REPEAT:-100000}" >"$results/parts.tsv"
 bench/report.py samples "$results/parts.tsv" "$results/parts.bmf.json"
