@@ -195,8 +195,12 @@ int drain_rest(struct drain *d)
 	long n = 0;
 
 	/* drain_open() failed and said so: the summary tells what is left. */
-	if (d->t.ops)
-		n = transport_read(&d->t, ~0ULL);
+	while (d->t.ops && !d->abandoned) {
+		n = transport_read(&d->t, DRAIN_REST_BATCH);
+		if (n < DRAIN_REST_BATCH)
+			break;
+		d->abandoned = d->stops && *d->stops > d->stops_before_rest;
+	}
 	output_flush(&d->sink.out);
 	return n < 0 ? n : 0;
 }
@@ -207,12 +211,14 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 	int polls, err;
 
 	*read_err = 0;
+	if (d->stops)
+		d->stops_before_rest = *d->stops;
 	for (polls = 0;; polls++) {
 		*read_err = drain_rest(d);
 		err = fbf_counters_read(counters_fd, c);
 		if (err)
 			return err;
-		if (*read_err || polls == DRAIN_SETTLE_POLLS ||
+		if (*read_err || polls == DRAIN_SETTLE_POLLS || d->abandoned ||
 		    fbf_events_produced(c) <= d->sink.delivered + fbf_events_lost(c))
 			return 0;
 		nanosleep(&poll, NULL);

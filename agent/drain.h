@@ -7,6 +7,7 @@
 #define AGENT_DRAIN_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "event_sink.h"
@@ -42,16 +43,19 @@ struct drain {
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
 	__u64 stats_interval_ns;	/* running counters this often, 0: never */
 	volatile sig_atomic_t *stop;	/* set by the signal handler */
+	volatile sig_atomic_t *stops;	/* stop signals so far: one more ends the last drain */
 	volatile sig_atomic_t *stats;	/* set by SIGUSR1: running counters now */
 	__u64 next_stats_ns;		/* when the next running counters are due */
 
 	/* Results. */
 	int pop_err;			/* DRAIN_ERROR: the -errno of the read or the wait */
+	bool abandoned;			/* a stop signal cut the last drain short */
 
 	/* The loop's own. */
 	struct transport t;
 	struct wakeups w;
 	long long poll_ns;		/* the next poll's wait; past DRAIN_POLL_MAX_NS: sleep */
+	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
 	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only */
 };
 
@@ -74,6 +78,12 @@ int drain_open(struct drain *d);
 /* Take and print events until one of the reasons to stop, or until running counters are due. */
 enum drain_end drain_live(struct drain *d);
 
+/*
+ * Take and print what is left, without waiting, in batches of this many,
+ * between which a stop signal that came since drain_settle() began ends it.
+ */
+#define DRAIN_REST_BATCH 65536
+
 /* Take and print what is left, without waiting. Returns 0 or -errno of a failed read. */
 int drain_rest(struct drain *d);
 
@@ -83,8 +93,9 @@ int drain_rest(struct drain *d);
 
 /*
  * Once the program is detached: take what is left until the counters
- * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed;
- * *c gets the counters last read. Returns 0, or -errno if the counters
+ * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed,
+ * or a stop signal comes (d->abandoned: what is left stays unread, and the
+ * counters say how much); *c gets the counters last read. Returns 0, or -errno if the counters
  * cannot be read; a failed read of the events stops it early, with its
  * -errno in *read_err.
  */

@@ -27,6 +27,8 @@ enum agent_exit {
 						 * namespace while attached */
 	AGENT_EXIT_METRICS = 12,		/* cannot serve --metrics: address in use
 						 * or not on this host */
+	AGENT_EXIT_LOCK_DIR = 13,		/* cannot use the lock directory: missing,
+						 * read-only, or its path too long */
 };
 
 /* The exit status for a failed call's -errno: a refusal, or anything else. */

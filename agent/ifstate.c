@@ -6,6 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -193,4 +197,25 @@ enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode)
 		mode = xdp_multiprog__attach_mode(mp);
 	xdp_multiprog__close(mp);
 	return mode;
+}
+
+void ifstate_warn_down(const char *name, const char *iface)
+{
+	struct ifreq ifr = {};
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	close(fd);
+	if (err)
+		return;
+	if (!(ifr.ifr_flags & IFF_UP))
+		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
+			iface, FBF_PROG_NAME, iface);
+	else if (!(ifr.ifr_flags & IFF_RUNNING))
+		pr_warn("%s has no carrier (its link or its peer is down): no frame reaches %s "
+			"until it has\n", iface, FBF_PROG_NAME);
 }

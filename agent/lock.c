@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +19,32 @@
 #include "lock.h"
 #include "log.h"
 
+/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
+/* Agents that leave while this one takes the lock, before it gives up. */
+#define LOCK_TRIES 100
+
 static int lock_fail(const char *what, const char *path)
 {
 	int err = errno;
 
 	pr_err("cannot %s %s: %s%s\n", what, path, strerror(err),
 	       err == EACCES || err == EPERM ? "; run as root, or name a directory you can "
-	       "write with --lock-dir" : err == EROFS ? "; name a writable directory with "
-	       "--lock-dir" : "");
-	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_FAILURE;
+	       "write with --lock-dir" : "; name a writable directory with --lock-dir");
+	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_LOCK_DIR;
+}
+
+/*
+ * Whether the file @fd locks is still the one at @path: an agent that
+ * leaves removes its lock file while it holds the lock, so a lock taken on
+ * a file opened just before that would be a lock on a file no one else
+ * opens any more.
+ */
+static bool lock_is_current(int fd, const char *path)
+{
+	struct stat held, named;
+
+	return !fstat(fd, &held) && !stat(path, &named) && held.st_ino == named.st_ino &&
+	       held.st_dev == named.st_dev;
 }
 
 /*
@@ -75,11 +93,14 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 {
 	struct lock_record holder;
 	struct stat netns;
-	int ret;
+	int ret, tries, lock_err;
 
 	*l = (struct iface_lock){ .fd = -1 };
-	if (stat("/proc/self/ns/net", &netns))
-		return lock_fail("identify the network namespace from", "/proc/self/ns/net");
+	if (stat("/proc/self/ns/net", &netns)) {
+		pr_err("cannot identify the network namespace from /proc/self/ns/net: %s\n",
+		       strerror(errno));
+		return AGENT_EXIT_FAILURE;
+	}
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return lock_fail("create", dir);
 
@@ -88,11 +109,22 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 		errno = ENAMETOOLONG;
 		return lock_fail("use the lock directory", dir);
 	}
-	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (l->fd < 0)
-		return lock_fail("open", l->path);
-
-	if (flock(l->fd, LOCK_EX | LOCK_NB)) {
+	for (tries = 0;; tries++) {
+		l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (l->fd < 0)
+			return lock_fail("open", l->path);
+		lock_err = flock(l->fd, LOCK_EX | LOCK_NB) ? errno : 0;
+		if (lock_err || lock_is_current(l->fd, l->path))
+			break;
+		/* Removed under us by an agent that was leaving: take the one there now. */
+		iface_lock_release(l);
+		if (tries == LOCK_TRIES) {
+			errno = ESTALE;
+			return lock_fail("keep a lock file in", dir);
+		}
+	}
+	if (lock_err) {
+		errno = lock_err;
 		if (errno != EWOULDBLOCK) {
 			ret = lock_fail("lock", l->path);
 			iface_lock_release(l);
@@ -120,6 +152,14 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 int iface_lock_record(struct iface_lock *l, __u32 map_id)
 {
 	return record_write(l, map_id);
+}
+
+void iface_lock_drop(struct iface_lock *l)
+{
+	/* Removed while still held: whoever locks the file next finds it gone and retries. */
+	if (l->fd >= 0)
+		unlink(l->path);
+	iface_lock_release(l);
 }
 
 void iface_lock_release(struct iface_lock *l)

@@ -43,6 +43,10 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 /* Record @map_id as ours. Returns 0 or an agent exit status after printing why. */
 int iface_lock_record(struct iface_lock *l, __u32 map_id);
 
+/* Let go of the lock and keep the file: its record may name a program left attached. */
 void iface_lock_release(struct iface_lock *l);
+
+/* Let go of the lock and remove the file: nothing it records is attached any more. */
+void iface_lock_drop(struct iface_lock *l);
 
 #endif /* AGENT_LOCK_H */

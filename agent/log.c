@@ -6,6 +6,8 @@
  * the attach fails in a way the agent cannot explain itself, dropped
  * otherwise. -v shows everything as it happens.
  */
+#define _GNU_SOURCE /* program_invocation_short_name */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +101,13 @@ void pr_log(enum log_level level, const char *fmt, ...)
 	if (journal < 0)
 		journal = stderr_is_journal();
 	if (journal) {
-		fprintf(stderr, "<%d>agent: ", level);
+		fprintf(stderr, "<%d>%s: ", level, program_invocation_short_name);
 	} else {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		gmtime_r(&ts.tv_sec, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "%s.%06ldZ %s agent: ", when, ts.tv_nsec / 1000, level_name(level));
+		fprintf(stderr, "%s.%06ldZ %s %s: ", when, ts.tv_nsec / 1000, level_name(level),
+			program_invocation_short_name);
 	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

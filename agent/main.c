@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/eventfd.h>
@@ -15,7 +16,9 @@
 
 #include "fizzbuzzfib.h"
 #include "attach.h"
+#include "counters_read.h"
 #include "drain.h"
+#include "escape.h"
 #include "exit_codes.h"
 #include "ifstate.h"
 #include "ifwatch.h"
@@ -29,6 +32,8 @@
 #include "userspace_util.h"
 
 static volatile sig_atomic_t stop_requested;
+/* Stop signals so far: one during the last drain cuts it short. */
+static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t stats_requested;
 /* Written on every signal, so that a loop asleep in epoll_wait wakes up for it. */
 static int signal_wake_fd = -1;
@@ -47,6 +52,7 @@ static void signal_wake(void)
 static void on_stop_signal(int signo)
 {
 	stop_requested = signo;
+	stop_signals++;
 	signal_wake();
 }
 
@@ -61,8 +67,10 @@ static void on_stats_signal(int signo)
  * same detach, drain and summary as Ctrl-C: a program left attached by a
  * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
  * signals of a fault in the agent itself (SIGSEGV and the like): returning
- * from those would fault again. No SA_RESTART: a signal must cut the idle
- * sleep short.
+ * from those would fault again. SA_RESTART: a write to a slow stdout goes on
+ * instead of failing with EINTR and losing the lines; the loop's sleeps
+ * (epoll_wait, ppoll) end on a signal whatever the flag says, and the
+ * eventfd wakes them when another thread took it.
  */
 static void signals_setup(void)
 {
@@ -70,7 +78,7 @@ static void signals_setup(void)
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
 		SIGXCPU, SIGXFSZ, SIGPWR, SIGSTKFLT,
 	};
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	size_t i;
 	int sig;
 
@@ -159,12 +167,33 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	}
 }
 
+/* A backlog that takes noticeably long to drain (some 30 ms of pops at 3 M/s) is announced. */
+#define DRAIN_ANNOUNCE_EVENTS 100000ULL
+
+/* Say that the agent drains, how much, and how to cut it short: it may take seconds. */
+static void announce_drain(const struct drain *d, int counters_fd)
+{
+	struct fbf_counters c;
+	__u64 produced, accounted;
+
+	if (fbf_counters_read(counters_fd, &c))
+		return;
+	produced = fbf_events_produced(&c);
+	accounted = d->sink.delivered + fbf_events_lost(&c);
+	if (produced < accounted + DRAIN_ANNOUNCE_EVENTS)
+		return;
+	pr_info("draining the %llu events left in the %s; stop again to leave them unread "
+		"(the summary counts them as queued)\n", produced - accounted,
+		fbf_transport_name(d->transport));
+}
+
 /* The last drain and the summary. Returns 0 or an agent exit status after saying why. */
 static int finish(struct drain *d, int counters_fd, const struct summary_run *run)
 {
 	struct fbf_counters c;
 	int err, read_err;
 
+	announce_drain(d, counters_fd);
 	err = drain_settle(d, counters_fd, &c, &read_err);
 	if (err) {
 		pr_err("cannot read the counters: %s\n", strerror(-err));
@@ -192,9 +221,15 @@ int main(int argc, char **argv)
 	enum drain_end end = DRAIN_SIGNAL;
 	struct attach_spec spec;
 	struct drain d = {};
+	char iface[ESCAPE_IFNAME_SIZE], iface_json[ESCAPE_IFNAME_SIZE];
+	char iface_label[ESCAPE_IFNAME_SIZE];
 	char transport[96];
+	struct timespec started;
+	bool stale_removed = false;
 	int ifindex, ret, err;
 
+	/* For process_start_time_seconds: counters reset when the agent restarts. */
+	clock_gettime(CLOCK_REALTIME, &started);
 	/* Before anything opens a file, or the lock file could become stdout. */
 	if (stdfds_ensure(&closed))
 		return AGENT_EXIT_FAILURE;
@@ -206,10 +241,14 @@ int main(int argc, char **argv)
 	}
 	log_setup(opts.verbose);
 
+	/* The name as given is for the kernel only; people and parsers get it escaped. */
+	escape_log(iface, sizeof(iface), opts.iface);
+	escape_json(iface_json, sizeof(iface_json), opts.iface);
+	escape_label(iface_label, sizeof(iface_label), opts.iface);
 	ifindex = if_nametoindex(opts.iface);
 	if (!ifindex) {
 		pr_err("no interface '%s' in this network namespace; list them "
-		       "with 'ip link'\n", opts.iface);
+		       "with 'ip link'\n", iface);
 		return AGENT_EXIT_NO_IFACE;
 	}
 	ret = privileges_check();
@@ -231,30 +270,33 @@ int main(int argc, char **argv)
 		.transport = opts.transport,
 		.queue_size = opts.queue_size,
 	};
-	ret = iface_lock_take(&lock, opts.lock_dir, ifindex, opts.iface);
+	ret = iface_lock_take(&lock, opts.lock_dir, ifindex, iface);
 	if (ret)
 		goto cleanup;
 
 	bpffs_ensure();
-	ret = stale_remove(ifindex, opts.iface, &lock);
+	ret = stale_remove(ifindex, iface, &lock);
 	if (ret)
 		goto cleanup;
-	ret = attachment_attach(&att, ifindex, opts.iface, &spec, &lock);
+	stale_removed = true;
+	ret = attachment_attach(&att, ifindex, iface, &spec, &lock);
 	if (ret)
 		goto cleanup;
 	run = (struct summary_run){
-		.iface = opts.iface,
+		.iface = iface,
+		.iface_json = iface_json,
 		.mode = mode_name(att.mode),
 		.start_ns = fbf_monotonic_ns(),
 	};
 	err = ifwatch_start(&watch, ifindex, att.mode);
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
-			"to another namespace: %s\n", opts.iface, strerror(-err));
+			"to another namespace: %s\n", iface, strerror(-err));
 	transport_describe(&spec, transport, sizeof(transport));
 	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
-		FBF_PROG_NAME, xdp_program__id(att.prog), opts.iface, mode_name(att.mode),
+		FBF_PROG_NAME, xdp_program__id(att.prog), iface, mode_name(att.mode),
 		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", transport);
+	ifstate_warn_down(opts.iface, iface);
 
 	d = (struct drain){
 		.transport = spec.transport,
@@ -268,6 +310,7 @@ int main(int argc, char **argv)
 		.stats_interval_ns = opts.stats_interval_ns,
 		.next_stats_ns = run.start_ns + opts.stats_interval_ns,
 		.stop = &stop_requested,
+		.stops = &stop_signals,
 		.stats = &stats_requested,
 		.sink.ages = opts.metrics ? &ages : NULL,
 	};
@@ -280,12 +323,13 @@ int main(int argc, char **argv)
 	}
 	if (!ret && metrics_fd >= 0) {
 		struct metrics_source src = {
-			.device = opts.iface,
+			.device = iface_label,
 			.transport = fbf_transport_name(spec.transport),
 			.mode = run.mode,
 			.counters_fd = attachment_counters_fd(&att),
 			.prog_fd = attachment_prog_fd(&att),
 			.delivered = &d.sink.delivered,
+			.start_time_seconds = started.tv_sec + started.tv_nsec / 1e9,
 			.ages = &ages,
 		};
 
@@ -327,6 +371,10 @@ cleanup:
 	drain_close(&d);
 	ifwatch_stop(&watch);
 	attachment_close(&att);
-	iface_lock_release(&lock);
+	/* Its record names nothing attached any more: leave no file behind. */
+	if (stale_removed && !att.attached)
+		iface_lock_drop(&lock);
+	else
+		iface_lock_release(&lock);
 	return ret;
 }

@@ -41,7 +41,18 @@ struct metrics_snapshot {
 	bool have_run_stats;	/* BPF run-time statistics are on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
+	struct process_figures {	/* the agent process, as exporters report it */
+		double cpu_seconds;	/* user + system */
+		__u64 resident_bytes;
+		__u64 virtual_bytes;
+		__u64 open_fds;
+		__u64 max_fds;
+		double start_time_seconds; /* since the epoch */
+	} process;
 };
+
+/* This process's figures now, beside @start_time_seconds. 0, or -errno with what it read. */
+int process_figures_read(struct process_figures *p, double start_time_seconds);
 
 /* The exposition of @s, Prometheus text format 0.0.4. */
 void metrics_format(FILE *out, const struct metrics_snapshot *s);
@@ -63,6 +74,7 @@ struct metrics_source {
 	int prog_fd;
 	const __u64 *delivered;
 	const struct event_ages *ages;
+	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
 };
 
 /*

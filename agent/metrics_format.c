@@ -39,6 +39,27 @@ static void header(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP " PREFIX "%s %s\n# TYPE " PREFIX "%s %s\n", name, help, name, type);
 }
 
+/* The process metrics every Prometheus client library exports, under their usual names. */
+static void process_format(FILE *out, const struct process_figures *p)
+{
+	fprintf(out, "# HELP process_cpu_seconds_total Total user and system CPU time spent "
+		"in seconds.\n# TYPE process_cpu_seconds_total counter\n"
+		"process_cpu_seconds_total %.2f\n", p->cpu_seconds);
+	fprintf(out, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+		"# TYPE process_resident_memory_bytes gauge\n"
+		"process_resident_memory_bytes %llu\n", p->resident_bytes);
+	fprintf(out, "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+		"# TYPE process_virtual_memory_bytes gauge\n"
+		"process_virtual_memory_bytes %llu\n", p->virtual_bytes);
+	fprintf(out, "# HELP process_open_fds Number of open file descriptors.\n"
+		"# TYPE process_open_fds gauge\nprocess_open_fds %llu\n", p->open_fds);
+	fprintf(out, "# HELP process_max_fds Maximum number of open file descriptors.\n"
+		"# TYPE process_max_fds gauge\nprocess_max_fds %llu\n", p->max_fds);
+	fprintf(out, "# HELP process_start_time_seconds Start time of the process since unix "
+		"epoch in seconds.\n# TYPE process_start_time_seconds gauge\n"
+		"process_start_time_seconds %.2f\n", p->start_time_seconds);
+}
+
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
 {
 	static const char *const class_label[FBF_NR_CLASSES] = {
@@ -54,6 +75,11 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	header(out, "build_info", "gauge", "The agent's version, event transport and XDP mode.");
 	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
 		s->version, s->transport, s->mode);
+	header(out, "agent_info", "gauge",
+	       "What this agent watches: its interface, event transport and XDP mode.");
+	fprintf(out, PREFIX "agent_info{device=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n", dev,
+		s->transport, s->mode);
+	process_format(out, &s->process);
 
 	header(out, "packets_total", "counter", "Frames the XDP program saw.");
 	fprintf(out, PREFIX "packets_total{device=\"%s\"} %llu\n", dev, c->packets);

@@ -56,8 +56,17 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 	s->ages.sum_ns = __atomic_load_n(&src->ages->sum_ns, __ATOMIC_RELAXED);
 	s->ages.count = __atomic_load_n(&src->ages->count, __ATOMIC_RELAXED);
 	read_run_stats(src->prog_fd, s);
+	/* What /proc cannot tell is left at 0: the counters matter more than these. */
+	process_figures_read(&s->process, src->start_time_seconds);
 	return fbf_counters_read(src->counters_fd, &s->counters);
 }
+
+/* The landing page exporters have: what this is, and where the metrics are. */
+#define LANDING_PAGE \
+	"<!DOCTYPE html>\n<html><head><title>fizzbuzzfib agent</title></head><body>\n" \
+	"<h1>fizzbuzzfib agent</h1>\n" \
+	"<p>The XDP FizzBuzzFibonacci classifier's agent. <a href=\"/metrics\">Metrics</a></p>\n" \
+	"</body></html>\n"
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
 			     size_t len, const char *type)
@@ -71,6 +80,8 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, c
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	/* HTTP requires it on a 405 (RFC 9110, 15.5.6); it is true of every answer. */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -96,10 +107,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)upload;
 	(void)upload_size;
 	(void)req;
-	if (strcmp(url, "/metrics"))
-		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "use GET\n");
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK, strdup(LANDING_PAGE), strlen(LANDING_PAGE),
+			     "text/html; charset=utf-8");
+	if (strcmp(url, "/metrics"))
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
 	if (snapshot(&srv->src, &s))
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot read the counters\n");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Command line parsing: argp glue and strict parsers for option values. */
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include <argp.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 
 #include "fizzbuzzfib.h"
 #include "exit_codes.h"
@@ -45,7 +47,6 @@ const char *mode_name(enum xdp_attach_mode mode)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-const char *argp_program_version = "agent " FBF_VERSION;
 
 /* Options with no short form. */
 enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS };
@@ -63,7 +64,8 @@ static const char doc[] =
 	"XDP program libxdp cannot share or by an xdp_fizzbuzzfib no agent recorded as its own, "
 	"9 events unaccounted for (the summary does not balance), 10 someone replaced or "
 	"removed the program while the agent ran, 11 the interface moved to another network "
-	"namespace, 12 cannot serve --metrics (address in use or not on this host).";
+	"namespace, 12 cannot serve --metrics (address in use or not on this host), 13 cannot "
+	"use the lock directory (missing, read-only, or its path too long).";
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
@@ -105,11 +107,12 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 {
 	va_list ap;
 
-	fputs("agent: ", stderr);
+	/* Named as invoked: build/agent, or fizzbuzzfib-agent as installed. */
+	fprintf(stderr, "%s: ", program_invocation_short_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("; see agent --help\n", stderr);
+	fprintf(stderr, "; see %s --help\n", program_invocation_short_name);
 	exit(AGENT_EXIT_USAGE);
 }
 
@@ -122,8 +125,9 @@ static void seconds_option(const char *opt, const char *arg, __u64 max_s, const 
 	if (err)
 		usage_error("%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
 			    "e.g. %s", opt, arg,
-			    err == -ERANGE ? "out of range" : "not a number of seconds", max_s,
-			    max_text, example);
+			    err == -ERANGE ? "out of range" :
+			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
+			    "not a number of seconds", max_s, max_text, example);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -141,11 +145,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_help(state->root_argp, stdout, ARGP_HELP_USAGE, state->name);
 		exit(AGENT_EXIT_OK);
 	case 'V':
-		printf("%s\n", argp_program_version);
+		printf("%s %s\n", program_invocation_short_name, FBF_VERSION);
 		exit(AGENT_EXIT_OK);
 	case 'i':
 		if (!*arg)
 			usage_error("--iface: the interface name is empty");
+		if (strlen(arg) >= IF_NAMESIZE)
+			usage_error("--iface: an interface name is at most %d bytes, and this one "
+				    "has %zu", IF_NAMESIZE - 1, strlen(arg));
 		if (opts->iface)
 			usage_error("--iface given twice ('%s' and '%s'): an agent watches one "
 				    "interface, run one per interface", opts->iface, arg);

@@ -30,7 +30,7 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 			"\"none\":%llu,\"fizz\":%llu,\"buzz\":%llu,\"fizzbuzz\":%llu,"
 			"\"fibonacci\":%llu,\"produced\":%llu,\"delivered\":%llu,"
 			"\"lost_queue_full\":%llu,\"lost_queue_busy\":%llu,\"queued\":%llu}\n",
-			kind, run->iface, run->mode, elapsed_ns / 1e9, c->packets, c->non_ipv4,
+			kind, run->iface_json, run->mode, elapsed_ns / 1e9, c->packets, c->non_ipv4,
 			c->malformed, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ],
 			c->by_class[FBF_BUZZ], c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI],
 			produced, delivered, c->queue_full, c->queue_busy, queued);
@@ -82,6 +82,11 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 	account_print("summary", c, d->sink.delivered, run, run->elapsed_ns, d->sink.out.json);
 	if (produced == accounted)
 		return 0;
+	if (d->abandoned && produced > accounted) {
+		pr_warn("stopped during the drain: %llu events left unread, counted as queued\n",
+			produced - accounted);
+		return 0;
+	}
 	pr_warn("%llu events produced but %llu delivered or lost, "
 		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);

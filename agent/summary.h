@@ -8,7 +8,8 @@
 #include "drain.h"
 
 struct summary_run {
-	const char *iface;
+	const char *iface;	/* escaped for a log line */
+	const char *iface_json;	/* escaped for a JSON string */
 	const char *mode;	/* as attached */
 	__u64 start_ns;		/* CLOCK_MONOTONIC at attach */
 	__u64 elapsed_ns;	/* from attach to detach */

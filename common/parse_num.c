@@ -71,7 +71,7 @@ int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns)
 		for (; *p >= '0' && *p <= '9'; p++) {
 			scale /= 10;
 			if (!scale)
-				return -EINVAL; /* finer than a nanosecond */
+				return -EDOM; /* finer than a nanosecond */
 			frac_ns += (*p - '0') * scale;
 		}
 	}

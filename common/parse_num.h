@@ -18,7 +18,11 @@
 /* Decimal digits only, from @min to @max. */
 int parse_u64_range(const char *s, __u64 min, __u64 max, __u64 *out);
 
-/* "SECONDS[.FRACTION]", more than 0 and at most @max_s seconds, in nanoseconds. */
+/*
+ * "SECONDS[.FRACTION]", more than 0 and at most @max_s seconds, in
+ * nanoseconds. -EINVAL: not such a number; -ERANGE: out of range; -EDOM:
+ * more than nine decimals, finer than a nanosecond.
+ */
 int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns);
 
 #endif /* FBF_PARSE_NUM_H */

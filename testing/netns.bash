@@ -249,9 +249,10 @@ fbf_traffic()
 		--requests $((per_source * ${#FBF_SOURCES[@]})) --concurrency 4 --quiet "$@"
 }
 
-# The start of a line of the agent's log: time (UTC, RFC 3339), level, "agent: ".
+# The start of a line of the agent's log: time (UTC, RFC 3339), level, its
+# name as invoked ("agent: ", "fizzbuzzfib-agent: " as installed).
 FBF_LOG_TIME='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z'
-FBF_LOG="^$FBF_LOG_TIME (error|warning|info|debug) agent: "
+FBF_LOG="^$FBF_LOG_TIME (error|warning|info|debug) [^ ]*agent: "
 
 # fbf_summary_value FILE KEY: a value from the agent's summary: its lines, or
 # under --json its object.

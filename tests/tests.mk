@@ -45,7 +45,7 @@ TEST_BATS += $(sort $(wildcard tests/e2e/*.bats)) tests/e2e/agent_e2e.bats+ringb
 SANITIZER_ENV := ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1 \
 		 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 
-FUZZERS += $(OUTPUT)/fuzz/fuzz_options
+FUZZERS += $(OUTPUT)/fuzz/fuzz_options $(OUTPUT)/fuzz/fuzz_escape
 SANITIZE_DIR := build-sanitize
 
 # libFuzzer needs clang; the harnesses compile the parsers they test from source.
@@ -56,6 +56,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c \
 		common/parse_num.c
+$(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/escape.c
 
 $(FUZZERS):
 	$(call msg,FUZZER,$@)

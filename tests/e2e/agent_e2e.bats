@@ -230,6 +230,14 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	fbf_check_summary "$ERR" "$(grep -c '^{"saddr"' "$OUT")"
 }
 
+@test "an interface that is down: it attaches, and says no frame arrives until it is up" {
+	fbf_in_srv ip link set "$FBF_VETH_SRV" down
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	fbf_in_srv ip link set "$FBF_VETH_SRV" up
+	fbf_stop_agent INT
+	grep -Eq "warning [^ ]*agent: $FBF_VETH_SRV is down: no frame reaches xdp_fizzbuzzfib" "$ERR"
+}
+
 @test "without bpffs the agent mounts it, says so and works" {
 	run fbf_in_srv unshare --mount --propagation private sh -c \
 		'umount /sys/fs/bpf 2>/dev/null; exec "$0" --iface "$1" --duration 0.5 --quiet' \

@@ -55,16 +55,34 @@ wait_exit()
 	fbf_xdp_detached
 }
 
+# lock_holds_record LOCK: while the agent runs, its lock file is one "PID MAP_ID"
+# line and nothing else; bounded only to fail a hang.
+lock_holds_record()
+{
+	local i
+
+	for i in $(seq 300); do
+		grep -Eqx '[0-9]+ [1-9][0-9]*' "$1" 2>/dev/null && [ "$(wc -l <"$1")" -eq 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 @test "a closed stderr: the lock file still holds only the lock record" {
-	local lock
+	local lock pid
 
 	lock=$(lock_file)
-	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet 2>&-
-	grep -Eqx '[0-9]+ [0-9]+' "$lock"
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 3 --quiet 2>&- 3>&- &
+	pid=$!
+	lock_holds_record "$lock"
+	wait "$pid"
 	fbf_xdp_detached
 	# With --quiet a closed stdout is fine too.
-	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --quiet >&- 2>/dev/null
-	grep -Eqx '[0-9]+ [0-9]+' "$lock"
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 3 --quiet >&- 2>/dev/null 3>&- &
+	pid=$!
+	lock_holds_record "$lock"
+	wait "$pid"
 }
 
 @test "SIGHUP, SIGQUIT, SIGALRM and SIGUSR2 stop it cleanly: summary, exit 0, detached" {
@@ -151,6 +169,13 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[[ "$output" == *"too large"* ]]
 	run "$AGENT" -i a -i b
 	[[ "$output" == *"--iface given twice"* ]]
+	# A name no interface can have is a usage error, not "no such interface".
+	run "$AGENT" -i "$(printf 'x%.0s' $(seq 5000))"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "agent: --iface: an interface name is at most 15 bytes, and this one has 5000;"* ]]
+	run "$AGENT" -i a --duration 0.0000000001
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"finer than a nanosecond (at most nine decimals)"* ]]
 	run "$AGENT" -h
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"--stats-interval=SECONDS"* ]]
@@ -158,12 +183,71 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[[ "$(tr -s ' \n' '  ' <<<"$output")" == *"11 the interface moved to another network"* ]]
 }
 
-@test "--lock-dir: the lock file goes there" {
+@test "--lock-dir: the lock file goes there, and goes when the agent leaves clean" {
 	local dir=$FBF_WORK/locks
 
-	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.3 --quiet --lock-dir "$dir"
+	fbf_agent_start "$OUT" "$ERR" --quiet --lock-dir "$dir"
 	ls "$dir"/netns-*-ifindex-*.lock
+	fbf_stop_agent TERM
+	# Nothing it records is attached any more: no file piles up.
+	[ -z "$(ls -A "$dir")" ]
+	# A directory it cannot use: exit 13 and one line on what to do.
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.3 --lock-dir /proc/nope
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"cannot create /proc/nope"* ]]
+	[ "$status" -eq 13 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot create /proc/nope"*"name a writable directory with --lock-dir"* ]]
+	fbf_xdp_detached
+}
+
+@test "a killed agent's lock file stays for the next one, which removes it when it leaves" {
+	local dir=$FBF_WORK/locks
+
+	fbf_agent_start "$OUT" "$ERR" --quiet --lock-dir "$dir"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	ls "$dir"/netns-*-ifindex-*.lock
+	fbf_agent_start "$OUT" "$ERR" --quiet --lock-dir "$dir"
+	grep -q 'removed stale xdp_fizzbuzzfib' "$ERR"
+	fbf_stop_agent TERM
+	[ -z "$(ls -A "$dir")" ]
+}
+
+# A backlog of millions takes seconds to print: the agent says so, and a stop
+# signal during that drain ends it, leaving the rest unread and counted. Its
+# stdout is a pipe no one reads until the second signal has been sent, so the
+# drain is under way then on any machine, however fast.
+@test "stopped with a backlog: it says it drains, and a second signal leaves the rest counted" {
+	local events=1000000 fifo=$FBF_WORK/events.fifo produced delivered queued lost i cat
+
+	mkfifo "$fifo"
+	exec 5<>"$fifo"
+	fbf_agent_start "$fifo" "$ERR" --queue-size "$events"
+	kill -STOP "$FBF_AGENT_PID"
+	"$FBF_BUILD/testing/drain_rate" fill "$(fbf_attached_prog_id)" "$events"
+	kill -TERM "$FBF_AGENT_PID"
+	kill -CONT "$FBF_AGENT_PID"
+	for i in $(seq 600); do
+		grep -Eq 'info [^ ]*agent: draining the [0-9]+ events left' "$ERR" && break
+		sleep 0.1
+	done
+	kill -INT "$FBF_AGENT_PID"
+	cat "$fifo" >"$OUT" 5>&- &
+	cat=$!
+	exec 5>&-
+	wait_exit 120
+	wait "$cat"
+	cat "$ERR"
+	[ "$EXIT" -eq 0 ]
+	grep -Eq "draining the $events events left in the $FBF_TRANSPORT; stop again" "$ERR"
+	produced=$(fbf_summary_value "$ERR" produced)
+	delivered=$(fbf_summary_value "$ERR" delivered)
+	queued=$(fbf_summary_value "$ERR" queued)
+	lost=$(fbf_summary_value "$ERR" lost_queue_full)
+	echo "produced $produced delivered $delivered queued $queued lost $lost"
+	[ "$queued" -gt 0 ]
+	[ "$produced" -eq $((delivered + queued + lost)) ]
+	[ "$delivered" -eq "$(wc -l <"$OUT")" ]
+	grep -q "stopped during the drain: $queued events left unread, counted as queued" "$ERR"
+	fbf_xdp_detached
 }

@@ -26,8 +26,13 @@ teardown() { fbf_bats_teardown; }
 	[ -f "$DEST/usr/local/share/man/man8/fizzbuzzfib-agent.8" ]
 	grep -qx 'ExecStart=/usr/local/sbin/fizzbuzzfib-agent --iface %i .*' \
 		"$DEST/usr/local/lib/systemd/system/fizzbuzzfib-agent@.service"
+	# Named as installed, in what it prints and in what it tells to run.
 	run "$bin" --version
 	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^fizzbuzzfib-agent\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+	run "$bin" --bogus
+	[ "$status" -eq 2 ]
+	[[ "$output" == "fizzbuzzfib-agent: "*"; see fizzbuzzfib-agent --help" ]]
 	fbf_srv_start "$OUT" "$ERR" "$bin" --iface "$FBF_VETH_SRV"
 	fbf_traffic 1
 	fbf_stop_agent TERM

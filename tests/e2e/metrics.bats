@@ -117,7 +117,9 @@ prom_matches_agent_once()
 # Twice, two scrape intervals apart: the last late TCP segment has been counted.
 prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_once; }
 
-@test "promtool finds nothing to lint in the exposition; other paths are 404" {
+@test "promtool finds nothing to lint in the exposition; / links it, other paths are 404" {
+	local m info
+
 	command -v promtool >/dev/null || skip "promtool is not installed (package prometheus)"
 	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
 	fbf_traffic 1
@@ -126,13 +128,54 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	[ "$(scrape -o /dev/null -w '%{http_code}' "http://$METRICS/")" = 404 ]
-	[ "$(scrape -o /dev/null -w '%{http_code}' -X POST "http://$METRICS/metrics")" = 405 ]
+	# A landing page, as exporters have; 404 elsewhere; 405 says what is allowed.
+	[ "$(scrape -o /dev/null -w '%{http_code}' "http://$METRICS/")" = 200 ]
+	scrape "http://$METRICS/" | grep -q '<a href="/metrics">'
+	[ "$(scrape -o /dev/null -w '%{http_code}' "http://$METRICS/nothing")" = 404 ]
+	run scrape -i -X POST "http://$METRICS/metrics"
+	[[ "$output" == "HTTP/1.1 405 "* ]]
+	grep -qix 'allow: GET, HEAD' <<<"${output//$'\r'/}"
+	# The process and what it watches, as operators expect of an exporter.
+	for m in process_cpu_seconds_total process_resident_memory_bytes process_open_fds \
+		process_max_fds process_start_time_seconds; do
+		[ "$(metric_value "$m")" != "" ]
+	done
+	info="fizzbuzzfib_agent_info\\{device=\"$FBF_VETH_SRV\",transport=\"$FBF_TRANSPORT\","
+	scrape "http://$METRICS/metrics" | grep -Eqx "${info}mode=\"(native|skb)\"\\} 1"
 	# Counters never go down while it runs.
 	before=$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")
 	fbf_traffic 1
 	[ "$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")" -gt "$before" ]
 	fbf_stop_agent INT
+}
+
+# Linux allows any byte but '/', ':', whitespace and NUL in an interface name.
+@test "an interface named q\"a\\b: the JSON lines, the exposition and the log stay valid" {
+	local name='q"a\b' peer=fbfp$$
+
+	command -v promtool >/dev/null || skip "promtool is not installed (package prometheus)"
+	fbf_in_srv ip link add "$name" type veth peer name "$peer"
+	fbf_in_srv ip link set "$peer" up
+	fbf_in_srv ip link set "$name" up
+	fbf_srv_start "$OUT" "$ERR" "$AGENT" --iface "$name" --json --stats-interval 1 \
+		--metrics "$METRICS"
+	wait_for 10 grep -q '^{"type":"stats"' "$ERR"
+	run bash -c "nsenter --net=/run/netns/$FBF_NS_SRV curl -sS http://$METRICS/metrics |
+		promtool check metrics"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	scrape "http://$METRICS/metrics" | grep -qF 'fizzbuzzfib_packets_total{device="q\"a\\b"}'
+	kill -INT "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	fbf_in_srv ip link del "$name"
+	# Every JSON line parses, and says the name as it is.
+	python3 -c 'import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert objs and all(o["iface"] == sys.argv[2] for o in objs), objs' "$ERR" "$name"
+	grep -qF 'attached xdp_fizzbuzzfib' "$ERR"
+	grep -F 'attached xdp_fizzbuzzfib' "$ERR" | grep -qF ' to q"a\\b ('
 }
 
 @test "a bad --metrics value is a usage error; a port in use exits 12; neither attaches" {

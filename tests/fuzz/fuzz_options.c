@@ -66,7 +66,10 @@ static void fuzz_seconds(const char *s, __u64 max_s)
 	int err = parse_seconds_ns(s, max_s, &ns);
 	size_t int_len, frac_len;
 
-	check(err == 0 || err == -EINVAL || err == -ERANGE, "unexpected error code", s);
+	check(err == 0 || err == -EINVAL || err == -ERANGE || err == -EDOM,
+	      "unexpected error code", s);
+	/* -EDOM: ten or more digits after the dot. */
+	check(err != -EDOM || (dot && only_digits(dot + 1, 10)), "-EDOM without ten decimals", s);
 	if (err) {
 		check(ns == SENTINEL, "output written on failure", s);
 		return;
