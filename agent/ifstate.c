@@ -212,10 +212,12 @@ void ifstate_warn_down(const char *name, const char *iface)
 	close(fd);
 	if (err)
 		return;
+	/*
+	 * Administratively down only: the carrier (IFF_RUNNING) follows a link
+	 * that has just come up with a delay (the kernel's linkwatch), so it
+	 * would warn of links that are fine.
+	 */
 	if (!(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
-	else if (!(ifr.ifr_flags & IFF_RUNNING))
-		pr_warn("%s has no carrier (its link or its peer is down): no frame reaches %s "
-			"until it has\n", iface, FBF_PROG_NAME);
 }

@@ -49,9 +49,9 @@ void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode m
 enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode);
 
 /*
- * Say so if @name (shown as @iface) is down or has no carrier: attached
- * there, the program sees no frame until it is up, and an agent that sat
- * silent would look broken.
+ * Say so if @name (shown as @iface) is down: attached there, the program
+ * sees no frame until it is up, and an agent that sat silent would look
+ * broken.
  */
 void ifstate_warn_down(const char *name, const char *iface);
 

@@ -17,30 +17,79 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "escape.h"
 #include "log.h"
 
 /* Enough for a few verifier logs' worth of warnings; the rest is cut. */
 #define LOG_HELD_MAX 16384
 
+/* A library message or an agent message, escaped, fits; a longer one is cut. */
+#define LOG_LINE_MAX 4096
+
 static bool log_verbose;
+static bool log_json;
 static bool log_holding;
 static char log_held[LOG_HELD_MAX];
 static size_t log_held_len;
 static bool log_held_cut;
 
-static int log_print(bool warning, const char *fmt, va_list args)
+/* The log's line prefix, before the message: "<N>" under systemd, else the time too. */
+static int journal_prefix(char *buf, size_t size, int level);
+
+/*
+ * @msg as one JSON object on a line into @buf: what a log shipper reads
+ * under --json. @msg's own newline, if any, is the object's end.
+ */
+static int json_line(char *buf, size_t size, int level, const char *level_name,
+		     const char *source, const char *msg)
 {
-	size_t room = sizeof(log_held) - log_held_len;
+	static char escaped[LOG_LINE_MAX * 6];
+	char clean[LOG_LINE_MAX];
+	struct timespec ts;
+	char when[32];
+	struct tm tm;
+	size_t len;
 	int n;
 
-	if (log_verbose)
-		return vfprintf(stderr, fmt, args);
-	if (!warning)
-		return 0;
-	if (!log_holding)
-		return vfprintf(stderr, fmt, args);
+	snprintf(clean, sizeof(clean), "%s", msg);
+	len = strlen(clean);
+	if (len && clean[len - 1] == '\n')
+		clean[len - 1] = '\0';
+	escape_json(escaped, sizeof(escaped), clean);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	n = journal_prefix(buf, size, level);
+	return n + snprintf(buf + n, size - n, "{\"type\":\"log\",\"time\":\"%s.%06ldZ\","
+			    "\"level\":\"%s\",\"source\":\"%s\",\"message\":\"%s\"}\n", when,
+			    ts.tv_nsec / 1000, level_name, source, escaped);
+}
 
-	n = vsnprintf(log_held + log_held_len, room, fmt, args);
+static int log_print(bool warning, const char *fmt, va_list args)
+{
+	static char line[LOG_LINE_MAX * 6 + 256];
+	size_t room = sizeof(log_held) - log_held_len;
+	char msg[LOG_LINE_MAX];
+	int n;
+
+	if (log_json) {
+		if (!log_verbose && !warning)
+			return 0;
+		vsnprintf(msg, sizeof(msg), fmt, args);
+		json_line(line, sizeof(line), warning ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG,
+			  warning ? "warning" : "debug", "libbpf", msg);
+		if (log_verbose || !log_holding)
+			return fputs(line, stderr);
+		n = snprintf(log_held + log_held_len, room, "%s", line);
+	} else if (log_verbose) {
+		return vfprintf(stderr, fmt, args);
+	} else if (!warning) {
+		return 0;
+	} else if (!log_holding) {
+		return vfprintf(stderr, fmt, args);
+	} else {
+		n = vsnprintf(log_held + log_held_len, room, fmt, args);
+	}
 	if (n < 0)
 		return n;
 	if ((size_t)n >= room) {
@@ -73,6 +122,16 @@ static bool stderr_is_journal(void)
 	       st.st_dev == dev && st.st_ino == ino;
 }
 
+static int journal_prefix(char *buf, size_t size, int level)
+{
+	static int journal = -1;
+
+	if (journal < 0)
+		journal = stderr_is_journal();
+	*buf = '\0';
+	return journal ? snprintf(buf, size, "<%d>", level) : 0;
+}
+
 static const char *level_name(enum log_level level)
 {
 	switch (level) {
@@ -90,7 +149,8 @@ static const char *level_name(enum log_level level)
 
 void pr_log(enum log_level level, const char *fmt, ...)
 {
-	static int journal = -1;
+	static char line[LOG_LINE_MAX * 6 + 256];
+	char msg[LOG_LINE_MAX], prefix[16];
 	struct timespec ts;
 	char when[32];
 	struct tm tm;
@@ -98,10 +158,16 @@ void pr_log(enum log_level level, const char *fmt, ...)
 
 	if (level == LOG_LEVEL_DEBUG && !log_verbose)
 		return;
-	if (journal < 0)
-		journal = stderr_is_journal();
-	if (journal) {
-		fprintf(stderr, "<%d>%s: ", level, program_invocation_short_name);
+	if (log_json) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		json_line(line, sizeof(line), level, level_name(level), "agent", msg);
+		fputs(line, stderr);
+		return;
+	}
+	if (journal_prefix(prefix, sizeof(prefix), level)) {
+		fprintf(stderr, "%s%s: ", prefix, program_invocation_short_name);
 	} else {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		gmtime_r(&ts.tv_sec, &tm);
@@ -114,9 +180,10 @@ void pr_log(enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_setup(bool verbose)
+void log_setup(bool verbose, bool json)
 {
 	log_verbose = verbose;
+	log_json = json;
 	libbpf_set_print(libbpf_print);
 	libxdp_set_print(libxdp_print);
 }
@@ -131,9 +198,14 @@ void log_hold(void)
 void log_release(bool show)
 {
 	if (show && log_held_len) {
+		/* A JSON line cut in two is no JSON: keep the whole ones. */
+		while (log_json && log_held_cut && log_held_len && log_held[log_held_len - 1] != '\n')
+			log_held_len--;
 		fwrite(log_held, 1, log_held_len, stderr);
+		if (log_held_cut && !log_json)
+			fputc('\n', stderr);
 		if (log_held_cut)
-			fprintf(stderr, "\n(library messages cut short; run with -v for all)\n");
+			pr_warn("library messages cut short; run with -v for all\n");
 	}
 	log_holding = false;
 	log_held_len = 0;

@@ -17,9 +17,12 @@ enum log_level {
 };
 
 /*
- * One message, ending in a newline: "TIME LEVEL agent: MESSAGE", TIME in UTC
- * (RFC 3339, microseconds); under systemd, whose journal stamps the time
- * itself, "<N>agent: MESSAGE". Debug messages only with -v.
+ * One message, ending in a newline: "TIME LEVEL NAME: MESSAGE", TIME in UTC
+ * (RFC 3339, microseconds), NAME the agent's as invoked; under systemd,
+ * whose journal stamps the time itself, "<N>NAME: MESSAGE". With log_setup()'s
+ * @json, one object instead, {"type":"log","time":...,"level":...,
+ * "source":"agent","message":...}, after the "<N>" under systemd, so that a
+ * log shipper reads one format. Debug messages only with -v.
  */
 void pr_log(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -28,8 +31,11 @@ void pr_log(enum log_level level, const char *fmt, ...) __attribute__((format(pr
 #define pr_info(...) pr_log(LOG_LEVEL_INFO, __VA_ARGS__)
 #define pr_debug(...) pr_log(LOG_LEVEL_DEBUG, __VA_ARGS__)
 
-/* Show library warnings, and info and debug output only if @verbose. */
-void log_setup(bool verbose);
+/*
+ * Show library warnings, and info and debug output only if @verbose; write
+ * every line, the libraries' too ("source":"libbpf"), as JSON if @json.
+ */
+void log_setup(bool verbose, bool json);
 
 /*
  * Hold library warnings instead of printing them (unless verbose), until

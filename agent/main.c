@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
 	}
-	log_setup(opts.verbose);
+	log_setup(opts.verbose, opts.json);
 
 	/* The name as given is for the kernel only; people and parsers get it escaped. */
 	escape_log(iface, sizeof(iface), opts.iface);

@@ -44,7 +44,7 @@ teardown() { fbf_bats_teardown; }
 	done
 }
 
-@test "--json: one object per event with address, class, both clocks and age; JSON summary" {
+@test "--json: one object per event with address, class, both clocks and age; JSON on stderr" {
 	local start
 
 	start=$(date +%s)
@@ -68,9 +68,17 @@ teardown() { fbf_bats_teardown; }
 	    secs = datetime.datetime.strptime(t[:19], "%Y-%m-%dT%H:%M:%S").replace(
 	        tzinfo=datetime.timezone.utc).timestamp()
 	    assert start - 1 <= secs <= start + 120, (t, start)
-	summary = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"type":"summary"')]
+	# stderr too is one format: every line an object, the log's among them.
+	err = [json.loads(l) for l in open(sys.argv[2])]
+	summary = [o for o in err if o["type"] == "summary"]
 	assert len(summary) == 1, summary
 	assert summary[0]["delivered"] == len(lines), summary
+	logs = [o for o in err if o["type"] == "log"]
+	assert any(o["message"].startswith("attached xdp_fizzbuzzfib") for o in logs), logs
+	for o in logs:
+	    assert set(o) == {"type", "time", "level", "source", "message"}, o
+	    assert o["level"] in ("error", "warning", "info", "debug"), o
+	    assert not o["message"].endswith("\n"), o
 	EOF
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 }

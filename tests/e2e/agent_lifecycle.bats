@@ -117,7 +117,8 @@ lock_holds_record()
 	kill -0 "$FBF_AGENT_PID"
 	fbf_stop_agent INT
 	python3 -c 'import json, sys
-objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+objs = [json.loads(l) for l in open(sys.argv[1])]
+objs = [o for o in objs if o["type"] != "log"]
 assert [o["type"] for o in objs] == ["stats", "summary"], objs
 assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] + \
     objs[0]["lost_queue_busy"] + objs[0]["queued"], objs[0]' "$ERR"
