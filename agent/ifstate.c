@@ -3,8 +3,10 @@
  * What is on the interface: the programs libxdp finds there, which of them
  * is a stale one of ours, and what to tell the user about the others.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -105,6 +107,56 @@ static const char *ip_xdp_keyword(enum xdp_attach_mode mode)
 	}
 }
 
+/* Whether /proc/@pid/fdinfo/@fd says it is a descriptor of program @prog_id. */
+static bool fd_holds_prog(const char *pid, const char *fd, __u32 prog_id)
+{
+	char path[600], line[128];
+	bool found = false;
+	unsigned int id;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "prog_id: %u", &id) == 1 && id == prog_id;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A process other than this one with a descriptor of program @prog_id, or
+ * 0: an agent keeps its program's descriptor while it runs, so one with
+ * another --lock-dir shows up here.
+ */
+static long prog_holder(__u32 prog_id)
+{
+	struct dirent *pe, *fe;
+	char fds[300];
+	long holder = 0, pid;
+	DIR *proc, *dir;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while (!holder && (pe = readdir(proc))) {
+		pid = strtol(pe->d_name, NULL, 10);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(fds, sizeof(fds), "/proc/%s/fdinfo", pe->d_name);
+		dir = opendir(fds);
+		if (!dir)
+			continue;
+		while (!holder && (fe = readdir(dir)))
+			if (fe->d_name[0] != '.' && fd_holds_prog(pe->d_name, fe->d_name, prog_id))
+				holder = pid;
+		closedir(dir);
+	}
+	closedir(proc);
+	return holder;
+}
+
 static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, const char *iface)
 {
 	__u32 id = xdp_program__id(p);
@@ -126,6 +178,7 @@ int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	char buf[128];
+	long holder;
 	int ret, err;
 
 	ret = progs_read(ifindex, iface, &mp);
@@ -150,9 +203,18 @@ int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
 			return ret;
 	}
 
-	/* Same name, but no agent answers for it: someone else's to remove. */
+	/*
+	 * Same name, but no agent recorded it here: another agent's, started
+	 * with another --lock-dir, if a process still holds it (removing it
+	 * would take that agent's program away), else someone else's to remove.
+	 */
 	p = multiprog_find(mp, 0);
-	if (p) {
+	if (p && (holder = prog_holder(xdp_program__id(p)))) {
+		pr_err("another agent (pid %ld) runs %s (prog id %u) on %s, with another lock "
+		       "directory; stop it first\n", holder, FBF_PROG_NAME, xdp_program__id(p),
+		       iface);
+		ret = AGENT_EXIT_LOCKED;
+	} else if (p) {
 		explain_foreign(mp, p, iface);
 		ret = AGENT_EXIT_XDP_BUSY;
 	}

@@ -146,6 +146,12 @@ teardown() { fbf_bats_teardown; }
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
 	[ "$status" -eq 6 ]
 	[[ "$output" == *"another agent"* ]]
+	# With another lock directory it finds the first by the program it holds:
+	# exit 6 again, not the advice to remove a program that is in use.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$FBF_WORK/other"
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"another agent (pid $FBF_AGENT_PID) runs xdp_fizzbuzzfib"* ]]
+	[[ "$output" == *"with another lock directory; stop it first" ]]
 	before=$(wc -l <"$OUT")
 	fbf_traffic 1
 	fbf_stop_agent INT
