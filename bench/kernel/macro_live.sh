@@ -11,6 +11,7 @@
 #
 #   - HTTP requests from the traffic generator: ns per packet, and the age
 #     of the events the agent printed (p50, p99 of age_ns, from --json);
+#   - the same HTTP with the agent reading, then stopped: the reader's share;
 #   - a raw flood of minimum-size frames from one CPU, then from two CPUs at
 #     once (one rawflood pinned to each), so that two CPUs produce events
 #     into the one queue or ring: ns per packet, and the events lost.
@@ -159,6 +160,24 @@ flood()
 export -f flood
 export rawflood flood_seconds flood_first flood_count work FBF_SERVER
 
+# reader_share ARM: the same HTTP with the agent reading, then stopped (SIGSTOP)
+# while the program runs: what the reader beside the program costs it, in
+# cache lines the two share. Both with a buffer that holds every event, so
+# that none is lost (a lost event is cheaper) and the two runs differ in the
+# reader only.
+reader_share()
+{
+	local arm=$1 state
+
+	for state in running stopped; do
+		attach "$arm" --quiet --queue-size 1048576
+		[ "$state" = stopped ] && kill -STOP "$agent_pid"
+		http "$arm/reader-$state"
+		[ "$state" = stopped ] && kill -CONT "$agent_pid"
+		detach "$arm"
+	done
+}
+
 # percentile P FILE: the P-th percentile of the numbers in FILE, one per line.
 percentile()
 {
@@ -180,6 +199,7 @@ for round in $(seq "$rounds"); do
 			grep -o '"age_ns":[0-9]*' "$work/agent.out" | cut -d: -f2 >"$work/ages"
 			printf 'macro/live/%s\tage-p50\t%s\n' "$arm" "$(percentile 50 "$work/ages")"
 			printf 'macro/live/%s\tage-p99\t%s\n' "$arm" "$(percentile 99 "$work/ages")"
+			reader_share "$arm"
 		fi
 
 		# Raw floods from one CPU, then from two.
