@@ -24,7 +24,7 @@ teardown() { fbf_bats_teardown; }
 
 	[ -x "$bin" ]
 	[ -f "$DEST/usr/local/share/man/man8/fizzbuzzfib-agent.8" ]
-	grep -qx 'ExecStart=/usr/local/sbin/fizzbuzzfib-agent --iface %i .*' \
+	grep -qx 'ExecStart=/usr/local/sbin/fizzbuzzfib-agent --iface %i $FIZZBUZZFIB_AGENT_OPTS' \
 		"$DEST/usr/local/lib/systemd/system/fizzbuzzfib-agent@.service"
 	# Named as installed, in what it prints and in what it tells to run.
 	run "$bin" --version
