@@ -105,12 +105,6 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	log_release(false);
 	a->attached = true;
 
-	err = fbf_object_reader_map(&a->obj);
-	if (err) {
-		pr_err("cannot map the program's global data: %s\n", strerror(-err));
-		return AGENT_EXIT_FAILURE;
-	}
-
 	/* Read back what the kernel chose: with auto, native if the driver can. */
 	a->mode = mode;
 	mp = ifstate_progs(ifindex, &err);
@@ -118,6 +112,14 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		a->mode = xdp_multiprog__attach_mode(mp);
 		a->dispatcher = !xdp_multiprog__is_legacy(mp);
 		xdp_multiprog__close(mp);
+	}
+
+	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
+	err = fbf_object_reader_map(&a->obj);
+	if (err) {
+		pr_err("cannot map the program's global data: %s\n", strerror(-err));
+		attachment_detach(a);
+		return AGENT_EXIT_FAILURE;
 	}
 	return 0;
 }
