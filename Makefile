@@ -81,6 +81,7 @@ LDFLAGS += $(SANITIZE_FLAGS)
 LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+SYSTEMD_LIBS := $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The scripts find the build here.
@@ -145,11 +146,12 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 $(OUTPUT)/agent: $(AGENT_OBJS) $(COMMON_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lpthread -o $@
 
 deps:
 	$(Q)ci/install-deps.sh
 	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
+	$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs
 
 check-deps:
 	$(Q)ci/install-deps.sh --check

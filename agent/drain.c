@@ -8,7 +8,8 @@
  * program's reader_asleep, look once more, and sleep in epoll with no timer
  * until the program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no
  * ring can be missed). So the program pays for no wake-up while the agent
- * reads, and an idle agent is woken by nothing.
+ * reads, and an idle agent is woken by nothing but its own timers: running
+ * counters and the service manager's watchdog, when asked for.
  *
  * The last drain follows the detach, so every event produced is either
  * delivered or counted as lost. But a detach does not wait for runs of the
@@ -66,6 +67,11 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 			d->next_stats_ns = now + d->stats_interval_ns;
 		return DRAIN_STATS;
 	}
+	/* Only a loop that goes round says it is alive: a stuck one is restarted. */
+	if (d->watchdog_interval_ns && now >= d->next_watchdog_ns) {
+		d->next_watchdog_ns = now + d->watchdog_interval_ns;
+		return DRAIN_WATCHDOG;
+	}
 	if (d->watch && d->next_iface_check_ns && now >= d->next_iface_check_ns) {
 		end = drain_iface_check(d);
 		if (end >= 0)
@@ -86,6 +92,8 @@ static long long drain_until_due(const struct drain *d, __u64 now)
 		wait_ns = d->next_stats_ns - now;
 	if (d->deadline_ns && d->deadline_ns - now < wait_ns)
 		wait_ns = d->deadline_ns - now;
+	if (d->watchdog_interval_ns && d->next_watchdog_ns - now < wait_ns)
+		wait_ns = d->next_watchdog_ns - now;
 	return wait_ns == ~0ULL ? -1 : (long long)wait_ns;
 }
 
@@ -143,6 +151,7 @@ int drain_open(struct drain *d)
 	int err;
 
 	d->poll_ns = DRAIN_POLL_MIN_NS;
+	d->next_watchdog_ns = fbf_monotonic_ns();
 	/* With link events the interface is checked when something happens to a link, only. */
 	d->next_iface_check_ns = nl_fd >= 0 ? 0 : 1;
 	err = transport_open(&d->t, d->transport, d->events_fd, &d->sink);

@@ -46,6 +46,7 @@ struct drain {
 	volatile sig_atomic_t *stops;	/* stop signals so far: one more ends the last drain */
 	volatile sig_atomic_t *stats;	/* set by SIGUSR1: running counters now */
 	__u64 next_stats_ns;		/* when the next running counters are due */
+	__u64 watchdog_interval_ns;	/* tell the service manager this often, 0: never */
 
 	/* Results. */
 	int pop_err;			/* DRAIN_ERROR: the -errno of the read or the wait */
@@ -57,6 +58,7 @@ struct drain {
 	long long poll_ns;		/* the next poll's wait; past DRAIN_POLL_MAX_NS: sleep */
 	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
 	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only */
+	__u64 next_watchdog_ns;		/* CLOCK_MONOTONIC */
 };
 
 enum drain_end {
@@ -64,6 +66,7 @@ enum drain_end {
 	DRAIN_DEADLINE,		/* --duration elapsed */
 	DRAIN_COUNT,		/* --count events taken */
 	DRAIN_STATS,		/* running counters are due: print them and call again */
+	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
 	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise, see sink.out.err */
 	DRAIN_IFACE_GONE,	/* the interface no longer exists */
@@ -75,7 +78,10 @@ enum drain_end {
 /* Set up the transport's reader and the wake-ups. 0 or -errno. */
 int drain_open(struct drain *d);
 
-/* Take and print events until one of the reasons to stop, or until running counters are due. */
+/*
+ * Take and print events until one of the reasons to stop, or until running
+ * counters or the watchdog are due.
+ */
 enum drain_end drain_live(struct drain *d);
 
 /*

@@ -27,6 +27,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "privileges.h"
+#include "service.h"
 #include "stdfds.h"
 #include "summary.h"
 #include "userspace_util.h"
@@ -139,6 +140,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	case DRAIN_DEADLINE:
 	case DRAIN_COUNT:
 	case DRAIN_STATS:
+	case DRAIN_WATCHDOG:
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
 		pr_info("stdout was closed; stopping\n");
@@ -190,9 +192,12 @@ static void announce_drain(const struct drain *d, int counters_fd)
 /* The last drain and the summary. Returns 0 or an agent exit status after saying why. */
 static int finish(struct drain *d, int counters_fd, const struct summary_run *run)
 {
+	char status[64 + ESCAPE_IFNAME_SIZE];
 	struct fbf_counters c;
 	int err, read_err;
 
+	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
+	service_stopping(status);
 	announce_drain(d, counters_fd);
 	err = drain_settle(d, counters_fd, &c, &read_err);
 	if (err) {
@@ -223,7 +228,7 @@ int main(int argc, char **argv)
 	struct drain d = {};
 	char iface[ESCAPE_IFNAME_SIZE], iface_json[ESCAPE_IFNAME_SIZE];
 	char iface_label[ESCAPE_IFNAME_SIZE];
-	char transport[96];
+	char transport[96], status[192 + ESCAPE_IFNAME_SIZE];
 	struct timespec started;
 	bool stale_removed = false;
 	int ifindex, ret, err;
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 		.stop = &stop_requested,
 		.stops = &stop_signals,
 		.stats = &stats_requested,
+		.watchdog_interval_ns = service_watchdog_interval_ns(),
 		.sink.ages = opts.metrics ? &ages : NULL,
 	};
 	output_init(&d.sink.out, opts.json, opts.quiet);
@@ -340,9 +346,18 @@ int main(int argc, char **argv)
 		else
 			ret = AGENT_EXIT_METRICS;
 	}
-	while (!ret && (end = drain_live(&d)) == DRAIN_STATS) {
-		ret = summary_running(&d, attachment_counters_fd(&att), &run);
-		if (ret)
+	if (!ret) {
+		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
+			 xdp_program__id(att.prog), iface, run.mode, transport);
+		service_ready(status);
+	}
+	while (!ret) {
+		end = drain_live(&d);
+		if (end == DRAIN_WATCHDOG)
+			service_watchdog();
+		else if (end == DRAIN_STATS)
+			ret = summary_running(&d, attachment_counters_fd(&att), &run);
+		else
 			break;
 	}
 	if (!ret)
