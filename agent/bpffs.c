@@ -29,6 +29,6 @@ void bpffs_ensure(void)
 		return;
 	}
 	pr_warn("no bpffs at %s and mounting one failed (%s); libxdp will attach "
-		"without its dispatcher, so no other XDP program can share the interface\n",
-		dir, strerror(errno));
+		"without its dispatcher, so no other XDP program can share the interface; "
+		"mount it with 'mount -t bpf bpf %s'\n", dir, strerror(errno), dir);
 }
