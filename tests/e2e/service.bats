@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The installed unit, fizzbuzzfib-agent@.service, run by a real systemd: a
+# container booted from this machine's root (testing/nspawn/), with the agent
+# installed by make install and a veth pair of its own. Start with readiness,
+# traffic, the journal and a scrape, stop, SIGKILL and the restart that
+# removes what the killed agent left, the watchdog, a permanent error, and
+# the sandbox's exposure score.
+
+load ../../testing/nspawn/nspawn
+
+UNIT=fizzbuzzfib-agent@veth0.service
+
+setup_file()
+{
+	local why
+
+	why=$(fbf_box_missing)
+	if [ -n "$why" ]; then
+		export FBF_BOX_SKIP="$why"
+		return 0
+	fi
+	mkdir -p "$BATS_FILE_TMPDIR/box"
+	fbf_box_up "$BATS_FILE_TMPDIR/box" || { fbf_box_down; return 1; }
+	# The interface, without IPv6 so that nothing but the test's frames reach it.
+	fbf_box ip link add veth0 type veth peer name veth1
+	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
+	fbf_box ip link set veth0 up
+	fbf_box ip link set veth1 up
+	# What systemd mounts on a host and PID 1 in a container does not: libxdp's dispatcher needs it.
+	fbf_box mkdir -p /sys/fs/bpf
+	fbf_box mount -t bpf bpf /sys/fs/bpf
+}
+
+teardown_file() { fbf_box_down; }
+
+setup()
+{
+	[ -z "${FBF_BOX_SKIP:-}" ] || skip "$FBF_BOX_SKIP"
+	fbf_box journalctl --rotate --vacuum-files=1 -q 2>/dev/null || true
+	CURSOR=$(fbf_box journalctl -n 0 --show-cursor -q | sed -n 's/^-- cursor: //p')
+}
+
+teardown()
+{
+	[ -z "${FBF_BOX_SKIP:-}" ] || return 0
+	fbf_box systemctl stop "$UNIT"
+	fbf_box systemctl reset-failed "$UNIT" 2>/dev/null || true
+	fbf_box rm -rf "/run/systemd/system/$UNIT.d" /etc/default/fizzbuzzfib-agent@veth0
+	fbf_box systemctl daemon-reload
+}
+
+# The unit's journal since the test began; the journal can lag a little.
+unit_journal() { sleep 1; fbf_box journalctl -u "$UNIT" --after-cursor="$CURSOR" -o cat -q; }
+
+# The id of xdp_fizzbuzzfib on veth0 now, in libxdp's dispatcher or not; nothing if none.
+attached_id()
+{
+	fbf_box xdp-loader status veth0 | awk '/ xdp_fizzbuzzfib / {
+		for (i = 1; i < NF; i++)	# the id is what the 16-digit tag follows
+			if ($i ~ /^[0-9]+$/ && $(i + 1) ~ /^[0-9a-f]+$/ && length($(i + 1)) == 16)
+				print $i
+	}'
+}
+
+# The prog id in the unit's status (READY=1's STATUS=).
+status_id() { fbf_box_prop "$UNIT" StatusText | grep -Eo 'prog id [0-9]+' | grep -Eo '[0-9]+$'; }
+
+# A metric's value from the agent's endpoint.
+metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 == m { print $2 }'; }
+
+@test "started by systemd: ready once attached, counts traffic, serves metrics, logs to the journal" {
+	local id sent packets journal
+
+	fbf_box systemctl start "$UNIT"	# Type=notify: returns once READY=1 came
+	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
+	id=$(status_id)
+	[ -n "$id" ]
+	[ "$(attached_id)" = "$id" ]
+	[[ "$(fbf_box_prop "$UNIT" StatusText)" == *" on veth0, native mode, queue 4096 events" ]]
+	sent=$(fbf_box "$FBF_BUILD/testing/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
+	packets=$(metric 'fizzbuzzfib_packets_total{device="veth0"}')
+	echo "sent $sent, counted $packets"
+	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+	[ "$(metric 'fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="native"}')" = 1 ]
+
+	fbf_box systemctl stop "$UNIT"
+	[ "$(fbf_box_prop "$UNIT" ActiveState)" = inactive ]
+	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 0 ]	# 9 if the summary did not balance
+	[ -z "$(attached_id)" ]
+	journal=$(unit_journal)
+	echo "$journal"
+	[[ "$journal" == *"attached xdp_fizzbuzzfib (prog id $id) to veth0"* ]]
+	[[ "$journal" == *"metrics at http://127.0.0.1:9435/metrics"* ]]
+	[[ "$journal" == *"summary packets=$packets non_ipv4=0 malformed=0"* ]]
+}
+
+@test "killed: restarted, and the new agent removes the program the killed one left" {
+	local old new
+
+	fbf_box systemctl start "$UNIT"
+	old=$(status_id)
+	fbf_box systemctl kill -s KILL "$UNIT"
+	fbf_box_wait "$UNIT" NRestarts 1
+	fbf_box_wait "$UNIT" ActiveState active
+	new=$(status_id)
+	echo "killed prog id $old, restarted with $new"
+	[ -n "$new" ] && [ "$new" != "$old" ]
+	[ "$(attached_id)" = "$new" ]
+	[[ "$(unit_journal)" == *"removed stale xdp_fizzbuzzfib (prog id $old) left on veth0"* ]]
+}
+
+@test "watchdog: an idle agent keeps it fed; a stuck one is killed and restarted" {
+	local pid
+
+	# A short watchdog, so that the test waits seconds, not the unit's 30.
+	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
+	printf '[Service]\nWatchdogSec=1s\nTimeoutAbortSec=1s\n' |
+		fbf_box tee "/run/systemd/system/$UNIT.d/watchdog.conf" >/dev/null
+	fbf_box systemctl daemon-reload
+	fbf_box systemctl start "$UNIT"
+	pid=$(fbf_box_prop "$UNIT" MainPID)
+	# No traffic: the drain loop sleeps, and still wakes to say it is alive.
+	sleep 4
+	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 0 ]
+	[ "$(fbf_box_prop "$UNIT" MainPID)" = "$pid" ]
+	# A loop that no longer runs says nothing: SIGSTOP stands in for a hang.
+	fbf_box kill -STOP "$pid"
+	fbf_box_wait "$UNIT" NRestarts 1
+	fbf_box_wait "$UNIT" ActiveState active
+	[ "$(fbf_box_prop "$UNIT" MainPID)" != "$pid" ]
+	[[ "$(unit_journal)" == *"Watchdog timeout"* ]]
+}
+
+@test "a permanent error is not restarted: bad options from the environment file" {
+	echo 'FIZZBUZZFIB_AGENT_OPTS="--stats-interval soon"' |
+		fbf_box tee /etc/default/fizzbuzzfib-agent@veth0 >/dev/null
+	run fbf_box systemctl start "$UNIT"
+	[ "$status" -ne 0 ]
+	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 2 ]
+	sleep 3	# RestartSec=2: a restart would have come by now
+	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 0 ]
+	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
+	[ -z "$(attached_id)" ]
+	[[ "$(unit_journal)" == *"fizzbuzzfib-agent: "*"soon"* ]]
+}
+
+@test "an agent that cannot attach is retried, and given up after five starts in a minute" {
+	# An agent run by hand holds the interface: the unit's exits 6.
+	fbf_box systemd-run -q --unit=fbf-by-hand "$FBF_BUILD/agent" --iface veth0 --quiet
+	fbf_box_wait fbf-by-hand.service ActiveState active
+	sleep 0.5	# attached a moment after it runs
+	fbf_box systemctl start "$UNIT" || true
+	fbf_box_wait "$UNIT" NRestarts 5
+	fbf_box_wait "$UNIT" ActiveState failed
+	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 6 ]
+	sleep 3	# RestartSec=2: a restart would have come by now
+	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 5 ]
+	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
+	[[ "$(unit_journal)" == *"Start request repeated too quickly"* ]]
+	fbf_box systemctl stop fbf-by-hand.service
+}
+
+@test "systemd-analyze security rates the running unit's sandbox OK (below 3.0)" {
+	local score
+
+	fbf_box systemctl start "$UNIT"
+	score=$(fbf_box systemd-analyze security --no-pager "$UNIT" |
+		sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+	echo "exposure $score"
+	[ -n "$score" ]
+	awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'
+}
