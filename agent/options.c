@@ -11,6 +11,7 @@
 #include <net/if.h>
 
 #include "fizzbuzzfib.h"
+#include "escape.h"
 #include "exit_codes.h"
 #include "lock.h"
 #include "metrics.h"
@@ -117,15 +118,24 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	exit(AGENT_EXIT_USAGE);
 }
 
+/*
+ * An option's value as an error message shows it: escaped like a log line, so
+ * that no byte of it can move the terminal's cursor or forge a line; cut
+ * short if long, as a 5,000-byte name would bury the message.
+ */
+#define ARG_SHOWN_SIZE 128
+#define arg_shown(buf, arg) (escape_log((buf), sizeof(buf), (arg)), (buf))
+
 /* A time in seconds for option @opt, or a usage error that says what is allowed. */
 static void seconds_option(const char *opt, const char *arg, __u64 max_s, const char *max_text,
 			   const char *example, __u64 *out_ns)
 {
 	int err = parse_seconds_ns(arg, max_s, out_ns);
+	char shown[ARG_SHOWN_SIZE];
 
 	if (err)
 		usage_error("%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
-			    "e.g. %s", opt, arg,
+			    "e.g. %s", opt, arg_shown(shown, arg),
 			    err == -ERANGE ? "out of range" :
 			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
 			    "not a number of seconds", max_s, max_text, example);
@@ -134,6 +144,7 @@ static void seconds_option(const char *opt, const char *arg, __u64 max_s, const 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_options *opts = state->input;
+	char shown[ARG_SHOWN_SIZE], first[ARG_SHOWN_SIZE];
 	__u64 v;
 	int err;
 
@@ -156,20 +167,22 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    "has %zu", IF_NAMESIZE - 1, strlen(arg));
 		if (opts->iface)
 			usage_error("--iface given twice ('%s' and '%s'): an agent watches one "
-				    "interface, run one per interface", opts->iface, arg);
+				    "interface, run one per interface", arg_shown(first, opts->iface),
+				    arg_shown(shown, arg));
 		opts->iface = arg;
 		break;
 	case 'm':
 		if (parse_mode(arg, &opts->mode))
-			usage_error("--mode '%s': use native, skb or auto", arg);
+			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
 		break;
 	case 't':
 		if (fbf_transport_parse(arg, &opts->transport))
-			usage_error("--transport '%s': use queue or ringbuf", arg);
+			usage_error("--transport '%s': use queue or ringbuf", arg_shown(shown, arg));
 		break;
 	case 'Q':
 		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
-			usage_error("--queue-size '%s': use a whole number from %u to %u", arg,
+			usage_error("--queue-size '%s': use a whole number from %u to %u",
+				    arg_shown(shown, arg),
 				    AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
 		opts->queue_size = v;
 		break;
@@ -181,9 +194,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
 		if (err == -ERANGE && *arg != '0')
 			usage_error("--count '%s': too large; use a whole number from 1 to %llu",
-				    arg, ~0ULL);
+				    arg_shown(shown, arg), ~0ULL);
 		if (err)
-			usage_error("--count '%s': use a whole number greater than 0", arg);
+			usage_error("--count '%s': use a whole number greater than 0",
+				    arg_shown(shown, arg));
 		break;
 	case 's':
 		seconds_option("--stats-interval", arg, AGENT_STATS_INTERVAL_MAX_S, "one day",
@@ -196,7 +210,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (parse_listen_addr(arg, &sa, &len))
 			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric address "
 				    "and a port from 1 to 65535, e.g. 127.0.0.1:9435 or [::]:9435",
-				    arg);
+				    arg_shown(shown, arg));
 		opts->metrics = arg;
 		break;
 	}
@@ -215,7 +229,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		opts->verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		usage_error("unexpected argument '%s'", arg);
+		usage_error("unexpected argument '%s'", arg_shown(shown, arg));
 		break;
 	case ARGP_KEY_END:
 		if (!opts->iface)
@@ -224,7 +238,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */
 		usage_error("'%s' is not an option, or lacks its value",
-			    state->argv[state->next > 1 ? state->next - 1 : 0]);
+			    arg_shown(shown, state->argv[state->next > 1 ? state->next - 1 : 0]));
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

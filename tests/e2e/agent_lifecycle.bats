@@ -170,6 +170,13 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[[ "$output" == *"too large"* ]]
 	run "$AGENT" -i a -i b
 	[[ "$output" == *"--iface given twice"* ]]
+	# Values are shown escaped, as the log shows names: no byte can reach the terminal raw.
+	run "$AGENT" -i a -i "$(printf 'b\033[2Jc')"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"('a' and 'b\x1b[2Jc')"* ]]
+	run "$AGENT" -i a --mode "$(printf 'x\ny')"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "agent: --mode 'x\x0ay': use native"* ]]
 	# A name no interface can have is a usage error, not "no such interface".
 	run "$AGENT" -i "$(printf 'x%.0s' $(seq 5000))"
 	[ "$status" -eq 2 ]
