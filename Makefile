@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make            build the XDP object, its skeleton, the agent, the traffic
-#                 generator and the tests into $(OUTPUT)
+# make            build the product into $(OUTPUT): the agent with its XDP
+#                 programs (queue and ring buffer), and the traffic generator
+# make test-build / bench-build   what the tests / the benchmarks run beside it
+#                 (make test and the bench targets build them themselves)
 # make test       run every test (as root: BPF, veth pairs, namespaces)
 # make test-kernels   the tests on other kernels, booted under QEMU (see tests/tests.mk)
 # make demo       show the agent on a veth pair
@@ -33,6 +35,8 @@ SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 else ifeq ($(CANARY),1)
 OUTPUT ?= build-canary
 VARIANT_DEFINES := -DFBF_CANARY_V3
+# Into the program from outside: the shipped source includes nothing of the lab.
+BPF_VARIANT := -include testing/fizzbuzzfib_v3.h
 else ifeq ($(CANARY),agent)
 OUTPUT ?= build-canary-agent
 VARIANT_DEFINES := -DFBF_CANARY_AGENT
@@ -66,7 +70,7 @@ ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
 # -MMD -MP: every object depends on the headers it includes (see the -include at the end).
 DEPFLAGS := -MMD -MP
 # -mcpu=v3: 32-bit jumps and ALU (kernel 5.1), fewer and shorter instructions.
-BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon -Itesting $(ARCH_INCLUDES) \
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon $(ARCH_INCLUDES) \
 	      $(VARIANT_DEFINES) $(DEPFLAGS)
 CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
@@ -115,9 +119,14 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all test demo deps check-deps clean install uninstall bench
+.PHONY: all lab test-build bench-build test demo deps check-deps clean install uninstall bench
 
 all: $(OUTPUT)/agent
+# The lab the tests and the benchmarks share (testing/), then each one's own
+# programs: the directories' .mk files add theirs to these.
+lab: all
+test-build: lab
+bench-build: lab
 
 $(OUTPUT)/obj/%.o: %.c | $(SKEL)
 	$(call msg,CC,$@)
@@ -132,7 +141,7 @@ $(OUTPUT)/obj/%.o: %.cc
 $(OUTPUT)/%.bpf.o: xdp/%.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_VARIANT) -c $< -o $@
 
 $(RINGBUF_OBJ): xdp/fizzbuzzfib.bpf.c
 	$(call msg,BPF,$@)
@@ -160,7 +169,7 @@ check-deps:
 # with "N passed, N failed, N skipped" and the reason for each skip. The
 # directories' .mk files add their programs to TEST_PROGS, their suites to
 # TEST_BATS and what else they need to `test`.
-test: check-deps all
+test: check-deps all test-build bench-build
 	$(Q)tests/run-all $(TEST_PROGS) $(TEST_BATS)
 
 demo: check-deps all

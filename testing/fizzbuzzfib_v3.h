@@ -43,8 +43,9 @@ static inline enum fbf_class fbf_v3_classify(__u32 addr)
 
 /*
  * The regression canary, `make CANARY=1`: whoever includes this header gets
- * the v3 loop for fbf_classify(), so the XDP program and the micro benchmarks
- * regress exactly as the original did, and the regression gate must fail.
+ * the v3 loop for fbf_classify(), so the XDP program (into which that build
+ * forces it with -include) and the micro benchmarks regress exactly as the
+ * original did, and the regression gate must fail.
  */
 #ifdef FBF_CANARY_V3
 #define fbf_classify fbf_v3_classify

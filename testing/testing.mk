@@ -15,7 +15,7 @@ WAKE_PROBE := $(OUTPUT)/testing/wake_probe
 REF_CLASSIFY := $(OUTPUT)/testing/ref_classify
 KERNEL_FACTS := $(OUTPUT)/testing/kernel_facts
 
-all: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(WAKE_PROBE) $(REF_CLASSIFY) $(KERNEL_FACTS)
+lab: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(WAKE_PROBE) $(REF_CLASSIFY) $(KERNEL_FACTS)
 
 $(PASS_OBJ): testing/xdp_pass.bpf.c
 	$(call msg,BPF,$@)

@@ -27,7 +27,7 @@ BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/tes
 TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics_format.c) $(COMMON_OBJS)
 TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
 
-all: $(UNIT_TESTS) $(BPF_TESTS)
+test-build: $(UNIT_TESTS) $(BPF_TESTS)
 
 $(UNIT_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(TEST_LINK_OBJS)
 $(BPF_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/bpf/%.o $(TEST_LINK_OBJS)
@@ -93,8 +93,8 @@ fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
 		grep -E '^stat::number_of_executed_units|^Done' $$log; \
 	done
 
-stress: check-deps all
+stress: check-deps all lab
 	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
 
-test-kernels: check-deps all
+test-kernels: check-deps all test-build
 	$(Q)KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS)

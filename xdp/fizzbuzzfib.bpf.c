@@ -18,9 +18,6 @@
 #include <xdp/xdp_helpers.h>
 
 #include "fizzbuzzfib.h"
-#ifdef FBF_CANARY_V3
-#include "fizzbuzzfib_v3.h"	/* the planted regression, never shipped */
-#endif
 
 /* VLAN tags parsed before giving up on a frame as non-IPv4. */
 #define FBF_MAX_VLAN_TAGS 2

@@ -9,14 +9,14 @@ GATE_KERNEL := $(OUTPUT)/bench/gate_kernel
 
 .PHONY: bench-check bench-baseline bench-report
 
-all: $(GATE_KERNEL)
+bench-build: $(GATE_KERNEL)
 
 $(GATE_KERNEL): $(call obj,bench/gate/gate_kernel.c) $(KERNEL_CASES_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-bench-check: check-deps all
+bench-check: check-deps all bench-build
 	$(Q)FBF_GATE_BASE=$(BASE) bench/gate/gate.sh check
 
 bench-baseline:

@@ -13,7 +13,7 @@ EVENT_PARTS_OBJ := $(OUTPUT)/event_parts.bpf.o
 
 .PHONY: bench-macro
 
-all: $(KERNEL_PROGS) $(EVENT_PARTS_OBJ)
+bench-build: $(KERNEL_PROGS) $(EVENT_PARTS_OBJ)
 
 $(EVENT_PARTS_OBJ): bench/kernel/event_parts.bpf.c
 	$(call msg,BPF,$@)
@@ -30,7 +30,7 @@ $(KERNEL_PROGS):
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-bench-macro: check-deps all
+bench-macro: check-deps all bench-build
 	$(Q)bench/kernel/macro.sh
 
 TEST_BATS += bench/kernel/kernel.bats

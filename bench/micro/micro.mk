@@ -7,7 +7,7 @@ MICRO_PROGS := $(OUTPUT)/bench/micro_timing $(OUTPUT)/bench/micro_count
 
 .PHONY: bench-micro
 
-all: $(MICRO_PROGS)
+bench-build: $(MICRO_PROGS)
 
 $(OUTPUT)/bench/micro_timing: $(OUTPUT)/obj/bench/micro/micro_timing.o
 	$(call msg,BINARY,$@)

@@ -16,21 +16,20 @@ PROFILE_INFO := $(OUTPUT)/bench/profile_prog_info
 .PHONY: profile-cpu profile-heap profile-kernel
 
 # The test suite runs the profile scripts too.
-all: $(PROFILE_INFO)
+bench-build: $(PROFILE_INFO)
 
 $(PROFILE_INFO): $(call obj,bench/profile/profile_prog_info.c) $(COMMON_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-profile-cpu: check-deps $(OUTPUT)/agent $(OUTPUT)/trafficgen
+profile-cpu: check-deps all bench-build
 	$(Q)bench/profile/profile_cpu.sh $(PROFILE_DIR)/cpu
 
-profile-heap: check-deps $(OUTPUT)/agent $(OUTPUT)/trafficgen
+profile-heap: check-deps all bench-build
 	$(Q)bench/profile/profile_heap.sh $(PROFILE_DIR)/heap
 
-profile-kernel: check-deps $(OUTPUT)/agent $(OUTPUT)/trafficgen $(PROFILE_INFO) \
-		$(OUTPUT)/bench/bpf_run_stats
+profile-kernel: check-deps all bench-build
 	$(Q)bench/profile/profile_kernel.sh $(PROFILE_DIR)/kernel
 
 TEST_BATS += bench/profile/profile.bats

@@ -14,7 +14,7 @@ $(OUTPUT)/trafficgen: $(TRAFFICGEN_OBJS)
 
 TEST_PROGS += $(OUTPUT)/tests/test_addrlist
 
-all: $(OUTPUT)/tests/test_addrlist
+test-build: $(OUTPUT)/tests/test_addrlist
 
 $(OUTPUT)/tests/test_addrlist: $(call obj,tools/trafficgen/test_addrlist.c \
 		tools/trafficgen/addrlist.c)
