@@ -8,27 +8,45 @@
 
 #include <errno.h>
 
+/*
+ * The one list: name, status, what it means, what to do. The enum below,
+ * --help, and the tables of the README and the manual all come from it
+ * (tools/exit_status.py writes the tables; `make test` checks them). `x`
+ * marks a command or an option.
+ */
+#define AGENT_EXITS(X)									\
+	X(OK, 0, "stopped as asked, summary printed", "")				\
+	X(FAILURE, 1, "unexpected libbpf, libxdp or system failure",			\
+	  "the message names it; rerun with `-v`")					\
+	X(USAGE, 2, "bad usage or option value, or stdout closed without `--quiet`",	\
+	  "the message names the option and what is allowed")				\
+	X(NO_IFACE, 3, "no such interface in this network namespace",			\
+	  "list them with `ip link`")							\
+	X(NO_PRIVILEGE, 4,								\
+	  "missing capability (CAP_NET_ADMIN, CAP_SYS_ADMIN) or the kernel refused",	\
+	  "run as root")								\
+	X(NATIVE_UNSUPPORTED, 5, "the driver has no native XDP", "use `--mode skb`")	\
+	X(LOCKED, 6, "another agent holds the interface (its lock, or with another "	\
+	  "`--lock-dir` the program it holds)", "stop it first")			\
+	X(IFACE_GONE, 7, "the interface disappeared while attached", "")		\
+	X(XDP_BUSY, 8, "an XDP program libxdp cannot share owns the interface, or an "	\
+	  "xdp_fizzbuzzfib no agent recorded as its own",				\
+	  "the message says how to remove it; see `xdp-loader status IFACE`")		\
+	X(UNACCOUNTED, 9, "events unaccounted for: the summary does not balance "	\
+	  "(produced != delivered + lost)", "report it; the warning says by how much")	\
+	X(PROG_REPLACED, 10, "someone replaced or removed the agent's program while it "	\
+	  "ran; what is attached now is left alone", "find out who with `ip link show IFACE`") \
+	X(IFACE_MOVED, 11, "the interface moved to another network namespace",	\
+	  "the message says where, and whether the program was detached there")	\
+	X(METRICS, 12, "cannot serve `--metrics`: address in use or not on this host",	\
+	  "use another port or address")							\
+	X(LOCK_DIR, 13, "cannot use the lock directory: missing, read-only, or its "	\
+	  "path too long", "name a writable one with `--lock-dir DIR`")
+
 enum agent_exit {
-	AGENT_EXIT_OK = 0,			/* stopped as asked, summary printed */
-	AGENT_EXIT_FAILURE = 1,			/* unexpected libbpf, libxdp or system error */
-	AGENT_EXIT_USAGE = 2,			/* unknown option or bad option value */
-	AGENT_EXIT_NO_IFACE = 3,		/* no such interface in this network namespace */
-	AGENT_EXIT_NO_PRIVILEGE = 4,		/* missing capability, or EPERM from the kernel */
-	AGENT_EXIT_NATIVE_UNSUPPORTED = 5,	/* --mode native on a driver without XDP support */
-	AGENT_EXIT_LOCKED = 6,			/* another agent is attached to the interface */
-	AGENT_EXIT_IFACE_GONE = 7,		/* the interface disappeared while attached */
-	AGENT_EXIT_XDP_BUSY = 8,		/* an XDP program libxdp cannot share owns it,
-						 * or an xdp_fizzbuzzfib no agent recorded */
-	AGENT_EXIT_UNACCOUNTED = 9,		/* events unaccounted for: the summary does
-						 * not balance (produced != delivered + lost) */
-	AGENT_EXIT_PROG_REPLACED = 10,		/* someone replaced or removed the agent's
-						 * program on the interface while it ran */
-	AGENT_EXIT_IFACE_MOVED = 11,		/* the interface went to another network
-						 * namespace while attached */
-	AGENT_EXIT_METRICS = 12,		/* cannot serve --metrics: address in use
-						 * or not on this host */
-	AGENT_EXIT_LOCK_DIR = 13,		/* cannot use the lock directory: missing,
-						 * read-only, or its path too long */
+#define AGENT_EXIT_ENUM(name, status, meaning, todo) AGENT_EXIT_##name = status,
+	AGENT_EXITS(AGENT_EXIT_ENUM)
+#undef AGENT_EXIT_ENUM
 };
 
 /* The exit status for a failed call's -errno: a refusal, or anything else. */

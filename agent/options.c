@@ -52,21 +52,42 @@ const char *mode_name(enum xdp_attach_mode mode)
 /* Options with no short form. */
 enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS };
 
-static const char doc[] =
+/* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
+static const char doc_head[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
 	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address).\v"
 	"The agent stops on Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGALRM or any other signal that "
 	"would end it, and on --duration or --count. It then detaches the program first and "
 	"prints every event still queued, so --count N may print more than N lines; the summary "
-	"on stderr accounts for every packet and event. SIGUSR1 prints the running counters.\n\n"
-	"Exit status: 0 ok, 1 unexpected failure, 2 bad usage (or stdout closed without "
-	"--quiet), 3 no such interface, 4 missing privilege, 5 native mode not supported, "
-	"6 interface used by another agent, 7 interface disappeared, 8 interface owned by an "
-	"XDP program libxdp cannot share or by an xdp_fizzbuzzfib no agent recorded as its own, "
-	"9 events unaccounted for (the summary does not balance), 10 someone replaced or "
-	"removed the program while the agent ran, 11 the interface moved to another network "
-	"namespace, 12 cannot serve --metrics (address in use or not on this host), 13 cannot "
-	"use the lock directory (missing, read-only, or its path too long).";
+	"on stderr accounts for every packet and event. SIGUSR1 prints the running counters.";
+
+static char doc[2048];
+
+/* doc_head, then "Exit status: 0 ..., 1 ...": the statuses as exit_codes.h lists them. */
+static void doc_build(void)
+{
+#define AGENT_EXIT_ENTRY(name, status, meaning, todo) { status, meaning },
+	static const struct {
+		int status;
+		const char *meaning;
+	} exits[] = { AGENT_EXITS(AGENT_EXIT_ENTRY) };
+#undef AGENT_EXIT_ENTRY
+	size_t n, i;
+	const char *c;
+
+	n = snprintf(doc, sizeof(doc), "%s\n\nExit status:", doc_head);
+	for (i = 0; i < sizeof(exits) / sizeof(exits[0]) && n < sizeof(doc); i++) {
+		n += snprintf(doc + n, sizeof(doc) - n, "%s %d ", i ? "," : "", exits[i].status);
+		/* The list marks commands and options with backquotes, which help text has not. */
+		for (c = exits[i].meaning; *c && n < sizeof(doc) - 2; c++)
+			if (*c != '`')
+				doc[n++] = *c;
+	}
+	if (n < sizeof(doc) - 1) {
+		doc[n++] = '.';
+		doc[n] = '\0';
+	}
+}
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
@@ -167,8 +188,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    "has %zu", IF_NAMESIZE - 1, strlen(arg));
 		if (opts->iface)
 			usage_error("--iface given twice ('%s' and '%s'): an agent watches one "
-				    "interface, run one per interface", arg_shown(first, opts->iface),
-				    arg_shown(shown, arg));
+				    "interface, run one per interface",
+				    arg_shown(first, opts->iface), arg_shown(shown, arg));
 		opts->iface = arg;
 		break;
 	case 'm':
@@ -177,7 +198,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 't':
 		if (fbf_transport_parse(arg, &opts->transport))
-			usage_error("--transport '%s': use queue or ringbuf", arg_shown(shown, arg));
+			usage_error("--transport '%s': use queue or ringbuf",
+				    arg_shown(shown, arg));
 		break;
 	case 'Q':
 		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
@@ -260,6 +282,7 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		.lock_dir = AGENT_LOCK_DIR,
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;
+	doc_build();
 	/* Every error exits through usage_error(), so a return means success. */
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, opts))
 		usage_error("cannot parse the command line");
