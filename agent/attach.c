@@ -18,7 +18,7 @@
 #include "ifstate.h"
 #include "lock.h"
 #include "log.h"
-#include "options.h"
+#include "xdp_mode.h"
 
 static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err)
 {
@@ -48,7 +48,7 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);
 	pr_err("cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
-	       mode_name(mode), libxdp_errstr(err, buf, sizeof(buf)));
+	       xdp_mode_name(mode), libxdp_errstr(err, buf, sizeof(buf)));
 	return AGENT_EXIT_FAILURE;
 }
 

@@ -19,7 +19,7 @@
 #include "ifstate.h"
 #include "lock.h"
 #include "log.h"
-#include "options.h"
+#include "xdp_mode.h"
 
 struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
@@ -239,7 +239,7 @@ void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode m
 	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
 		pr_err("libxdp's dispatcher is attached to %s in %s mode; use "
 		       "--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
-		       mode_name(have), mode_name(have), iface);
+		       xdp_mode_name(have), xdp_mode_name(have), iface);
 	} else {
 		pr_err("another XDP program already owns %s and libxdp cannot "
 		       "share it; see 'xdp-loader status %s'\n", iface, iface);

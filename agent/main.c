@@ -29,6 +29,7 @@
 #include "privileges.h"
 #include "service.h"
 #include "stdfds.h"
+#include "xdp_mode.h"
 #include "summary.h"
 #include "userspace_util.h"
 
@@ -290,7 +291,7 @@ int main(int argc, char **argv)
 	run = (struct summary_run){
 		.iface = iface,
 		.iface_json = iface_json,
-		.mode = mode_name(att.mode),
+		.mode = xdp_mode_name(att.mode),
 		.start_ns = fbf_monotonic_ns(),
 	};
 	err = ifwatch_start(&watch, ifindex, att.mode);
@@ -299,7 +300,7 @@ int main(int argc, char **argv)
 			"to another namespace: %s\n", iface, strerror(-err));
 	transport_describe(&spec, transport, sizeof(transport));
 	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
-		FBF_PROG_NAME, xdp_program__id(att.prog), iface, mode_name(att.mode),
+		FBF_PROG_NAME, xdp_program__id(att.prog), iface, xdp_mode_name(att.mode),
 		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", transport);
 	ifstate_warn_down(opts.iface, iface);
 

@@ -16,34 +16,7 @@
 #include "lock.h"
 #include "metrics.h"
 #include "options.h"
-
-int parse_mode(const char *s, enum xdp_attach_mode *out)
-{
-	if (!strcmp(s, "native"))
-		*out = XDP_MODE_NATIVE;
-	else if (!strcmp(s, "skb"))
-		*out = XDP_MODE_SKB;
-	else if (!strcmp(s, "auto"))
-		*out = XDP_MODE_UNSPEC;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-const char *mode_name(enum xdp_attach_mode mode)
-{
-	switch (mode) {
-	case XDP_MODE_NATIVE:
-		return "native";
-	case XDP_MODE_SKB:
-		return "skb";
-	case XDP_MODE_HW:
-		return "hw";
-	case XDP_MODE_UNSPEC:
-	default:
-		return "auto";
-	}
-}
+#include "xdp_mode.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -193,7 +166,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		opts->iface = arg;
 		break;
 	case 'm':
-		if (parse_mode(arg, &opts->mode))
+		if (xdp_mode_parse(arg, &opts->mode))
 			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
 		break;
 	case 't':

@@ -34,11 +34,6 @@ struct agent_options {
 	bool verbose;
 };
 
-/* 0, or -EINVAL for anything but native, skb or auto; the numbers: parse_num.h. */
-int parse_mode(const char *s, enum xdp_attach_mode *out);
-
-const char *mode_name(enum xdp_attach_mode mode);
-
 /* Parse argv into *opts; exits with AGENT_EXIT_USAGE on a usage error. */
 void options_parse(int argc, char **argv, struct agent_options *opts);
 

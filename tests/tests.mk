@@ -55,7 +55,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 .PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c \
-		agent/escape.c common/parse_num.c
+		agent/escape.c agent/xdp_mode.c common/parse_num.c
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/escape.c
 
 $(FUZZERS):

@@ -17,6 +17,7 @@
 
 #include "metrics.h"
 #include "options.h"
+#include "xdp_mode.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 
@@ -139,10 +140,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
 
-	if (parse_mode(s, &mode))
+	if (xdp_mode_parse(s, &mode))
 		check(mode == XDP_MODE_HW, "mode written on failure", s);
 	else
-		check(!strcmp(mode_name(mode), s), "mode name does not round-trip", s);
+		check(!strcmp(xdp_mode_name(mode), s), "mode name does not round-trip", s);
 	fuzz_u64_range(s, b[0], b[1]);
 	fuzz_seconds(s, AGENT_DURATION_MAX_S);
 	fuzz_seconds(s, data[0]);
