@@ -18,9 +18,10 @@
 # make fuzz / stress                                  see tests/tests.mk
 # make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
-# make deps       install the Debian packages the project needs and fetch the
-#                 kernels of KERNELS (as root); the other targets only check
-#                 that they are there
+# make deps       install the Debian packages the project needs (as root), which
+#                 make demo, make test and make test-kernels do first; the other
+#                 targets only check that they are there
+# make kernels    fetch Debian's kernels of KERNELS for make test-kernels
 # make clean      remove all build output
 #
 # V=1 shows the full commands. Build variants, each in an output directory of
@@ -119,7 +120,7 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test demo deps check-deps clean install uninstall bench
+.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install uninstall bench
 
 all: $(OUTPUT)/agent
 # The lab the tests and the benchmarks share (testing/), then each one's own
@@ -157,10 +158,14 @@ $(OUTPUT)/agent: $(AGENT_OBJS) $(COMMON_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lpthread -o $@
 
+# What make demo and make test need, installed if missing, said in a line.
 deps:
 	$(Q)ci/install-deps.sh
-	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
 	$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs
+
+# Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels.
+kernels:
+	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
 
 check-deps:
 	$(Q)ci/install-deps.sh --check
@@ -169,10 +174,10 @@ check-deps:
 # with "N passed, N failed, N skipped" and the reason for each skip. The
 # directories' .mk files add their programs to TEST_PROGS, their suites to
 # TEST_BATS and what else they need to `test`.
-test: check-deps all test-build bench-build
+test: deps all test-build bench-build
 	$(Q)tests/run-all $(TEST_PROGS) $(TEST_BATS)
 
-demo: check-deps all
+demo: deps all
 	$(Q)testing/demo.sh
 
 bench: bench-micro bench-macro

@@ -10,7 +10,7 @@
 
 /*
  * The one list: name, status, what it means, what to do. The enum below,
- * --help, and the tables of the README and the manual all come from it
+ * --help, and the tables of docs/agent.md and the manual all come from it
  * (tools/exit_status.py writes the tables; `make test` checks them). `x`
  * marks a command or an option.
  */

@@ -52,3 +52,4 @@ if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/fs/bpf; then
 	echo "install-deps: mounting bpffs at /sys/fs/bpf"
 	mount -t bpf bpf /sys/fs/bpf
 fi
+[ ${#missing[@]} -gt 0 ] || echo "install-deps: all ${#packages[@]} Debian packages are installed"

@@ -10,7 +10,7 @@
 # make fuzzers    build the libFuzzer harnesses only
 # make test-kernels   the kernel matrix: the suites KERNEL_SUITES names on each
 #                 kernel of KERNELS, booted under QEMU, and on the host's
-#                 (tests/run-kernels; make deps fetches KERNELS)
+#                 (tests/run-kernels; make kernels fetches KERNELS)
 #
 # `make test` also builds the harnesses and the agent with ASan and UBSan in
 # build-sanitize/, which tests/e2e/hardening.bats runs.
@@ -96,5 +96,5 @@ fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
 stress: check-deps all lab
 	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
 
-test-kernels: check-deps all test-build
+test-kernels: deps kernels all test-build
 	$(Q)KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS)

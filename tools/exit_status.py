@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""The agent's exit statuses in the README and the manual, from their one list.
+"""The agent's exit statuses in docs/agent.md and the manual, from their one list.
 
 exit_status.py [--check]: read AGENT_EXITS in agent/exit_codes.h and write
-its table into README.md and man/fizzbuzzfib-agent.8, between the marker
+its table into docs/agent.md and man/fizzbuzzfib-agent.8, between the marker
 lines there; with --check write nothing, print what differs and exit 1 if
 anything does (make test runs it so). `x` in the list marks a command or an
-option: code in the README, bold in the manual.
+option: code in docs/agent.md, bold in the manual.
 """
 import pathlib
 import re
@@ -15,9 +15,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HEADER = ROOT / "agent/exit_codes.h"
-README = ROOT / "README.md"
+AGENT_DOC = ROOT / "docs/agent.md"
 MANUAL = ROOT / "man/fizzbuzzfib-agent.8"
-README_MARKS = ("<!-- exit statuses: tools/exit_status.py writes this table -->",
+AGENT_DOC_MARKS = ("<!-- exit statuses: tools/exit_status.py writes this table -->",
                 "<!-- end of exit statuses -->")
 MANUAL_MARKS = ('.\\" exit statuses: tools/exit_status.py writes these', '.\\" end of exit statuses')
 
@@ -37,7 +37,7 @@ def read_exits():
     return exits
 
 
-def readme_table(exits):
+def markdown_table(exits):
     rows = ["| code | meaning | what to do |", "|---|---|---|"]
     rows += [f"| {status} | {meaning} | {todo} |".replace("|  |", "| |")
              for status, meaning, todo in exits]
@@ -72,7 +72,7 @@ def main():
     check = sys.argv[1:] == ["--check"]
     exits = read_exits()
     stale = []
-    for path, marks, lines in ((README, README_MARKS, readme_table(exits)),
+    for path, marks, lines in ((AGENT_DOC, AGENT_DOC_MARKS, markdown_table(exits)),
                                (MANUAL, MANUAL_MARKS, manual_entries(exits))):
         new = replace_between(path, marks, lines)
         if new == path.read_text():

@@ -20,6 +20,9 @@ rm -f "$dir"/udev_*.deb
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
-(cd "$tmp" && chown _apt "$tmp" 2>/dev/null; apt-get download -qq "udev=$version")
+download() { (cd "$tmp" && apt-get download -qq "udev=$version"); }
+chown _apt "$tmp" 2>/dev/null || true
+# The package lists may never have been read on this machine.
+download 2>/dev/null || { apt-get update -qq && download; }
 mv "$tmp"/udev_*.deb "$dir/"
 echo "fetch-udev: $(basename "$dir"/udev_*.deb)"

@@ -69,17 +69,31 @@ teardown() { fbf_bats_teardown; }
 	[ -z "$output" ]
 }
 
-@test "the manual page and the README name every option; their exit statuses are the header's" {
+@test "the manual page and docs/agent.md name every option; their exit statuses are the header's" {
 	local opt
 
 	for opt in $("$AGENT" --help | grep -o -- '--[a-z-]*' | sort -u); do
 		grep -q -- "$(sed 's/-/\\\\-/g' <<<"$opt")" man/fizzbuzzfib-agent.8 ||
 			{ echo "man page lacks $opt" >&2; false; }
-		grep -q -- "$opt" README.md || { echo "README lacks $opt" >&2; false; }
+		grep -q -- "$opt" docs/agent.md || { echo "docs/agent.md lacks $opt" >&2; false; }
 	done
 	# One list in agent/exit_codes.h; the tables are written from it.
 	tools/exit_status.py --check
-	grep -q '^| 13 | cannot use the lock directory' README.md
+	grep -q '^| 13 | cannot use the lock directory' docs/agent.md
 	grep -qx '.B 13' man/fizzbuzzfib-agent.8
 	[[ "$("$AGENT" --help | tr -s ' \n' '  ')" == *" 13 cannot use the lock directory"* ]]
+}
+
+@test "every page the README and docs/ link to exists" {
+	local page link target
+
+	for page in README.md docs/*.md; do
+		for link in $(grep -o '](\([^)#]*\)[)#]' "$page" | sed 's/^](//; s/[)#]$//'); do
+			case "$link" in
+			http://* | https://* | '') continue ;;
+			esac
+			target=$(dirname "$page")/$link
+			[ -e "$target" ] || { echo "$page links to $link, which does not exist" >&2; false; }
+		done
+	done
 }
