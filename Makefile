@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make            build the product into $(OUTPUT): the agent with its XDP
-#                 programs (queue and ring buffer), and the traffic generator
+#                 programs (queue and ring buffer), and the traffic generators
 # make test-build / bench-build   what the tests / the benchmarks run beside it
 #                 (make test and the bench targets build them themselves)
 # make test       run every test (as root: BPF, veth pairs, namespaces)
@@ -76,9 +76,9 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon $(ARCH_INCLUDES
 CFLAGS ?= -O2 -g
 # Frame pointers keep perf call graphs readable.
 CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 $(DEPFLAGS) \
-	  -Icommon -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"' $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
+	  -Icommon -Ilib -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"' $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 CXXFLAGS ?= -O2 -g
-CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon $(DEPFLAGS) \
+CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -Ilib $(DEPFLAGS) \
 	    $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
 LDFLAGS ?=
 LDFLAGS += $(SANITIZE_FLAGS)
@@ -92,11 +92,12 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The scripts find the build here.
 export FBF_BUILD := $(abspath $(OUTPUT))
 
-# What code in each top directory may include beside common/ (the layout's
-# rule: tests/ and bench/ use testing/, tools/, common/ and agent/, never
-# each other).
+# What code in each top directory may include beside common/ and lib/ (the
+# layout's rule: tests/ and bench/ use testing/, tools/ and agent/, never
+# each other). The XDP program sees common/ only: it shares that with
+# userspace, and lib/ is userspace's alone.
 INCLUDES_agent := -Iagent
-INCLUDES_common :=
+INCLUDES_lib :=
 INCLUDES_testing := -Itesting
 INCLUDES_tools := -Itools/trafficgen -Itesting
 INCLUDES_tests := -Itesting -Iagent -Itests/bpf -Itools/trafficgen
@@ -109,7 +110,7 @@ obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
 RINGBUF_OBJ := $(OUTPUT)/fizzbuzzfib_ringbuf.bpf.o
 SKEL := $(OUTPUT)/fizzbuzzfib.skel.h $(OUTPUT)/fizzbuzzfib_ringbuf.skel.h
 
-COMMON_OBJS := $(call obj,$(wildcard common/*.c))
+LIB_OBJS := $(call obj,$(wildcard lib/*.c))
 AGENT_OBJS := $(call obj,$(wildcard agent/*.c))
 
 # Filled in by the directories' .mk files: test programs, bats suites, fuzzers.
@@ -154,7 +155,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	@# libbpf's notes on the object (its .xdp_run_config section, say) only matter if this fails.
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@ 2> $@.log || { cat $@.log >&2; exit 1; }
 
-$(OUTPUT)/agent: $(AGENT_OBJS) $(COMMON_OBJS)
+$(OUTPUT)/agent: $(AGENT_OBJS) $(LIB_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lpthread -o $@
 
@@ -208,7 +209,7 @@ clean:
 
 # Each directory with something to build or run beside the agent keeps its
 # rules in a .mk file of its own.
-include testing/testing.mk tools/trafficgen/trafficgen.mk tests/tests.mk
+include testing/testing.mk tools/trafficgen/trafficgen.mk tools/rawflood/rawflood.mk tests/tests.mk
 include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk
 
 # Only this build's own dependency files: not those of the gate's base, which

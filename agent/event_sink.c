@@ -2,7 +2,7 @@
 /* What is done with each event taken: see event_sink.h. */
 #include "fizzbuzzfib.h"
 #include "event_sink.h"
-#include "metrics.h"
+#include "event_ages.h"
 #include "userspace_util.h"
 
 /* The event age histogram observes one event in this many (a power of 2). */

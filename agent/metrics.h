@@ -14,20 +14,8 @@
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
-
-/* Upper bounds of the event age histogram's buckets, in ns; +Inf follows. */
-#define METRICS_AGE_BUCKETS 8
-extern const __u64 metrics_age_bounds_ns[METRICS_AGE_BUCKETS];
-
-/* Written by the drain loop only; read by scrapes. */
-struct event_ages {
-	__u64 le[METRICS_AGE_BUCKETS];	/* events no older than each bound, not cumulative */
-	__u64 count;
-	__u64 sum_ns;
-};
-
-/* Record one event's age: the drain loop's side, a few plain stores. It samples. */
-void event_ages_observe(struct event_ages *a, __u64 age_ns);
+#include "event_ages.h"
+#include "listen_addr.h"
 
 /* Everything one scrape reports, read at the time of the scrape. */
 struct metrics_snapshot {
@@ -56,12 +44,6 @@ int process_figures_read(struct process_figures *p, double start_time_seconds);
 
 /* The exposition of @s, Prometheus text format 0.0.4. */
 void metrics_format(FILE *out, const struct metrics_snapshot *s);
-
-/*
- * "ADDR:PORT" or "[ADDR]:PORT", numeric, port 1-65535, into @sa. 0 or -EINVAL.
- * Pure, for the unit tests and the fuzzer.
- */
-int parse_listen_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len);
 
 struct metrics_server;
 

@@ -6,33 +6,12 @@
  * device; run time and count from BPF run-time statistics, as
  * ebpf_exporter exports them.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include "metrics.h"
 
 #define PREFIX "fizzbuzzfib_"
-
-const __u64 metrics_age_bounds_ns[METRICS_AGE_BUCKETS] = {
-	10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
-	10000000000ULL, 60000000000ULL,
-};
-
-void event_ages_observe(struct event_ages *a, __u64 age_ns)
-{
-	int i;
-
-	for (i = 0; i < METRICS_AGE_BUCKETS && age_ns > metrics_age_bounds_ns[i]; i++)
-		;
-	/* One writer: a relaxed store of the new value is all a reader needs. */
-	if (i < METRICS_AGE_BUCKETS)
-		__atomic_store_n(&a->le[i], a->le[i] + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&a->sum_ns, a->sum_ns + age_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&a->count, a->count + 1, __ATOMIC_RELAXED);
-}
 
 static void header(FILE *out, const char *name, const char *type, const char *help)
 {
@@ -129,51 +108,4 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	header(out, "prog_run_count_total", "counter",
 	       "Runs of the XDP program counted by BPF run-time statistics.");
 	fprintf(out, PREFIX "prog_run_count_total{device=\"%s\"} %llu\n", dev, s->run_cnt);
-}
-
-static int parse_port(const char *s, in_port_t *port)
-{
-	unsigned long v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || (v = v * 10 + (*s - '0')) > 65535)
-			return -EINVAL;
-	}
-	if (!v)
-		return -EINVAL;
-	*port = htons(v);
-	return 0;
-}
-
-int parse_listen_addr(const char *s, struct sockaddr_storage *sa, socklen_t *len)
-{
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
-	struct sockaddr_in *in = (struct sockaddr_in *)sa;
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon;
-	size_t n;
-
-	memset(sa, 0, sizeof(*sa));
-	if (*s == '[') {
-		colon = strstr(s, "]:");
-		if (!colon || (n = colon - s - 1) >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s + 1, n);
-		host[n] = '\0';
-		in6->sin6_family = AF_INET6;
-		*len = sizeof(*in6);
-		return inet_pton(AF_INET6, host, &in6->sin6_addr) == 1 ?
-		       parse_port(colon + 2, &in6->sin6_port) : -EINVAL;
-	}
-	colon = strrchr(s, ':');
-	if (!colon || (n = colon - s) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	in->sin_family = AF_INET;
-	*len = sizeof(*in);
-	return inet_pton(AF_INET, host, &in->sin_addr) == 1 ? parse_port(colon + 1, &in->sin_port) :
-	       -EINVAL;
 }

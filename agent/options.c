@@ -14,7 +14,7 @@
 #include "escape.h"
 #include "exit_codes.h"
 #include "lock.h"
-#include "metrics.h"
+#include "listen_addr.h"
 #include "options.h"
 #include "xdp_mode.h"
 

@@ -2,7 +2,7 @@
 #
 # The lab that the tests and the benchmarks share: the bare XDP_PASS
 # program, the BPF fixture, the frames, the reference model (and
-# ref_classify, the shell's way to it), the raw frame flooder, wake_probe
+# ref_classify, the shell's way to it), wake_probe
 # (single events, each awaited: lost wake-ups and delivery time), and
 # drain_rate, which fills an agent's queue or ring and times its drain;
 # kernel_facts, what a kernel does with the programs (tests/run-kernels).
@@ -10,27 +10,25 @@
 PASS_OBJ := $(OUTPUT)/xdp_pass.bpf.o
 TESTING_OBJS := $(call obj,testing/bpf_fixture.c testing/frames.c testing/ref_parser.c)
 DRAIN_RATE := $(OUTPUT)/testing/drain_rate
-RAWFLOOD := $(OUTPUT)/testing/rawflood
 WAKE_PROBE := $(OUTPUT)/testing/wake_probe
 REF_CLASSIFY := $(OUTPUT)/testing/ref_classify
 KERNEL_FACTS := $(OUTPUT)/testing/kernel_facts
 
-lab: $(PASS_OBJ) $(DRAIN_RATE) $(RAWFLOOD) $(WAKE_PROBE) $(REF_CLASSIFY) $(KERNEL_FACTS)
+lab: $(PASS_OBJ) $(DRAIN_RATE) $(WAKE_PROBE) $(REF_CLASSIFY) $(KERNEL_FACTS)
 
 $(PASS_OBJ): testing/xdp_pass.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(DRAIN_RATE): $(call obj,testing/drain_rate.c) $(TESTING_OBJS) $(COMMON_OBJS)
-$(KERNEL_FACTS): $(call obj,testing/kernel_facts.c) $(TESTING_OBJS) $(COMMON_OBJS)
+$(DRAIN_RATE): $(call obj,testing/drain_rate.c) $(TESTING_OBJS) $(LIB_OBJS)
+$(KERNEL_FACTS): $(call obj,testing/kernel_facts.c) $(TESTING_OBJS) $(LIB_OBJS)
 $(DRAIN_RATE) $(KERNEL_FACTS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
 $(REF_CLASSIFY): $(call obj,testing/ref_classify.c testing/ref_parser.c)
-$(RAWFLOOD): $(call obj,testing/rawflood.c)
-$(RAWFLOOD) $(REF_CLASSIFY):
+$(REF_CLASSIFY):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@

@@ -24,7 +24,8 @@ KILLS ?= 60
 # BPF_PROG_TEST_RUN. Each links the lab, the agent's metrics exposition and common/.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
-TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics_format.c) $(COMMON_OBJS)
+TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics_format.c agent/event_ages.c \
+		  agent/listen_addr.c) $(LIB_OBJS)
 TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
 
 test-build: $(UNIT_TESTS) $(BPF_TESTS)
@@ -50,12 +51,12 @@ SANITIZE_DIR := build-sanitize
 
 # libFuzzer needs clang; the harnesses compile the parsers they test from source.
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	       -Wall -Wextra -Werror -std=gnu11 -Icommon -DFBF_VERSION='"$(VERSION)"'
+	       -Wall -Wextra -Werror -std=gnu11 -Icommon -Ilib -DFBF_VERSION='"$(VERSION)"'
 
 .PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
 
-$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics_format.c \
-		agent/escape.c agent/xdp_mode.c common/parse_num.c
+$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/listen_addr.c \
+		agent/escape.c agent/xdp_mode.c lib/parse_num.c
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/escape.c
 
 $(FUZZERS):

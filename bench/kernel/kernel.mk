@@ -5,7 +5,7 @@
 # under live traffic and raw floods, and the agent's drain rate and idle cost
 # (as root).
 
-KERNEL_CASES_OBJS := $(call obj,bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(COMMON_OBJS)
+KERNEL_CASES_OBJS := $(call obj,bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
 		$(OUTPUT)/bench/event_parts
 # Beside xdp_pass.bpf.o, where the Makefile includes its .d file.
@@ -21,7 +21,7 @@ $(EVENT_PARTS_OBJ): bench/kernel/event_parts.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/bench/kernel_test_run: $(call obj,bench/kernel/kernel_test_run.c) $(KERNEL_CASES_OBJS)
-$(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(COMMON_OBJS)
+$(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(LIB_OBJS)
 # Only the frames: no fixture, the programs are its own.
 $(OUTPUT)/bench/event_parts: $(call obj,bench/kernel/event_parts.c bench/kernel/kernel_cases.c \
 					testing/frames.c)

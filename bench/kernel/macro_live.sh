@@ -33,7 +33,7 @@ set -euo pipefail
 rounds=${1:-5}
 requests=${2:-2000}
 flood_seconds=${3:-2}
-rawflood=$FBF_BUILD/testing/rawflood
+rawflood=$FBF_BUILD/rawflood
 # Raw frames' (spoofed) sources: 4096 addresses of every class.
 flood_first=10.213.16.1
 flood_count=4096

@@ -18,7 +18,7 @@ PROFILE_INFO := $(OUTPUT)/bench/profile_prog_info
 # The test suite runs the profile scripts too.
 bench-build: $(PROFILE_INFO)
 
-$(PROFILE_INFO): $(call obj,bench/profile/profile_prog_info.c) $(COMMON_OBJS)
+$(PROFILE_INFO): $(call obj,bench/profile/profile_prog_info.c) $(LIB_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@

@@ -79,7 +79,7 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	[ -n "$id" ]
 	[ "$(attached_id)" = "$id" ]
 	[[ "$(fbf_box_prop "$UNIT" StatusText)" == *" on veth0, native mode, queue 4096 events" ]]
-	sent=$(fbf_box "$FBF_BUILD/testing/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
+	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
 	packets=$(metric 'fizzbuzzfib_packets_total{device="veth0"}')
 	echo "sent $sent, counted $packets"
 	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]

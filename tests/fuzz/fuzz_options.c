@@ -15,7 +15,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "metrics.h"
+#include "listen_addr.h"
 #include "options.h"
 #include "xdp_mode.h"
 

@@ -23,7 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../testing/netns.bash"
 
 KILLS=${KILLS:-60}
 FLOOD_SECONDS=${FLOOD_SECONDS:-30}
-RAWFLOOD=$FBF_BUILD/testing/rawflood
+RAWFLOOD=$FBF_BUILD/rawflood
 # Extra client addresses for the HTTP flood, and raw frames' (spoofed) sources:
 # all inside the test namespaces.
 FLOOD_HTTP_SOURCES=$FBF_SUBNET.40-239

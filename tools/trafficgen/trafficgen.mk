@@ -4,7 +4,7 @@
 # a cmocka program in `make test`, and as a libFuzzer harness (tests/tests.mk).
 
 TRAFFICGEN_OBJS := $(call obj,tools/trafficgen/trafficgen.c tools/trafficgen/addrlist.c \
-		     common/parse_num.c)
+		     lib/parse_num.c)
 
 all: $(OUTPUT)/trafficgen
 
