@@ -5,13 +5,11 @@
  * account for every packet and event.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/eventfd.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -28,72 +26,11 @@
 #include "options.h"
 #include "privileges.h"
 #include "service.h"
+#include "signals.h"
 #include "stdfds.h"
 #include "xdp_mode.h"
 #include "summary.h"
 #include "userspace_util.h"
-
-static volatile sig_atomic_t stop_requested;
-/* Stop signals so far: one during the last drain cuts it short. */
-static volatile sig_atomic_t stop_signals;
-static volatile sig_atomic_t stats_requested;
-/* Written on every signal, so that a loop asleep in epoll_wait wakes up for it. */
-static int signal_wake_fd = -1;
-
-static void signal_wake(void)
-{
-	__u64 one = 1;
-	int saved = errno;
-
-	/* EAGAIN only if the counter is full, when a wake-up is pending already. */
-	if (signal_wake_fd >= 0)
-		(void)!write(signal_wake_fd, &one, sizeof(one));
-	errno = saved;
-}
-
-static void on_stop_signal(int signo)
-{
-	stop_requested = signo;
-	stop_signals++;
-	signal_wake();
-}
-
-static void on_stats_signal(int signo)
-{
-	stats_requested = signo;
-	signal_wake();
-}
-
-/*
- * Every signal whose default action would end the agent goes through the
- * same detach, drain and summary as Ctrl-C: a program left attached by a
- * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
- * signals of a fault in the agent itself (SIGSEGV and the like): returning
- * from those would fault again. SA_RESTART: a write to a slow stdout goes on
- * instead of failing with EINTR and losing the lines; the loop's sleeps
- * (epoll_wait, ppoll) end on a signal whatever the flag says, and the
- * eventfd wakes them when another thread took it.
- */
-static void signals_setup(void)
-{
-	static const int stop_signals[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
-		SIGXCPU, SIGXFSZ, SIGPWR, SIGSTKFLT,
-	};
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
-	size_t i;
-	int sig;
-
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
-	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		sigaction(sig, &sa, NULL);
-	sa.sa_handler = on_stats_signal;
-	sigaction(SIGUSR1, &sa, NULL);
-	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
-	signal(SIGPIPE, SIG_IGN);
-}
 
 /* "queue N events" or "ring buffer B bytes (N events)", for the start line. */
 static void transport_describe(const struct attach_spec *spec, char *buf, size_t size)
@@ -213,48 +150,59 @@ static int finish(struct drain *d, int counters_fd, const struct summary_run *ru
 	return read_err ? AGENT_EXIT_FAILURE : err;
 }
 
-int main(int argc, char **argv)
-{
-	struct attachment att = {};
-	struct ifwatch watch = { .nl_fd = -1 };
-	struct metrics_server *metrics = NULL;
-	struct event_ages ages = {};
-	int metrics_fd = -1;
+/* Everything the agent holds from start to exit, so that each step of its life can be a function. */
+struct agent {
 	struct agent_options opts;
-	struct stdfds_closed closed;
-	struct summary_run run;
+	char iface[ESCAPE_IFNAME_SIZE];		/* --iface as logs show it */
+	char iface_json[ESCAPE_IFNAME_SIZE];	/* ... as JSON strings hold it */
+	char iface_label[ESCAPE_IFNAME_SIZE];	/* ... as Prometheus labels hold it */
+	int ifindex;
+	struct timespec started;		/* CLOCK_REALTIME, for process_start_time_seconds */
+	int metrics_fd;				/* listening, not yet served; -1: none */
+	struct metrics_server *metrics;
+	struct event_ages ages;
 	struct iface_lock lock;
-	enum drain_end end = DRAIN_SIGNAL;
+	bool stale_removed;			/* the lock's record may be dropped at exit */
 	struct attach_spec spec;
-	struct drain d = {};
-	char iface[ESCAPE_IFNAME_SIZE], iface_json[ESCAPE_IFNAME_SIZE];
-	char iface_label[ESCAPE_IFNAME_SIZE];
-	char transport[96], status[192 + ESCAPE_IFNAME_SIZE];
-	struct timespec started;
-	bool stale_removed = false;
-	int ifindex, ret, err;
+	struct attachment att;
+	struct ifwatch watch;
+	char transport[96];			/* "queue 4096 events", for the start line */
+	struct summary_run run;
+	struct drain d;
+	enum drain_end end;			/* why the live loop ended */
+};
 
-	/* For process_start_time_seconds: counters reset when the agent restarts. */
-	clock_gettime(CLOCK_REALTIME, &started);
+/*
+ * Before anything is attached, so a failure has nothing to undo: the
+ * options, the interface, the privileges, signals and the metrics port.
+ * Returns 0 or an exit status after saying why.
+ */
+static int agent_setup(struct agent *a, int argc, char **argv)
+{
+	struct agent_options *opts = &a->opts;
+	struct stdfds_closed closed;
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &a->started);
 	/* Before anything opens a file, or the lock file could become stdout. */
 	if (stdfds_ensure(&closed))
 		return AGENT_EXIT_FAILURE;
-	options_parse(argc, argv, &opts);
-	if (closed.out && !opts.quiet) {
+	options_parse(argc, argv, opts);
+	if (closed.out && !opts->quiet) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
 	}
-	log_setup(opts.verbose, opts.json);
+	log_setup(opts->verbose, opts->json);
 
 	/* The name as given is for the kernel only; people and parsers get it escaped. */
-	escape_log(iface, sizeof(iface), opts.iface);
-	escape_json(iface_json, sizeof(iface_json), opts.iface);
-	escape_label(iface_label, sizeof(iface_label), opts.iface);
-	ifindex = if_nametoindex(opts.iface);
-	if (!ifindex) {
+	escape_log(a->iface, sizeof(a->iface), opts->iface);
+	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
+	escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
+	a->ifindex = if_nametoindex(opts->iface);
+	if (!a->ifindex) {
 		pr_err("no interface '%s' in this network namespace; list them "
-		       "with 'ip link'\n", iface);
+		       "with 'ip link'\n", a->iface);
 		return AGENT_EXIT_NO_IFACE;
 	}
 	ret = privileges_check();
@@ -262,135 +210,191 @@ int main(int argc, char **argv)
 		return ret;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	signal_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	signals_setup();
 
-	/* Before anything is attached: a port in use is a start-up error, nothing to undo. */
-	if (opts.metrics) {
-		metrics_fd = metrics_listen(opts.metrics);
-		if (metrics_fd < 0)
+	/* A port in use is a start-up error too. */
+	if (opts->metrics) {
+		a->metrics_fd = metrics_listen(opts->metrics);
+		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
-	spec = (struct attach_spec){
-		.mode = opts.mode,
-		.transport = opts.transport,
-		.queue_size = opts.queue_size,
+	a->spec = (struct attach_spec){
+		.mode = opts->mode,
+		.transport = opts->transport,
+		.queue_size = opts->queue_size,
 	};
-	ret = iface_lock_take(&lock, opts.lock_dir, ifindex, iface);
-	if (ret)
-		goto cleanup;
+	return 0;
+}
 
+/*
+ * Take the interface: its lock, what a killed agent left there, then the
+ * program, and say so. Returns 0, or an exit status after saying why, with
+ * nothing attached.
+ */
+static int agent_attach(struct agent *a)
+{
+	int ret, err;
+
+	ret = iface_lock_take(&a->lock, a->opts.lock_dir, a->ifindex, a->iface);
+	if (ret)
+		return ret;
 	bpffs_ensure();
-	ret = stale_remove(ifindex, iface, &lock);
+	ret = stale_remove(a->ifindex, a->iface, &a->lock);
 	if (ret)
-		goto cleanup;
-	stale_removed = true;
-	ret = attachment_attach(&att, ifindex, iface, &spec, &lock);
+		return ret;
+	a->stale_removed = true;
+	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock);
 	if (ret)
-		goto cleanup;
-	run = (struct summary_run){
-		.iface = iface,
-		.iface_json = iface_json,
-		.mode = xdp_mode_name(att.mode),
+		return ret;
+	a->run = (struct summary_run){
+		.iface = a->iface,
+		.iface_json = a->iface_json,
+		.mode = xdp_mode_name(a->att.mode),
 		.start_ns = fbf_monotonic_ns(),
 	};
-	err = ifwatch_start(&watch, ifindex, att.mode);
+	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode);
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
-			"to another namespace: %s\n", iface, strerror(-err));
-	transport_describe(&spec, transport, sizeof(transport));
+			"to another namespace: %s\n", a->iface, strerror(-err));
+	transport_describe(&a->spec, a->transport, sizeof(a->transport));
 	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
-		FBF_PROG_NAME, xdp_program__id(att.prog), iface, xdp_mode_name(att.mode),
-		att.dispatcher ? "libxdp dispatcher" : "no dispatcher", transport);
-	ifstate_warn_down(opts.iface, iface);
+		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
+		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", a->transport);
+	ifstate_warn_down(a->opts.iface, a->iface);
+	return 0;
+}
 
-	d = (struct drain){
-		.transport = spec.transport,
-		.events_fd = attachment_events_fd(&att),
-		.doorbell_fd = attachment_doorbell_fd(&att),
-		.reader_asleep = att.obj.reader_asleep,
-		.wake_fd = signal_wake_fd,
-		.watch = &watch,
-		.count = opts.count,
-		.deadline_ns = opts.duration_ns ? run.start_ns + opts.duration_ns : 0,
-		.stats_interval_ns = opts.stats_interval_ns,
-		.next_stats_ns = run.start_ns + opts.stats_interval_ns,
-		.stop = &stop_requested,
-		.stops = &stop_signals,
-		.stats = &stats_requested,
+/* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */
+static int agent_serve(struct agent *a)
+{
+	const struct agent_options *opts = &a->opts;
+	char status[192 + ESCAPE_IFNAME_SIZE];
+	struct drain *d = &a->d;
+	int err;
+
+	*d = (struct drain){
+		.transport = a->spec.transport,
+		.events_fd = attachment_events_fd(&a->att),
+		.doorbell_fd = attachment_doorbell_fd(&a->att),
+		.reader_asleep = a->att.obj.reader_asleep,
+		.wake_fd = signals_wake_fd,
+		.watch = &a->watch,
+		.count = opts->count,
+		.deadline_ns = opts->duration_ns ? a->run.start_ns + opts->duration_ns : 0,
+		.stats_interval_ns = opts->stats_interval_ns,
+		.next_stats_ns = a->run.start_ns + opts->stats_interval_ns,
+		.stop = &signals_stop,
+		.stops = &signals_stops,
+		.stats = &signals_stats,
 		.watchdog_interval_ns = service_watchdog_interval_ns(),
-		.sink.ages = opts.metrics ? &ages : NULL,
+		.sink.ages = opts->metrics ? &a->ages : NULL,
 	};
-	output_init(&d.sink.out, opts.json, opts.quiet);
-	err = drain_open(&d);
+	output_init(&d->sink.out, opts->json, opts->quiet);
+	err = drain_open(d);
 	if (err) {
-		pr_err("cannot read the event %s: %s\n", fbf_transport_name(spec.transport),
+		pr_err("cannot read the event %s: %s\n", fbf_transport_name(d->transport),
 		       strerror(-err));
-		ret = AGENT_EXIT_FAILURE;
+		return AGENT_EXIT_FAILURE;
 	}
-	if (!ret && metrics_fd >= 0) {
+	if (a->metrics_fd >= 0) {
 		struct metrics_source src = {
-			.device = iface_label,
-			.transport = fbf_transport_name(spec.transport),
-			.mode = run.mode,
-			.counters_fd = attachment_counters_fd(&att),
-			.prog_fd = attachment_prog_fd(&att),
-			.delivered = &d.sink.delivered,
-			.start_time_seconds = started.tv_sec + started.tv_nsec / 1e9,
-			.ages = &ages,
+			.device = a->iface_label,
+			.transport = fbf_transport_name(d->transport),
+			.mode = a->run.mode,
+			.counters_fd = attachment_counters_fd(&a->att),
+			.prog_fd = attachment_prog_fd(&a->att),
+			.delivered = &d->sink.delivered,
+			.start_time_seconds = a->started.tv_sec + a->started.tv_nsec / 1e9,
+			.ages = &a->ages,
 		};
 
-		metrics = metrics_serve(metrics_fd, opts.metrics, &src);
-		metrics_fd = -1;
-		if (metrics)
-			pr_info("metrics at http://%s/metrics\n", opts.metrics);
-		else
-			ret = AGENT_EXIT_METRICS;
+		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
+		a->metrics_fd = -1;
+		if (!a->metrics)
+			return AGENT_EXIT_METRICS;
+		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
-	if (!ret) {
-		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
-			 xdp_program__id(att.prog), iface, run.mode, transport);
-		service_ready(status);
-	}
-	while (!ret) {
-		end = drain_live(&d);
-		if (end == DRAIN_WATCHDOG)
+	snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
+		 xdp_program__id(a->att.prog), a->iface, a->run.mode, a->transport);
+	service_ready(status);
+	return 0;
+}
+
+/* Print events until a reason to stop. Returns the exit status that reason calls for. */
+static int agent_run(struct agent *a)
+{
+	int ret = 0;
+
+	for (;;) {
+		a->end = drain_live(&a->d);
+		if (a->end == DRAIN_WATCHDOG)
 			service_watchdog();
-		else if (end == DRAIN_STATS)
-			ret = summary_running(&d, attachment_counters_fd(&att), &run);
+		else if (a->end == DRAIN_STATS)
+			ret = summary_running(&a->d, attachment_counters_fd(&a->att), &a->run);
 		else
 			break;
+		if (ret)
+			return ret;
 	}
-	if (!ret)
-		ret = report_end(end, &d, &att, &watch);
+	return report_end(a->end, &a->d, &a->att, &a->watch);
+}
 
-	/* Detached, the program starts no run that could add an event after the drain. */
-	err = attachment_detach(&att);
+/*
+ * Detach first, so that the program starts no run that could add an event
+ * after the last drain; then drain and account. Returns @ret, or the first
+ * failure of these if @ret is 0.
+ */
+static int agent_stop(struct agent *a, int ret)
+{
+	struct drain *d = &a->d;
+	int err;
+
+	err = attachment_detach(&a->att);
 	if (err && !ret)
 		ret = err;
-	run.elapsed_ns = fbf_monotonic_ns() - run.start_ns;
-	err = finish(&d, attachment_counters_fd(&att), &run);
+	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
+	err = finish(d, attachment_counters_fd(&a->att), &a->run);
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
-	if (d.sink.out.err && d.sink.out.err != EPIPE && end != DRAIN_OUTPUT_ERROR) {
-		pr_err("cannot write events to stdout: %s\n", strerror(d.sink.out.err));
+	if (d->sink.out.err && d->sink.out.err != EPIPE && a->end != DRAIN_OUTPUT_ERROR) {
+		pr_err("cannot write events to stdout: %s\n", strerror(d->sink.out.err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}
+	return ret;
+}
 
-cleanup:
+/* Release everything, however far the agent got. */
+static void agent_cleanup(struct agent *a)
+{
 	/* The last scrape reads the maps: stop serving before they go. */
-	metrics_stop(metrics);
-	if (metrics_fd >= 0)
-		close(metrics_fd);
-	drain_close(&d);
-	ifwatch_stop(&watch);
-	attachment_close(&att);
+	metrics_stop(a->metrics);
+	if (a->metrics_fd >= 0)
+		close(a->metrics_fd);
+	drain_close(&a->d);
+	ifwatch_stop(&a->watch);
+	attachment_close(&a->att);
 	/* Its record names nothing attached any more: leave no file behind. */
-	if (stale_removed && !att.attached)
-		iface_lock_drop(&lock);
+	if (a->stale_removed && !a->att.attached)
+		iface_lock_drop(&a->lock);
 	else
-		iface_lock_release(&lock);
+		iface_lock_release(&a->lock);
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a = { .metrics_fd = -1, .watch.nl_fd = -1, .end = DRAIN_SIGNAL };
+	int ret;
+
+	ret = agent_setup(&a, argc, argv);
+	if (ret)
+		return ret;
+	ret = agent_attach(&a);
+	if (!ret) {
+		ret = agent_serve(&a) ?: agent_run(&a);
+		ret = agent_stop(&a, ret);
+	}
+	agent_cleanup(&a);
 	return ret;
 }
