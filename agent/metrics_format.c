@@ -41,10 +41,6 @@ static void process_format(FILE *out, const struct process_figures *p)
 
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
 {
-	static const char *const class_label[FBF_NR_CLASSES] = {
-		[FBF_NONE] = "none", [FBF_FIZZ] = "fizz", [FBF_BUZZ] = "buzz",
-		[FBF_FIZZBUZZ] = "fizzbuzz", [FBF_FIBONACCI] = "fibonacci",
-	};
 	const struct fbf_counters *c = &s->counters;
 	__u64 produced = fbf_events_produced(c);
 	__u64 accounted = s->delivered + fbf_events_lost(c), cumulative = 0;
@@ -71,7 +67,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	header(out, "classified_total", "counter", "IPv4 frames by the class of their source.");
 	for (i = 0; i < FBF_NR_CLASSES; i++)
 		fprintf(out, PREFIX "classified_total{device=\"%s\",class=\"%s\"} %llu\n", dev,
-			class_label[i], c->by_class[i]);
+			fbf_class_key(i), c->by_class[i]);
 
 	header(out, "events_total", "counter",
 	       "Events produced, by what became of them: read by the agent, or lost to a full "

@@ -6,57 +6,86 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "counter_fields.h"
 #include "counters_read.h"
 #include "exit_codes.h"
 #include "log.h"
 #include "summary.h"
 #include "userspace_util.h"
 
+/* Append " key=value", or with @json ",\"key\":value", to @buf; the new length. */
+static size_t put(char *buf, size_t len, size_t size, const char *key, __u64 v, bool json)
+{
+	if (len < size)
+		len += snprintf(buf + len, size - len, json ? ",\"%s\":%llu" : " %s=%llu", key, v);
+	return len;
+}
+
+/* Append the counters of @group, in the table's order. */
+static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_counters *c,
+			enum fbf_counter_group group, bool json)
+{
+	size_t i;
+
+	for (i = 0; i < fbf_counter_nr_fields; i++)
+		if (fbf_counter_fields[i].group == group)
+			len = put(buf, len, size, fbf_counter_fields[i].key,
+				  fbf_counter_value(c, &fbf_counter_fields[i]), json);
+	return len;
+}
+
+/* Append the events: produced, delivered, the losses, queued. */
+static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_counters *c,
+			 __u64 delivered, bool json)
+{
+	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
+
+	len = put(buf, len, size, "produced", produced, json);
+	len = put(buf, len, size, "delivered", delivered, json);
+	len = put_group(buf, len, size, c, FBF_COUNTERS_LOSSES, json);
+	return put(buf, len, size, "queued", produced > accounted ? produced - accounted : 0, json);
+}
+
 /*
  * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
- * object {"type": KIND, ...}, on stderr. queued is what the counters say was
- * produced and neither delivered nor lost yet: the queue's (or ring's) depth,
- * which a queue map cannot report itself.
+ * object {"type": KIND, ...}, on stderr, the keys from counter_fields.h.
+ * queued is what the counters say was produced and neither delivered nor
+ * lost yet: the queue's (or ring's) depth, which a queue map cannot report
+ * itself.
  */
 static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
 			  const struct summary_run *run, __u64 elapsed_ns, bool json)
 {
-	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
-	__u64 queued = produced > accounted ? produced - accounted : 0;
+	char line[1024];
+	size_t len;
 
 	if (json) {
-		fprintf(stderr, "{\"type\":\"%s\",\"iface\":\"%s\",\"mode\":\"%s\","
-			"\"seconds\":%.3f,\"packets\":%llu,\"non_ipv4\":%llu,\"malformed\":%llu,"
-			"\"none\":%llu,\"fizz\":%llu,\"buzz\":%llu,\"fizzbuzz\":%llu,"
-			"\"fibonacci\":%llu,\"produced\":%llu,\"delivered\":%llu,"
-			"\"lost_queue_full\":%llu,\"lost_queue_busy\":%llu,\"queued\":%llu}\n",
-			kind, run->iface_json, run->mode, elapsed_ns / 1e9, c->packets, c->non_ipv4,
-			c->malformed, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ],
-			c->by_class[FBF_BUZZ], c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI],
-			produced, delivered, c->queue_full, c->queue_busy, queued);
+		len = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"iface\":\"%s\","
+			       "\"mode\":\"%s\",\"seconds\":%.3f", kind, run->iface_json,
+			       run->mode, elapsed_ns / 1e9);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, true);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, true);
+		put_events(line, len, sizeof(line), c, delivered, true);
+		fprintf(stderr, "%s}\n", line);
 		return;
 	}
 	if (!strcmp(kind, "stats")) {
 		/* One line per interval, so that a log reader sees each account whole. */
-		pr_info("stats seconds=%.2f packets=%llu non_ipv4=%llu "
-			"malformed=%llu none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu "
-			"produced=%llu delivered=%llu lost_queue_full=%llu lost_queue_busy=%llu "
-			"queued=%llu\n", elapsed_ns / 1e9, c->packets, c->non_ipv4, c->malformed,
-			c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
-			c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI], produced, delivered,
-			c->queue_full, c->queue_busy, queued);
+		len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
+		put_events(line, len, sizeof(line), c, delivered, false);
+		pr_info("stats %s\n", line);
 		return;
 	}
 	pr_info("%s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,
 		elapsed_ns / 1e9);
-	pr_info("%s packets=%llu non_ipv4=%llu malformed=%llu\n", kind,
-		c->packets, c->non_ipv4, c->malformed);
-	pr_info("%s none=%llu fizz=%llu buzz=%llu fizzbuzz=%llu fibonacci=%llu\n",
-		kind, c->by_class[FBF_NONE], c->by_class[FBF_FIZZ], c->by_class[FBF_BUZZ],
-		c->by_class[FBF_FIZZBUZZ], c->by_class[FBF_FIBONACCI]);
-	pr_info("%s produced=%llu delivered=%llu lost_queue_full=%llu "
-		"lost_queue_busy=%llu queued=%llu\n", kind, produced, delivered, c->queue_full,
-		c->queue_busy, queued);
+	put_group(line, 0, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
+	pr_info("%s%s\n", kind, line);
+	put_group(line, 0, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
+	pr_info("%s%s\n", kind, line);
+	put_events(line, 0, sizeof(line), c, delivered, false);
+	pr_info("%s%s\n", kind, line);
 }
 
 int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run)

@@ -9,29 +9,44 @@
 
 #include <linux/types.h>
 
-/* Classes have stable values: they travel to userspace and into logs. */
+/*
+ * The classes, once: value, name in the event output, key in accounts (the
+ * summary, JSON, metrics labels). Values are stable: they travel to
+ * userspace and into logs.
+ */
+#define FBF_CLASSES(X)				\
+	X(FBF_NONE, 0, "none", "none")		\
+	X(FBF_FIZZ, 1, "Fizz", "fizz")		\
+	X(FBF_BUZZ, 2, "Buzz", "buzz")		\
+	X(FBF_FIZZBUZZ, 3, "FizzBuzz", "fizzbuzz")	\
+	X(FBF_FIBONACCI, 4, "Fibonacci", "fibonacci")
+
 enum fbf_class {
-	FBF_NONE = 0,
-	FBF_FIZZ = 1,
-	FBF_BUZZ = 2,
-	FBF_FIZZBUZZ = 3,
-	FBF_FIBONACCI = 4,
+#define FBF_CLASS_ENUM(id, value, name, key) id = value,
+	FBF_CLASSES(FBF_CLASS_ENUM)
+#undef FBF_CLASS_ENUM
 	FBF_NR_CLASSES,
 };
 
+/* "Fizz", ...: what the agent prints for an event. */
 static inline const char *fbf_class_name(__u32 class_id)
 {
 	switch (class_id) {
-	case FBF_NONE:
-		return "none";
-	case FBF_FIZZ:
-		return "Fizz";
-	case FBF_BUZZ:
-		return "Buzz";
-	case FBF_FIZZBUZZ:
-		return "FizzBuzz";
-	case FBF_FIBONACCI:
-		return "Fibonacci";
+#define FBF_CLASS_NAME(id, value, name, key) case id: return name;
+	FBF_CLASSES(FBF_CLASS_NAME)
+#undef FBF_CLASS_NAME
+	default:
+		return "invalid";
+	}
+}
+
+/* "fizz", ...: a class's key in the summary, JSON and metrics labels. */
+static inline const char *fbf_class_key(__u32 class_id)
+{
+	switch (class_id) {
+#define FBF_CLASS_KEY(id, value, name, key) case id: return key;
+	FBF_CLASSES(FBF_CLASS_KEY)
+#undef FBF_CLASS_KEY
 	default:
 		return "invalid";
 	}

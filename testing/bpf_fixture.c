@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_fixture.h"
+#include "counter_fields.h"
 #include "counters_read.h"
 
 /* libbpf's warnings only, as TAP comments: its info lines are noise in a test log. */
@@ -157,28 +158,6 @@ int bpf_fixture_counters(struct bpf_fixture *fx, struct fbf_counters *sum)
 	return fbf_counters_read(fx->counters_fd, sum);
 }
 
-#define COUNTER_FIELD(field) { #field, offsetof(struct fbf_counters, field) }
-
-static const struct {
-	const char *name;
-	size_t offset;
-} counter_fields[] = {
-	COUNTER_FIELD(packets),
-	COUNTER_FIELD(by_class[FBF_NONE]),
-	COUNTER_FIELD(by_class[FBF_FIZZ]),
-	COUNTER_FIELD(by_class[FBF_BUZZ]),
-	COUNTER_FIELD(by_class[FBF_FIZZBUZZ]),
-	COUNTER_FIELD(by_class[FBF_FIBONACCI]),
-	COUNTER_FIELD(non_ipv4),
-	COUNTER_FIELD(malformed),
-	COUNTER_FIELD(queue_full),
-	COUNTER_FIELD(queue_busy),
-};
-
-/* A counter added to struct fbf_counters must be added above, or it goes unchecked. */
-_Static_assert(sizeof(counter_fields) / sizeof(counter_fields[0]) * sizeof(__u64) ==
-	       sizeof(struct fbf_counters), "counter_fields does not cover struct fbf_counters");
-
 int fbf_counters_diff(const struct fbf_counters *got, const struct fbf_counters *want,
 		      char *msg, size_t size)
 {
@@ -188,16 +167,15 @@ int fbf_counters_diff(const struct fbf_counters *got, const struct fbf_counters 
 
 	if (size)
 		msg[0] = '\0';
-	for (i = 0; i < sizeof(counter_fields) / sizeof(counter_fields[0]); i++) {
-		__u64 g, w;
+	for (i = 0; i < fbf_counter_nr_fields; i++) {
+		__u64 g = fbf_counter_value(got, &fbf_counter_fields[i]);
+		__u64 w = fbf_counter_value(want, &fbf_counter_fields[i]);
 
-		memcpy(&g, (const char *)got + counter_fields[i].offset, sizeof(g));
-		memcpy(&w, (const char *)want + counter_fields[i].offset, sizeof(w));
 		if (g == w)
 			continue;
 		if (len < size)
 			len += snprintf(msg + len, size - len, "%s%s: got %llu, want %llu",
-					differ ? "; " : "", counter_fields[i].name,
+					differ ? "; " : "", fbf_counter_fields[i].key,
 					(unsigned long long)g, (unsigned long long)w);
 		differ++;
 	}
