@@ -140,15 +140,13 @@ $(OUTPUT)/obj/%.o: %.cc
 	@mkdir -p $(@D)
 	$(Q)$(CXX) $(CXXFLAGS) $(INCLUDES_$(firstword $(subst /, ,$*))) -c $< -o $@
 
-$(OUTPUT)/%.bpf.o: xdp/%.bpf.c
+# One source, one object per event transport; a variant's flags (the canary's
+# -include) reach both.
+$(RINGBUF_OBJ): BPF_TRANSPORT := -DFBF_TRANSPORT_RINGBUF
+$(OUTPUT)/fizzbuzzfib.bpf.o $(RINGBUF_OBJ): xdp/fizzbuzzfib.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_VARIANT) -c $< -o $@
-
-$(RINGBUF_OBJ): xdp/fizzbuzzfib.bpf.c
-	$(call msg,BPF,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DFBF_TRANSPORT_RINGBUF -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_VARIANT) $(BPF_TRANSPORT) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
