@@ -7,7 +7,9 @@
 # make test       run every test (as root: BPF, veth pairs, namespaces)
 # make test-kernels   the tests on other kernels, booted under QEMU (see tests/tests.mk)
 # make demo       show the agent on a veth pair
-# make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results
+# make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results,
+#                 and all their figures with the host and date in results/figures.md
+# make bench-figures  that page again, from whatever benchmarks ran last
 # make bench-micro    the classifier in userspace: timing and instruction counts
 # make bench-macro    the XDP program in the kernel (as root)
 # make bench-check    the regression gate: this tree against the base revision that
@@ -121,7 +123,8 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install uninstall bench
+.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install uninstall bench \
+	bench-figures
 
 all: $(OUTPUT)/agent
 # The lab the tests and the benchmarks share (testing/), then each one's own
@@ -179,7 +182,14 @@ test: deps all test-build bench-build
 demo: deps all
 	$(Q)testing/demo.sh
 
+# The figures of every benchmark run into $(OUTPUT)/results, each with its host and date.
+WRITE_FIGURES = bench/report.py figures $(OUTPUT)/results $(OUTPUT)/results/figures.md
+
 bench: bench-micro bench-macro
+	$(Q)$(WRITE_FIGURES)
+
+bench-figures:
+	$(Q)$(WRITE_FIGURES)
 
 # The agent as a system service: binary, manual page, systemd unit.
 PREFIX ?= /usr/local

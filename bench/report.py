@@ -5,6 +5,8 @@
   report.py gbench GBENCH.json BMF.json      Google Benchmark JSON (micro timing)
   report.py callgrind DIR BMF.json           callgrind.out files named BATCH__VARIANT.out
   report.py samples SAMPLES.tsv BMF.json     rows "benchmark<TAB>measure<TAB>value"
+  report.py figures RESULTS_DIR OUT.md       every BMF file there as tables, each with the
+                                             machine, kernel, date and commit it came from
 
 BMF: {"BENCH": {"MEASURE": {"value": V, "lower_value": L, "upper_value": U}}}, as read by
 `bencher run --adapter json --file BMF.json`. Timings are reported as the median of the
@@ -15,6 +17,8 @@ import os
 import statistics
 import sys
 from collections import defaultdict
+
+from measured_on import MEASURED_FILE, record
 
 # Estimated cycles from callgrind's cache simulation, the weights Iai uses.
 LL_HIT_CYCLES = 5
@@ -29,6 +33,13 @@ def bmf_entry(values):
             "upper_value": max(values)}
 
 
+def fmt(value):
+    """A figure as a table shows it: whole above a thousand, else four significant digits."""
+    if abs(value) >= 1000 or float(value).is_integer():
+        return f"{value:.0f}"
+    return f"{value:.4g}"
+
+
 def write_json(path, data):
     with open(path, "w") as out:
         json.dump(data, out, indent=2, sort_keys=True)
@@ -37,6 +48,7 @@ def write_json(path, data):
 
 def write_bmf(path, bmf):
     write_json(path, bmf)
+    record(path)
     print(f"\nBencher Metric Format: {path}")
 
 
@@ -154,9 +166,52 @@ def report_samples(src, dst):
     write_bmf(dst, bmf)
 
 
+# The order make bench writes them in; any other BMF file there follows, by name.
+FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
+                 "flood", "metrics"]
+
+
+def report_figures(src, dst):
+    """The figures of a results directory as one page, each file under its host and date."""
+    try:
+        with open(os.path.join(src, MEASURED_FILE)) as f:
+            measured = json.load(f)
+    except OSError:
+        sys.exit(f"report: no benchmark results in {src}: run make bench (or bench-micro, "
+                 "bench-macro) first")
+    rank = {name: i for i, name in enumerate(FIGURES_ORDER)}
+    files = sorted(measured, key=lambda n: (rank.get(n[:-len(".bmf.json")], len(rank)), n))
+    lines = ["# Benchmark figures", "",
+             f"From `{os.path.abspath(src)}`. Each file's figures are of the host, kernel and "
+             "moment named above its table, and compare only with figures measured beside "
+             "them in the same run. value: the median of the samples (or the exact count); "
+             "min and max: the samples' range.", ""]
+    for name in files:
+        path = os.path.join(src, name)
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            bmf = json.load(f)
+        m = measured[name]
+        lines += [f"## {name[:-len('.bmf.json')]}", "",
+                  f"Measured on {m['machine']}, kernel {m['kernel']}, {m['date']}, "
+                  f"commit {m['commit']}.", "",
+                  "| benchmark | measure | value | min | max |", "|---|---|---|---|---|"]
+        for bench in sorted(bmf):
+            for measure, e in sorted(bmf[bench].items()):
+                lines.append(f"| {bench} | {measure} | {fmt(e['value'])} | "
+                             f"{fmt(e.get('lower_value', e['value']))} | "
+                             f"{fmt(e.get('upper_value', e['value']))} |")
+        lines.append("")
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+    with open(dst, "w") as out:
+        out.write("\n".join(lines))
+    print(f"report: {len(files)} result files from {src} in {dst}")
+
+
 def main():
     modes = {"gbench": report_gbench, "callgrind": report_callgrind,
-             "samples": report_samples}
+             "samples": report_samples, "figures": report_figures}
     if len(sys.argv) != 4 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](sys.argv[2], sys.argv[3])

@@ -20,19 +20,18 @@ to HISTORY, a tab-separated record keyed by machine and kernel that is never a r
 Exit status: 0 no regression; 1 a regression in an exact measure, or a gated measure missing;
 3 a regression in timing measures only, which bench/gate/gate.sh confirms with a second run.
 """
-import datetime
 import math
 import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
 
 # bench/report.py, which every benchmark's tables and BMF files come from.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from report import bmf_entry, callgrind_results, print_table, write_json  # noqa: E402
+from report import bmf_entry, callgrind_results, fmt, print_table, write_json  # noqa: E402
+from measured_on import git_commit, machine, now  # noqa: E402
 
 BASE, AGAIN, CANDIDATE = "base", "base-again", "candidate"
 
@@ -90,24 +89,6 @@ CONFIDENCE = 0.95
 
 EXIT_REGRESSION = 1
 EXIT_TIMING_ONLY = 3
-
-
-def command_output(*argv):
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, check=False)
-        return (out.stdout or out.stderr).splitlines()[0].strip()
-    except (OSError, IndexError):
-        return "unknown"
-
-
-def machine():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return f"{cpu}, {os.cpu_count()} CPUs"
 
 
 def load_samples(paths):
@@ -185,18 +166,6 @@ def judge_timing(samples, bench, measure, worse, floor, abs_floor):
     }
 
 
-def fmt(value):
-    if abs(value) >= 1000 or float(value).is_integer():
-        return f"{value:.0f}"
-    return f"{value:.4g}"
-
-
-def git_commit():
-    sha = command_output("git", "rev-parse", "--short=12", "HEAD")
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], check=False).returncode
-    return sha + ("-dirty" if dirty else "")
-
-
 def check(out_dir, history, inputs):
     samples = defaultdict(lambda: defaultdict(list))
     tsvs = []
@@ -271,15 +240,14 @@ def check(out_dir, history, inputs):
             arm_bmf.setdefault(bench, {})[measure] = bmf_entry(values)
         write_json(os.path.join(out_dir, f"{name}.bmf.json"), arm_bmf)
 
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    commit, host, kernel = git_commit(), machine(), platform.release()
+    date, commit, host, kernel = now(), git_commit(), machine(), platform.release()
     new_history = not os.path.exists(history)
     with open(history, "a") as f:
         if new_history:
             f.write("# commit\tdate\tmachine\tkernel\tbenchmark\tmeasure\tbase\tcandidate"
                     "\tchange%\tverdict\n")
         for h in hist:
-            f.write("\t".join([commit, now, host, kernel] + h) + "\n")
+            f.write("\t".join([commit, date, host, kernel] + h) + "\n")
 
     print(f"\ngate: results in Bencher Metric Format in {out_dir} (gate, base, candidate); "
           f"history: {history}")

@@ -30,3 +30,22 @@ setup() { fbf_bench_setup; }
 	check_bmf "$RESULTS/micro-timing.bmf.json" classifier/SourceAddr/v4 \
 		classifier/SourceAddr/v3 classifier/RandomBatch/v4 classifier/RandomBatch/v3
 }
+
+@test "the figures page shows each result file under the host, kernel and date it ran on" {
+	# Nothing measured yet: one line that says what to run.
+	run bench/report.py figures "$RESULTS" "$RESULTS/figures.md"
+	[ "$status" -ne 0 ]
+	[[ "$output" == "report: no benchmark results in $RESULTS: run make bench"* ]]
+
+	FBF_MICRO_REPS=2 FBF_RESULTS=$RESULTS bench/micro/micro.sh >/dev/null
+	run bench/report.py figures "$RESULTS" "$RESULTS/figures.md"
+	[ "$status" -eq 0 ]
+	cat "$RESULTS/figures.md"
+	for f in micro-timing micro-count; do
+		grep -qx "## $f" "$RESULTS/figures.md"
+	done
+	[ "$(grep -cE "^Measured on .+, kernel $(uname -r), [0-9]{4}-[0-9]{2}-[0-9]{2}T.*, commit \
+[0-9a-f]{12}" "$RESULTS/figures.md")" -eq 2 ]
+	grep -q '^| classifier/SourceAddr/v4 | latency | ' "$RESULTS/figures.md"
+	grep -q '^| classifier/RandomBatch/v3 | instructions | ' "$RESULTS/figures.md"
+}
