@@ -23,7 +23,9 @@ fbf_cleanup_on_exit cleanup
 fbf_net_up "$work"
 echo "demo: client namespace $FBF_NS_CLI (${FBF_SOURCES[*]})"
 echo "demo: server namespace $FBF_NS_SRV ($FBF_SERVER, HTTP on port $FBF_PORT)"
-echo "demo: $ nsenter --net=/run/netns/$FBF_NS_SRV $AGENT --iface $FBF_VETH_SRV --duration 4"
+# The command as typed from the checkout, not with this machine's path to it.
+echo "demo: $ nsenter --net=/run/netns/$FBF_NS_SRV ${AGENT#"$PWD"/} --iface $FBF_VETH_SRV" \
+	"--duration 4"
 echo
 
 # The agent prints events on stdout and its summary on stderr, straight to

@@ -84,16 +84,48 @@ teardown() { fbf_bats_teardown; }
 	[[ "$("$AGENT" --help | tr -s ' \n' '  ')" == *" 13 cannot use the lock directory"* ]]
 }
 
-@test "every page the README and docs/ link to exists" {
-	local page link target
+@test "every page and heading the README and docs/ link to exists" {
+	python3 - README.md docs/*.md <<-'EOF'
+	import os, re, sys
+	def slug(heading):
+	    # GitHub's anchors: lower case, punctuation dropped, spaces to hyphens.
+	    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+	bad = []
+	for page in sys.argv[1:]:
+	    text = open(page).read()
+	    for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+	        if target.startswith(("http://", "https://")):
+	            continue
+	        path = os.path.join(os.path.dirname(page), target) if target else page
+	        if not os.path.exists(path):
+	            bad.append(f"{page} links to {target}, which does not exist")
+	        elif anchor and anchor not in {slug(h) for h in
+	                                       re.findall(r"^#+ (.*)$", open(path).read(), re.M)}:
+	            bad.append(f"{page} links to {target}#{anchor}, a heading {path} lacks")
+	print("\n".join(bad), file=sys.stderr)
+	sys.exit(1 if bad else 0)
+	EOF
+}
 
-	for page in README.md docs/*.md; do
-		for link in $(grep -o '](\([^)#]*\)[)#]' "$page" | sed 's/^](//; s/[)#]$//'); do
-			case "$link" in
-			http://* | https://* | '') continue ;;
-			esac
-			target=$(dirname "$page")/$link
-			[ -e "$target" ] || { echo "$page links to $link, which does not exist" >&2; false; }
-		done
+@test "docs/output.md, docs/metrics.md and the manual name every counter and metric the agent writes" {
+	local key name missing=
+
+	# The counters' one list (lib/counter_fields.c, the classes from the shared
+	# header) and the totals the summary adds to it.
+	for key in $(grep -o 'FIELD("[a-z0-9_]*"' lib/counter_fields.c | cut -d'"' -f2) \
+		$(grep -oE '^\s*X\(FBF_[A-Z]+, [0-9]+, "[A-Za-z]+", "[a-z]+"\)' \
+			common/fizzbuzzfib.h | cut -d'"' -f4) produced delivered queued; do
+		grep -qw -- "$key" docs/output.md || missing+=" docs/output.md:$key"
+		grep -qw -- "$key" man/fizzbuzzfib-agent.8 || missing+=" man:$key"
 	done
+	# The metrics as agent/metrics_format.c writes their headers.
+	for name in $(grep -oE 'header\(out, "[a-z_]+"' agent/metrics_format.c |
+		      sed -E 's/.*"(.*)"/fizzbuzzfib_\1/') \
+		$(grep -oE '# TYPE process_[a-z_]+' agent/metrics_format.c | cut -d' ' -f3); do
+		grep -q -- "\`$name\`\|\`$name{\|, \`$name\`" docs/metrics.md || missing+=" docs/metrics.md:$name"
+	done
+	[ -z "$missing" ] || { echo "not named:$missing" >&2; false; }
+	# Not vacuous: the lists above were read.
+	[ "$(grep -c 'FIELD("' lib/counter_fields.c)" -ge 5 ]
+	grep -q 'header(out, "packets_total"' agent/metrics_format.c
 }
