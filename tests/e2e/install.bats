@@ -3,8 +3,8 @@
 #
 # The agent as installed: make install into a staging tree, the installed
 # binary run from there, its systemd unit and manual page checked by the
-# tools that read them, and the documentation covering every option and
-# exit status the agent has.
+# tools that read them, and the documentation covering every option, exit
+# status, counter and metric the agent has, checked against their one source.
 
 load ../../testing/netns
 
@@ -128,4 +128,19 @@ teardown() { fbf_bats_teardown; }
 	# Not vacuous: the lists above were read.
 	[ "$(grep -c 'FIELD("' lib/counter_fields.c)" -ge 5 ]
 	grep -q 'header(out, "packets_total"' agent/metrics_format.c
+}
+
+@test "the manual and docs/service.md give the unit's no-restart statuses and the binary's version" {
+	local unit man doc
+
+	# The unit is the one source of which exits a restart cannot fix.
+	unit=$(sed -n 's/^RestartPreventExitStatus=//p' systemd/fizzbuzzfib-agent@.service)
+	[ -n "$unit" ]
+	man=$(grep -o 'not after exit statuses [0-9, and]*' man/fizzbuzzfib-agent.8 |
+	      grep -o '[0-9]\+' | xargs)
+	doc=$(grep -o 'restart cannot fix ([0-9, ]*)' docs/service.md | grep -o '[0-9]\+' | xargs)
+	[ "$man" = "$unit" ] || { echo "man page: $man, unit: $unit" >&2; false; }
+	[ "$doc" = "$unit" ] || { echo "docs/service.md: $doc, unit: $unit" >&2; false; }
+	grep -q "^\.TH FIZZBUZZFIB-AGENT 8 [0-9-]* \"fizzbuzzfib $("$AGENT" --version | cut -d' ' -f2)\"" \
+		man/fizzbuzzfib-agent.8
 }
