@@ -168,7 +168,7 @@ def report_samples(src, dst):
 
 # The order make bench writes them in; any other BMF file there follows, by name.
 FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
-                 "flood", "metrics"]
+                 "flood", "metrics", "scrape", "stop"]
 
 
 def report_figures(src, dst):

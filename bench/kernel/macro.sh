@@ -60,3 +60,13 @@ echo "== macro: what --metrics costs the agent, scraped ten times a second, side
 bench/kernel/metrics_rate.sh "${FBF_METRICS_ROUNDS:-5}" "${FBF_METRICS_EVENTS:-200000}" \
 	>"$results/metrics.tsv"
 bench/report.py samples "$results/metrics.tsv" "$results/metrics.bmf.json"
+
+echo
+echo "== macro: a scrape while a thousand idle connections are open (FBF_BASE_AGENT: beside another build) =="
+bench/kernel/scrape_idle.sh "${FBF_SCRAPE_ROUNDS:-5}" >"$results/scrape.tsv"
+bench/report.py samples "$results/scrape.tsv" "$results/scrape.bmf.json"
+
+echo
+echo "== macro: stopping with a backlog, per transport: drained to the end, and cut short by a second SIGTERM =="
+bench/kernel/stop_drain.sh "${FBF_STOP_EVENTS:-2000000}" "${FBF_STOP_CUT:-0.1}" >"$results/stop.tsv"
+bench/report.py samples "$results/stop.tsv" "$results/stop.bmf.json"
