@@ -4,7 +4,8 @@
 # make bench-macro: the XDP program in the kernel, per frame shape and one
 # event's cost part by part through BPF_PROG_TEST_RUN, and under live HTTP
 # traffic and raw floods on a veth pair, and the agent's drain rate and idle
-# cost, on both event transports (queue map and ring buffer) side by side.
+# cost, a scrape beside idle connections and a stop with a backlog, on both
+# event transports (queue map and ring buffer) side by side.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
