@@ -19,6 +19,9 @@
 #    of its own, CGROUP, under the unified one.
 #  - bpf() is in nspawn's default seccomp filter's deny list: allowed here.
 #    A private network: the container makes its own veths.
+#  - BUILD, read-only at its own path, for the tests' tools (rawflood, the
+#    agent run by hand): the lower / has it too, but not if it is under /tmp,
+#    on which nspawn mounts a tmpfs of the container's own.
 set -euo pipefail
 
 [ $# -eq 5 ] || { echo "usage: boot.sh DIR UDEV_DEB SRC BUILD CGROUP" >&2; exit 2; }
@@ -42,7 +45,8 @@ echo $$ >"/sys/fs/cgroup/$cgroup/cgroup.procs"
 
 # basic.target: the system's own services (a database, Prometheus) stay down.
 SYSTEMD_NSPAWN_API_VFS_WRITABLE=1 exec systemd-nspawn --quiet --directory="$dir/root" \
-	--register=no --keep-unit --private-network --system-call-filter=bpf --boot -- \
+	--register=no --keep-unit --private-network --system-call-filter=bpf \
+	--bind-ro="$build" --boot -- \
 	systemd.unit=basic.target \
 	systemd.mask=systemd-sysctl.service systemd.mask=systemd-binfmt.service \
 	systemd.mask=proc-sys-fs-binfmt_misc.automount \
