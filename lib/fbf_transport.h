@@ -19,22 +19,31 @@ enum fbf_transport {
 	FBF_TRANSPORT_RINGBUF,	/* BPF_MAP_TYPE_RINGBUF: read in place, epoll wake-ups */
 };
 
-/* "queue" or "ringbuf". */
+/* Each transport's name, as --transport takes it and the agent prints it: written once. */
+static const char *const fbf_transport_names[] = {
+	[FBF_TRANSPORT_QUEUE] = "queue",
+	[FBF_TRANSPORT_RINGBUF] = "ringbuf",
+};
+
+#define FBF_NR_TRANSPORTS (sizeof(fbf_transport_names) / sizeof(fbf_transport_names[0]))
+
 static inline const char *fbf_transport_name(enum fbf_transport transport)
 {
-	return transport == FBF_TRANSPORT_RINGBUF ? "ringbuf" : "queue";
+	return (size_t)transport < FBF_NR_TRANSPORTS ? fbf_transport_names[transport] : "invalid";
 }
 
-/* The transport named @s ("queue", "ringbuf"): 0, or -EINVAL. */
+/* The transport named @s: 0, or -EINVAL. */
 static inline int fbf_transport_parse(const char *s, enum fbf_transport *out)
 {
-	if (!strcmp(s, "queue"))
-		*out = FBF_TRANSPORT_QUEUE;
-	else if (!strcmp(s, "ringbuf"))
-		*out = FBF_TRANSPORT_RINGBUF;
-	else
-		return -EINVAL;
-	return 0;
+	size_t i;
+
+	for (i = 0; i < FBF_NR_TRANSPORTS; i++) {
+		if (!strcmp(s, fbf_transport_names[i])) {
+			*out = (enum fbf_transport)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /*
