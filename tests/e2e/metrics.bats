@@ -141,7 +141,8 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 		[ "$(metric_value "$m")" != "" ]
 	done
 	info="fizzbuzzfib_agent_info\\{device=\"$FBF_VETH_SRV\",transport=\"$FBF_TRANSPORT\","
-	scrape "http://$METRICS/metrics" | grep -Eqx "${info}mode=\"(native|skb)\"\\} 1"
+	info+="mode=\"(native|skb)\",sample=\"1\""
+	scrape "http://$METRICS/metrics" | grep -Eqx "${info}\\} 1"
 	# Counters never go down while it runs.
 	before=$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")
 	fbf_traffic 1
