@@ -69,6 +69,11 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		pr_err("cannot open the embedded BPF object: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
+	err = fbf_object_set_sample(&a->obj, spec->sample);
+	if (err) {
+		pr_err("cannot sample 1 event in %u: %s\n", spec->sample, strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
 	/*
 	 * The event map is created here rather than by the load inside libxdp's
 	 * attach, so that its id is on record before the program can be on the

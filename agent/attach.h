@@ -21,11 +21,12 @@ struct attachment {
 	bool attached;
 };
 
-/* What to attach: the transport's object, and its event map's size. */
+/* What to attach: the transport's object, its event map's size and its sampling. */
 struct attach_spec {
 	enum xdp_attach_mode mode;
 	enum fbf_transport transport;
 	__u32 queue_size;		/* events the queue or ring holds */
+	__u32 sample;			/* 1 event in this many is sent; 1: all */
 };
 
 /*

@@ -32,17 +32,22 @@
 #include "summary.h"
 #include "userspace_util.h"
 
-/* "queue N events" or "ring buffer B bytes (N events)", for the start line. */
+/*
+ * "queue N events" or "ring buffer B bytes (N events)", then ", 1 event in
+ * S sampled" if sampling, for the start line.
+ */
 static void transport_describe(const struct attach_spec *spec, char *buf, size_t size)
 {
-	__u32 bytes;
+	__u32 bytes = fbf_ring_bytes(spec->queue_size);
+	int n;
 
-	if (spec->transport != FBF_TRANSPORT_RINGBUF) {
-		snprintf(buf, size, "queue %u events", spec->queue_size);
-		return;
-	}
-	bytes = fbf_ring_bytes(spec->queue_size);
-	snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes, fbf_ring_capacity(bytes));
+	if (spec->transport != FBF_TRANSPORT_RINGBUF)
+		n = snprintf(buf, size, "queue %u events", spec->queue_size);
+	else
+		n = snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes,
+			     fbf_ring_capacity(bytes));
+	if (spec->sample > 1 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, ", 1 event in %u sampled", spec->sample);
 }
 
 /* The interface left for another namespace with the program: take it off over there. */
@@ -222,6 +227,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		.mode = opts->mode,
 		.transport = opts->transport,
 		.queue_size = opts->queue_size,
+		.sample = opts->sample,
 	};
 	return 0;
 }
@@ -301,6 +307,7 @@ static int agent_serve(struct agent *a)
 			.device = a->iface_label,
 			.transport = fbf_transport_name(d->transport),
 			.mode = a->run.mode,
+			.sample = opts->sample,
 			.counters_fd = attachment_counters_fd(&a->att),
 			.prog_fd = attachment_prog_fd(&a->att),
 			.delivered = &d->sink.delivered,

@@ -23,6 +23,7 @@ struct metrics_snapshot {
 	const char *version;
 	const char *transport;
 	const char *mode;
+	__u32 sample;		/* 1 event in this many sent */
 	struct fbf_counters counters;
 	__u64 delivered;
 	struct event_ages ages;
@@ -52,6 +53,7 @@ struct metrics_source {
 	const char *device;
 	const char *transport;	/* "queue" or "ringbuf" */
 	const char *mode;
+	__u32 sample;		/* --sample */
 	int counters_fd;
 	int prog_fd;
 	const __u64 *delivered;

@@ -51,9 +51,10 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
 		s->version, s->transport, s->mode);
 	header(out, "agent_info", "gauge",
-	       "What this agent watches: its interface, event transport and XDP mode.");
-	fprintf(out, PREFIX "agent_info{device=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n", dev,
-		s->transport, s->mode);
+	       "What this agent watches: its interface, event transport, XDP mode and "
+	       "sampling (1 event in N sent).");
+	fprintf(out, PREFIX "agent_info{device=\"%s\",transport=\"%s\",mode=\"%s\","
+		"sample=\"%u\"} 1\n", dev, s->transport, s->mode, s->sample);
 	process_format(out, &s->process);
 
 	header(out, "packets_total", "counter", "Frames the XDP program saw.");
@@ -78,6 +79,15 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 		c->queue_full);
 	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_busy\"} %llu\n", dev,
 		c->queue_busy);
+	/*
+	 * A counter of its own, not a result of events_total: those are what
+	 * became of the events produced, so that their sum stays the events
+	 * sent and a share lost stays a share of them, sampled or not.
+	 */
+	header(out, "events_not_sampled_total", "counter",
+	       "Events not sent, by design: 1 in N is, under --sample N.");
+	fprintf(out, PREFIX "events_not_sampled_total{device=\"%s\"} %llu\n", dev,
+		c->not_sampled);
 	header(out, "events_queued", "gauge", "Events produced and not yet read or lost.");
 	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
 		produced > accounted ? produced - accounted : 0);

@@ -58,7 +58,7 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 
 	*s = (struct metrics_snapshot){
 		.device = src->device, .version = FBF_VERSION, .transport = src->transport,
-		.mode = src->mode,
+		.mode = src->mode, .sample = src->sample,
 	};
 	/* Delivered first: every event delivered was produced before it, so never more. */
 	s->delivered = __atomic_load_n(src->delivered, __ATOMIC_RELAXED);

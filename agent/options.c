@@ -23,7 +23,7 @@
 
 
 /* Options with no short form. */
-enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS };
+enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE };
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
 static const char doc_head[] =
@@ -72,6 +72,9 @@ static const struct argp_option argp_options[] = {
 	  "Events the queue or the ring holds, 1..16777216 (default: " STR(FBF_DEFAULT_QUEUE_SIZE)
 	  "); a ring is rounded up to a power-of-two number of pages. Kernel memory: 16 bytes "
 	  "an event in a queue, 24 in a ring (268 MB and 539 MB at the largest)", 0 },
+	{ "sample", OPT_SAMPLE, "N", 0,
+	  "Send 1 event in N, 1..2147483648, on each CPU; the others are counted as not_sampled "
+	  "(default: 1, every event)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
@@ -181,6 +184,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
 		opts->queue_size = v;
 		break;
+	case OPT_SAMPLE:
+		if (parse_u64_range(arg, 1, FBF_SAMPLE_MAX, &v))
+			usage_error("--sample '%s': use a whole number from 1 (every event) to %u",
+				    arg_shown(shown, arg), FBF_SAMPLE_MAX);
+		opts->sample = v;
+		break;
 	case 'd':
 		seconds_option("--duration", arg, AGENT_DURATION_MAX_S, "one year", "10 or 2.5",
 			       &opts->duration_ns);
@@ -252,6 +261,7 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 	*opts = (struct agent_options){
 		.mode = XDP_MODE_UNSPEC,
 		.queue_size = FBF_DEFAULT_QUEUE_SIZE,
+		.sample = FBF_SAMPLE_DEFAULT,
 		.lock_dir = AGENT_LOCK_DIR,
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;

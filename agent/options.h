@@ -24,6 +24,7 @@ struct agent_options {
 	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
 	enum fbf_transport transport;	/* how events reach the agent */
 	__u32 queue_size;		/* events the queue or the ring holds */
+	__u32 sample;			/* send 1 event in this many, 1: every event */
 	__u64 duration_ns;		/* 0: run until stopped */
 	__u64 count;			/* 0: no limit */
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */

@@ -109,25 +109,46 @@ struct fbf_event {
  * Per-CPU counters, one struct per CPU in a single-entry per-CPU array. They
  * account for every frame and every event:
  *   packets  = non_ipv4 + malformed + sum(by_class[*])
- *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI])
+ *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI]) - not_sampled
  *   produced = delivered (read by userspace) + queue_full + queue_busy
  *              + events still in the queue or ring
+ *
+ * not_sampled comes before by_class, and the program counts a frame's class
+ * before it counts it as not sampled: the kernel copies a CPU's struct in
+ * address order, perhaps while the program runs there, so a reader may see
+ * a class counted and its not_sampled not yet, which reads as an event on
+ * its way (as between by_class and the send), and on x86 never the reverse,
+ * which would read as fewer events produced than delivered.
  */
 struct fbf_counters {
 	__u64 packets;			/* every frame the program ran on */
+	__u64 not_sampled;		/* with 1-in-N sampling: events not sent, by design */
 	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE: not pushed */
 	__u64 non_ipv4;			/* not IPv4: IPv6, ARP, 3+ VLAN tags */
 	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
 	__u64 queue_full;		/* queue (-E2BIG) or ring full: event lost */
 	__u64 queue_busy;		/* push failed for another reason (-EBUSY), event lost */
+	/*
+	 * Not a counter: the program's own state, events to pass over before
+	 * the next one is sent (xdp/fizzbuzzfib.bpf.c, sample_skip()).
+	 * Userspace sums it with the rest and reads it never.
+	 */
+	__u64 sample_countdown;
 };
 
-/* Events produced so far: every classified frame but a none. */
+/* Events produced so far: every classified frame but a none, less those not sampled. */
 static inline __u64 fbf_events_produced(const struct fbf_counters *c)
 {
-	return c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] + c->by_class[FBF_FIZZBUZZ] +
-	       c->by_class[FBF_FIBONACCI];
+	__u64 classified = c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] +
+			   c->by_class[FBF_FIZZBUZZ] + c->by_class[FBF_FIBONACCI];
+
+	/* Never below zero on x86 (see above); a wrap elsewhere would read as 2^64. */
+	return classified > c->not_sampled ? classified - c->not_sampled : 0;
 }
+
+/* Sampling: 1 event in N sent, N set at load time; 1, the default, sends every event. */
+#define FBF_SAMPLE_DEFAULT 1U
+#define FBF_SAMPLE_MAX (1U << 31)
 
 /* Events lost: to a full queue or ring, or to a contended queue. */
 static inline __u64 fbf_events_lost(const struct fbf_counters *c)

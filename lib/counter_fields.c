@@ -10,12 +10,17 @@ const struct fbf_counter_field fbf_counter_fields[] = {
 	FIELD("non_ipv4", non_ipv4, FBF_COUNTERS_FRAMES),
 	FIELD("malformed", malformed, FBF_COUNTERS_FRAMES),
 	FBF_CLASSES(CLASS_FIELD)
+	FIELD("not_sampled", not_sampled, FBF_COUNTERS_CLASSES),
 	FIELD("lost_queue_full", queue_full, FBF_COUNTERS_LOSSES),
 	FIELD("lost_queue_busy", queue_busy, FBF_COUNTERS_LOSSES),
 };
 
 const size_t fbf_counter_nr_fields = sizeof(fbf_counter_fields) / sizeof(fbf_counter_fields[0]);
 
-/* A counter added to struct fbf_counters must be added above, or no account shows it. */
-_Static_assert(sizeof(fbf_counter_fields) / sizeof(fbf_counter_fields[0]) * sizeof(__u64) ==
-	       sizeof(struct fbf_counters), "fbf_counter_fields does not cover struct fbf_counters");
+/*
+ * A counter added to struct fbf_counters must be added above, or no account
+ * shows it; sample_countdown, the program's state, is the one field that is none.
+ */
+_Static_assert(sizeof(fbf_counter_fields) / sizeof(fbf_counter_fields[0]) * sizeof(__u64) +
+	       sizeof(((struct fbf_counters *)0)->sample_countdown) == sizeof(struct fbf_counters),
+	       "fbf_counter_fields does not cover struct fbf_counters");

@@ -46,6 +46,21 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	return 0;
 }
 
+int fbf_object_set_sample(struct fbf_object *o, __u32 every)
+{
+	struct fizzbuzzfib_ringbuf_bpf *ring = o->skel;
+	struct fizzbuzzfib_bpf *queue = o->skel;
+
+	if (every < 1 || every > FBF_SAMPLE_MAX)
+		return -EINVAL;
+	/* libbpf creates .rodata from this copy at load, and freezes it. */
+	if (o->transport == FBF_TRANSPORT_RINGBUF)
+		ring->rodata->sample_every = every;
+	else
+		queue->rodata->sample_every = every;
+	return 0;
+}
+
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 {
 	struct bpf_map_info info = {};

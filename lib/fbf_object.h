@@ -35,6 +35,12 @@ struct fbf_object {
 int fbf_object_open(struct fbf_object *o, enum fbf_transport transport);
 
 /*
+ * Before load: send 1 event in @every (1..FBF_SAMPLE_MAX; 1 sends them all),
+ * the program's read-only sample_every. 0 or -EINVAL.
+ */
+int fbf_object_set_sample(struct fbf_object *o, __u32 every);
+
+/*
  * Create the event map for @events events (a queue of that many, or a ring
  * of fbf_ring_bytes()) and have the object use it when it loads, so that
  * its id is known before the program exists: *map_id. 0 or -errno.

@@ -37,6 +37,12 @@ static int ring_take_one(void *ctx, void *data, size_t size)
 
 int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size)
 {
+	return bpf_fixture_load_sampled(fx, transport, queue_size, FBF_SAMPLE_DEFAULT);
+}
+
+int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transport,
+			     __u32 queue_size, __u32 sample)
+{
 	__u32 map_id;
 	int err;
 
@@ -47,7 +53,8 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 	err = fbf_object_open(&fx->obj, transport);
 	if (err)
 		return err;
-	err = fbf_object_events_create(&fx->obj, queue_size, &map_id) ?:
+	err = fbf_object_set_sample(&fx->obj, sample) ?:
+	      fbf_object_events_create(&fx->obj, queue_size, &map_id) ?:
 	      bpf_object__load(fx->obj.obj);
 	if (err) {
 		bpf_fixture_destroy(fx);

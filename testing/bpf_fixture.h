@@ -32,6 +32,10 @@ struct bpf_fixture {
  */
 int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size);
 
+/* The same, with the program sending 1 event in @sample (--sample). 0 or -errno. */
+int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transport,
+			     __u32 queue_size, __u32 sample);
+
 /* Safe on a fixture that failed to load or was never loaded. */
 void bpf_fixture_destroy(struct bpf_fixture *fx);
 
@@ -42,7 +46,10 @@ void bpf_fixture_destroy(struct bpf_fixture *fx);
  */
 bool bpf_fixture_unavailable(int err);
 
-/* Empty the queue or ring and zero the counters on every CPU. 0 or -errno. */
+/*
+ * Empty the queue or ring and zero the counters on every CPU, and with them
+ * the sampling's countdown: the next event on each CPU is sent. 0 or -errno.
+ */
 int bpf_fixture_reset(struct bpf_fixture *fx);
 
 /*

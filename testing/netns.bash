@@ -282,18 +282,19 @@ fbf_stop_agent()
 fbf_check_summary()
 {
 	local err=$1 events=$2 key
-	local packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci produced delivered
-	local lost_queue_full lost_queue_busy
+	local packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci not_sampled produced
+	local delivered lost_queue_full lost_queue_busy
 
-	for key in packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci produced \
-		delivered lost_queue_full lost_queue_busy; do
+	for key in packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci not_sampled \
+		produced delivered lost_queue_full lost_queue_busy; do
 		printf -v "$key" '%s' "$(fbf_summary_value "$err" "$key")"
 		[ -n "${!key}" ] || { echo "summary incomplete: no $key" >&2; return 1; }
 	done
-	[ "$packets" -eq $((non_ipv4 + malformed + none + produced)) ] ||
+	[ "$packets" -eq $((non_ipv4 + malformed + none + not_sampled + produced)) ] ||
 		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
-	[ "$produced" -eq $((fizz + buzz + fizzbuzz + fibonacci)) ] ||
-		{ echo "produced $produced != sum of classes" >&2; return 1; }
+	[ $((produced + not_sampled)) -eq $((fizz + buzz + fizzbuzz + fibonacci)) ] ||
+		{ echo "produced $produced + not_sampled $not_sampled != sum of classes" >&2
+		  return 1; }
 	[ "$produced" -eq $((delivered + lost_queue_full + lost_queue_busy)) ] ||
 		{ echo "produced $produced != delivered $delivered + lost" \
 		       "$((lost_queue_full + lost_queue_busy))" >&2; return 1; }

@@ -11,7 +11,8 @@
  *   4. IPv4 at offset L: fewer than 20 bytes left, version != 4 or IHL < 5,
  *      or fewer than IHL * 4 bytes left: malformed.
  *   5. Otherwise the source address (offset L + 12, big endian) is
- *      classified; every class but none pushes an event.
+ *      classified; every class but none pushes an event, or under 1-in-N
+ *      sampling one in N of them on each CPU (struct ref_sampling).
  *
  * Every frame passes (XDP_PASS) and counts in packets, and in exactly one of
  * non_ipv4, malformed or by_class[class].
@@ -107,7 +108,8 @@ void ref_parse(const void *frame, size_t len, struct ref_verdict *v)
 	v->push = v->class_id != FBF_NONE;
 }
 
-bool ref_account(const struct ref_verdict *v, bool queue_room, struct fbf_counters *c)
+bool ref_account(const struct ref_verdict *v, struct ref_sampling *smp, bool queue_room,
+		 struct fbf_counters *c)
 {
 	c->packets++;
 	switch (v->outcome) {
@@ -123,6 +125,10 @@ bool ref_account(const struct ref_verdict *v, bool queue_room, struct fbf_counte
 	c->by_class[v->class_id]++;
 	if (!v->push)
 		return false;
+	if (smp && smp->candidates++ % smp->every != 0) {
+		c->not_sampled++;
+		return false;
+	}
 	if (!queue_room) {
 		c->queue_full++;
 		return false;

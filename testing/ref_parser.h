@@ -45,11 +45,23 @@ enum fbf_class ref_classify(__u32 saddr);
 bool ref_is_fibonacci(unsigned int octet);
 
 /*
- * Add what @v does to the counters into @c. @queue_room: whether the queue
- * has a free slot; if not, an event to push counts as queue_full instead.
+ * 1-in-N sampling on one CPU, from the rule (docs/agent.md): of the events a
+ * CPU would send, numbered from 0 since its counters were zeroed, the k-th
+ * is sent if k is a multiple of N, and the others are counted as not_sampled.
+ */
+struct ref_sampling {
+	__u32 every;		/* N; 1 sends every event */
+	__u64 candidates;	/* events this CPU would have sent so far */
+};
+
+/*
+ * Add what @v does to the counters into @c. @smp: the sampling of the CPU
+ * the frame ran on, or NULL for none. @queue_room: whether the queue has a
+ * free slot; if not, an event to push counts as queue_full instead.
  * Returns true if the event is pushed.
  */
-bool ref_account(const struct ref_verdict *v, bool queue_room, struct fbf_counters *c);
+bool ref_account(const struct ref_verdict *v, struct ref_sampling *smp, bool queue_room,
+		 struct fbf_counters *c);
 
 const char *ref_outcome_name(enum ref_outcome outcome);
 

@@ -2,7 +2,8 @@
 /*
  * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
  * frame, classifies it and sends an event for every class but none to
- * userspace. It observes only: every frame passes, unchanged.
+ * userspace (or for 1 in N of them: sample_every). It observes only: every
+ * frame passes, unchanged.
  *
  * Built twice, one object per event transport: a queue map (the default),
  * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The two differ in
@@ -213,6 +214,40 @@ static __always_inline void wake_reader(void)
 	bpf_ringbuf_output(&doorbell, &ring, sizeof(ring), BPF_RB_FORCE_WAKEUP);
 }
 
+/*
+ * 1-in-N sampling, N set by the agent before load (--sample): read-only data,
+ * so the verifier knows N and, at the default of 1, drops the rest of
+ * sample_skip() as dead code; what stays is one load and no branch.
+ */
+const volatile __u32 sample_every = FBF_SAMPLE_DEFAULT;
+
+/*
+ * Whether to pass over this event: true for N - 1 events in N on each CPU.
+ * A per-CPU countdown, not bpf_get_prandom_u32(): no helper call, no atomic
+ * (the counters are this CPU's own), and exactly 1 in N on each CPU, so
+ * produced + not_sampled adds up to the classes and the tests can count.
+ * The price is bias on periodic traffic: a pattern whose period on one CPU
+ * shares a factor with N (one source in every 16 frames, with N = 16) is
+ * seen always or never, where a random draw would see it 1 time in N. RSS
+ * spreading flows over CPUs breaks up most such patterns; choose an N prime
+ * to a known period. The first event on each CPU is sent, so a quiet CPU
+ * still shows up.
+ */
+static __always_inline int sample_skip(struct fbf_counters *cnt)
+{
+	if (sample_every <= 1)
+		return 0;
+	if (cnt->sample_countdown) {
+		cnt->sample_countdown--;
+		/* After by_class, in the compiled code too: see struct fbf_counters. */
+		asm volatile("" ::: "memory");
+		cnt->not_sampled++;
+		return 1;
+	}
+	cnt->sample_countdown = sample_every - 1;
+	return 0;
+}
+
 SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
@@ -242,7 +277,7 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	if (class_id >= FBF_NR_CLASSES)
 		return XDP_PASS; /* cannot happen; bounds the index for the verifier */
 	cnt->by_class[class_id]++;
-	if (class_id == FBF_NONE)
+	if (class_id == FBF_NONE || sample_skip(cnt))
 		return XDP_PASS;
 
 	err = send_event(saddr, class_id);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The in-kernel benchmark, briefly: it writes a Bencher Metric Format file
-# that bencher can read, for every frame shape and both transports.
+# that bencher can read, for every frame shape, both transports and the
+# queue sampled at 1 in 16.
 
 load ../../testing/netns
 load ../bmf
@@ -15,6 +16,7 @@ setup() { fbf_bench_setup; }
 	bench/report.py samples "$RESULTS/k.tsv" "$RESULTS/kernel.bmf.json"
 	check_bmf "$RESULTS/kernel.bmf.json" kernel/xdp_fizzbuzzfib kernel/all/overhead \
 		kernel/xdp_fizzbuzzfib-ringbuf kernel/all/overhead-ringbuf \
+		kernel/xdp_fizzbuzzfib-sample16 kernel/ipv4-fizz/overhead-sample16 \
 		kernel/ipv4-none/overhead kernel/ipv4-fizz/overhead kernel/ipv4-buzz/overhead \
 		kernel/ipv4-fizzbuzz/overhead kernel/ipv4-fibonacci/overhead \
 		kernel/vlan-ipv4-fizz/overhead kernel/ipv6/overhead

@@ -2,10 +2,10 @@
 /*
  * The XDP program in the kernel, one frame shape at a time, through
  * BPF_PROG_TEST_RUN: mean ns per run for a frame of each class, a non-IPv4
- * frame and a VLAN frame, on both transports (queue map and ring buffer),
- * interleaved run by run with a bare XDP_PASS program on the same frame, so
- * each overhead comes from runs a few milliseconds apart, and the ratio over
- * all shapes together. Also each loaded program's static figures. Prints
+ * frame and a VLAN frame, on both transports (queue map and ring buffer)
+ * and on the queue sampled at 1 in 16 (--sample 16), interleaved run by run
+ * with a bare XDP_PASS program on the same frame, so each overhead comes
+ * from runs a few milliseconds apart, and the ratio over all shapes together. Also each loaded program's static figures. Prints
  * raw samples as "benchmark<TAB>measure<TAB>value" for bench/report.py.
  *
  * Queue and ring state: every classifier run starts on an empty queue (or
@@ -29,12 +29,17 @@
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_REPEAT 100000
 
-/* Empty the queue after a run, and check the run pushed what it should have. */
-static int drain_and_check(struct bpf_fixture *fx, const struct kernel_case *c, int repeat)
+/*
+ * Empty the queue after a run, and check the run pushed what it should have:
+ * with 1-in-@sample sampling from a zeroed countdown, the first of every
+ * @sample runs.
+ */
+static int drain_and_check(struct bpf_fixture *fx, const struct kernel_case *c, int repeat,
+			   int sample)
 {
+	int popped = 0, want = c->pushes ? (repeat + sample - 1) / sample : 0, err;
 	struct fbf_counters cnt;
 	struct fbf_event ev;
-	int popped = 0, err;
 
 	while ((err = bpf_fixture_pop(fx, &ev)) == 0)
 		popped++;
@@ -43,7 +48,8 @@ static int drain_and_check(struct bpf_fixture *fx, const struct kernel_case *c, 
 	err = bpf_fixture_counters(fx, &cnt);
 	if (err)
 		return err;
-	if (popped != (c->pushes ? repeat : 0) || cnt.queue_full || cnt.queue_busy) {
+	if (popped != want || cnt.not_sampled != (__u64)(c->pushes ? repeat - want : 0) ||
+	    cnt.queue_full || cnt.queue_busy) {
 		fprintf(stderr, "kernel_test_run: %s: %d events for %d runs, %llu lost: "
 			"the queue skewed the run\n", c->name, popped, repeat,
 			(unsigned long long)(cnt.queue_full + cnt.queue_busy));
@@ -132,17 +138,24 @@ static void print_overhead(const char *name, const char *suffix, double *fbf, do
 
 /*
  * The programs timed side by side: bare XDP_PASS, then the classifier on
- * each transport. The queue's names are those from before the ring buffer,
- * so their history goes on.
+ * each transport, and on the queue sending 1 event in 16. The queue's names
+ * are those from before the ring buffer, so their history goes on.
  */
-enum arm { ARM_PASS, ARM_QUEUE, ARM_RING, NR_ARMS };
+enum arm { ARM_PASS, ARM_QUEUE, ARM_RING, ARM_SAMPLE16, NR_ARMS };
 
 static const char *const arm_name[NR_ARMS] = {
 	[ARM_PASS] = "xdp_pass",
 	[ARM_QUEUE] = "xdp_fizzbuzzfib",
 	[ARM_RING] = "xdp_fizzbuzzfib-ringbuf",
+	[ARM_SAMPLE16] = "xdp_fizzbuzzfib-sample16",
 };
-static const char *const arm_suffix[NR_ARMS] = { [ARM_RING] = "-ringbuf" };
+static const char *const arm_suffix[NR_ARMS] = {
+	[ARM_RING] = "-ringbuf",
+	[ARM_SAMPLE16] = "-sample16",
+};
+static const int arm_sample[NR_ARMS] = {
+	[ARM_QUEUE] = 1, [ARM_RING] = 1, [ARM_SAMPLE16] = 16,
+};
 
 int main(int argc, char **argv)
 {
@@ -171,8 +184,8 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(NULL);
 	for (a = ARM_QUEUE; a < NR_ARMS; a++) {
-		err = bpf_fixture_load(&fx[a], a == ARM_RING ? FBF_TRANSPORT_RINGBUF :
-				       FBF_TRANSPORT_QUEUE, repeat);
+		err = bpf_fixture_load_sampled(&fx[a], a == ARM_RING ? FBF_TRANSPORT_RINGBUF :
+					       FBF_TRANSPORT_QUEUE, repeat, arm_sample[a]);
 		if (err) {
 			fprintf(stderr, "kernel_test_run: loading %s: %s%s\n", arm_name[a],
 				strerror(-err), bpf_fixture_unavailable(err) ? " (run as root)" : "");
@@ -203,7 +216,7 @@ int main(int argc, char **argv)
 				err = kernel_case_time(prog_fd[a], c, repeat,
 						       &ns[a][i * rounds + round]);
 				if (!err && a != ARM_PASS)
-					err = drain_and_check(&fx[a], c, repeat);
+					err = drain_and_check(&fx[a], c, repeat, arm_sample[a]);
 				if (err) {
 					fprintf(stderr, "kernel_test_run: %s on %s: %s\n",
 						c->name, arm_name[a], strerror(-err));

@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The XDP program in the kernel under real traffic, on both transports side
-# by side: the classifier attached by the agent (queue map, ring buffer),
-# then a bare XDP_PASS program attached by xdp-loader, taking turns round
-# after round on one veth pair with two queues. FBF_BASE_AGENT=PATH adds
+# by side: the classifier attached by the agent (queue map, ring buffer, and
+# on the queue sampled at 1 in 16 and 1 in 256, --sample), then a bare
+# XDP_PASS program attached by xdp-loader, taking turns round after round on
+# one veth pair with two queues. FBF_BASE_AGENT=PATH adds
 # another agent's two transports as arms of their own (-base, -base-ringbuf):
 # a change to the event path measured against what it changes, in one run.
 # Each arm gets
 #
 #   - HTTP requests from the traffic generator: ns per packet, and the age
 #     of the events the agent printed (p50, p99 of age_ns, from --json);
-#   - the same HTTP with the agent reading, then stopped: the reader's share;
+#   - the same HTTP with the agent reading, then stopped: the reader's share
+#     (not for the sampled arms, whose reader has little to read);
 #   - a raw flood of minimum-size frames from one CPU, then from two CPUs at
 #     once (one rawflood pinned to each), so that two CPUs produce events
 #     into the one queue or ring: ns per packet, and the events lost.
@@ -47,10 +49,13 @@ fi
 [ -x "$rawflood" ] || { echo "macro_live: $rawflood is missing: run make" >&2; exit 1; }
 
 # Arm names and the agent's options for each; xdp_pass is attached by xdp-loader.
-arms=(xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf xdp_pass)
+arms=(xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf xdp_fizzbuzzfib-sample16
+      xdp_fizzbuzzfib-sample256 xdp_pass)
 declare -A arm_args=(
 	[xdp_fizzbuzzfib]=""
 	[xdp_fizzbuzzfib-ringbuf]="--transport ringbuf"
+	[xdp_fizzbuzzfib-sample16]="--sample 16"
+	[xdp_fizzbuzzfib-sample256]="--sample 256"
 )
 declare -A arm_agent=()
 if [ -n "${FBF_BASE_AGENT:-}" ]; then
@@ -199,7 +204,7 @@ for round in $(seq "$rounds"); do
 			grep -o '"age_ns":[0-9]*' "$work/agent.out" | cut -d: -f2 >"$work/ages"
 			printf 'macro/live/%s\tage-p50\t%s\n' "$arm" "$(percentile 50 "$work/ages")"
 			printf 'macro/live/%s\tage-p99\t%s\n' "$arm" "$(percentile 99 "$work/ages")"
-			reader_share "$arm"
+			[[ "$arm" == *-sample* ]] || reader_share "$arm"
 		fi
 
 		# Raw floods from one CPU, then from two.

@@ -461,7 +461,7 @@ static void bisect_batch(struct fuzz *f, size_t n, const char *batch_why)
 
 		reset_maps(f);
 		ref_parse(fr->data, fr->len, &v);
-		pushed = ref_account(&v, true, &f->want);
+		pushed = ref_account(&v, NULL, true, &f->want);
 		want_ev = (struct fbf_event){ .saddr = v.saddr, .class_id = v.class_id };
 		t0 = fbf_monotonic_ns();
 		if (!run_one(f, fr))
@@ -493,7 +493,7 @@ static void run_batch(struct fuzz *f, size_t n)
 		ref_parse(fr->data, fr->len, &v);
 		f->stats.by_outcome[v.outcome]++;
 		/* The queue is empty at the start of a batch and nothing pops during one. */
-		if (ref_account(&v, nr_events < f->fx.capacity, &f->want))
+		if (ref_account(&v, NULL, nr_events < f->fx.capacity, &f->want))
 			f->want_events[nr_events++] = (struct fbf_event){
 				.saddr = v.saddr,
 				.class_id = v.class_id,

@@ -2,11 +2,13 @@
 /*
  * The XDP program under BPF_PROG_TEST_RUN: one frame per test, then the
  * return value, the frame as the program left it, the whole queue and every
- * counter. Every test runs on both transports, the queue map and the ring
- * buffer. Needs the privileges to load BPF programs; without them, every
- * test is skipped.
+ * counter; then 1-in-N sampling (--sample), counted exactly per CPU. Every
+ * test runs on both transports, the queue map and the ring buffer. Needs the
+ * privileges to load BPF programs; without them, every test is skipped.
  */
+#define _GNU_SOURCE /* sched_getcpu, sched_setaffinity */
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +17,14 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <cmocka.h>
 
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "ref_parser.h"
 #include "transport_groups.h"
 #include "userspace_util.h"
 
@@ -37,9 +42,14 @@
 #define FIZZBUZZ_BASE IPV4_ADDR(192, 0, 2, 16)
 #define FIZZBUZZ_STEP (15 * 256)
 
+/* The sampled programs send 1 event in SAMPLE (--sample 16). */
+#define SAMPLE 16
+
 struct suite {
 	struct bpf_fixture fx;		/* the default queue size */
 	struct bpf_fixture small;	/* SMALL_QUEUE_SIZE events, small.capacity in a ring */
+	struct bpf_fixture sampled;	/* 1 event in SAMPLE, the default queue size */
+	struct bpf_fixture sampled_small; /* 1 event in SAMPLE, SMALL_QUEUE_SIZE events */
 	int load_err;
 };
 
@@ -447,6 +457,213 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 	assert_queue_empty(&s->small);
 }
 
+/* ---- 1-in-N sampling ---- */
+
+/* @fx's counters on each CPU: exactly one CPU ran the program, and it has all of them. */
+static void assert_one_cpu_has(struct bpf_fixture *fx, const struct fbf_counters *want)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, ran = -1;
+	struct fbf_counters *percpu;
+	char diff[512];
+	__u32 key = 0;
+
+	assert_true(ncpus > 0);
+	percpu = calloc(ncpus, sizeof(*percpu));
+	assert_non_null(percpu);
+	if (bpf_map_lookup_elem(fx->counters_fd, &key, percpu))
+		fail_msg("reading the per-CPU counters: %s", strerror(errno));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (!percpu[cpu].packets)
+			continue;
+		if (ran >= 0)
+			fail_msg("CPUs %d and %d both ran one BPF_PROG_TEST_RUN", ran, cpu);
+		ran = cpu;
+	}
+	assert_true(ran >= 0);
+	if (fbf_counters_diff(&percpu[ran], want, diff, sizeof(diff)))
+		fail_msg("CPU %d's counters differ: %s", ran, diff);
+	free(percpu);
+}
+
+/*
+ * The countdown is per CPU: pin this thread to the CPU it is on, so that
+ * several BPF_PROG_TEST_RUNs all run there; @old keeps what to restore.
+ */
+static void pin_to_this_cpu(cpu_set_t *old)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	assert_true(cpu >= 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(*old), old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+/* Pop exactly @n events of @saddr, @class, then find the queue empty. */
+static void assert_popped_n(struct bpf_fixture *fx, __u32 n, __u32 saddr, enum fbf_class class,
+			    __u64 not_before, __u64 not_after)
+{
+	__u64 prev = not_before;
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		prev = assert_popped(fx, saddr, class, prev, not_after);
+	assert_queue_empty(fx);
+}
+
+/*
+ * K * SAMPLE Fizz frames in one BPF_PROG_TEST_RUN, so on one CPU: exactly K
+ * events, K * (SAMPLE - 1) not sampled, on that CPU, and the identities exact:
+ * produced + not_sampled = the classes, produced = delivered + lost.
+ */
+static void test_sample_16_sends_exactly_1_in_16(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 saddr = IPV4_ADDR(192, 0, 2, 4), k = 256;
+	struct fbf_counters want = {
+		.packets = k * SAMPLE,
+		.by_class[FBF_FIZZ] = k * SAMPLE,
+		.not_sampled = k * (SAMPLE - 1),
+	};
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(saddr));
+	__u64 before, after;
+
+	assert_true(k <= s->sampled.capacity);
+	before = fbf_monotonic_ns();
+	run_frames(&s->sampled, frame, len, k * SAMPLE);
+	after = fbf_monotonic_ns();
+
+	assert_one_cpu_has(&s->sampled, &want);
+	assert_int_equal(fbf_events_produced(&want), k);
+	assert_popped_n(&s->sampled, k, saddr, FBF_FIZZ, before, after);
+}
+
+/* Whatever the countdown stands at, any K * SAMPLE events in a row on one CPU send K. */
+static void test_sample_16_is_exact_from_any_phase(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 saddr = IPV4_ADDR(10, 0, 0, 233), k = 64, lead = 7;
+	struct fbf_counters want = {
+		.packets = lead + k * SAMPLE,
+		.by_class[FBF_FIBONACCI] = lead + k * SAMPLE,
+		/* The lead's first event is sent, its other six are not. */
+		.not_sampled = lead - 1 + k * (SAMPLE - 1),
+	};
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(saddr));
+	__u64 before, after;
+	cpu_set_t old;
+
+	pin_to_this_cpu(&old);
+	before = fbf_monotonic_ns();
+	run_frames(&s->sampled, frame, len, lead);
+	assert_popped_n(&s->sampled, 1, saddr, FBF_FIBONACCI, before, fbf_monotonic_ns());
+	run_frames(&s->sampled, frame, len, k * SAMPLE);
+	after = fbf_monotonic_ns();
+	sched_setaffinity(0, sizeof(old), &old);
+	assert_one_cpu_has(&s->sampled, &want);
+	assert_popped_n(&s->sampled, k, saddr, FBF_FIBONACCI, before, after);
+}
+
+/* A sampled event that finds the queue full is lost and counted, as any other. */
+static void test_sample_16_counts_events_lost_to_a_full_queue(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 full = s->sampled_small.capacity, k = full + OVERFLOW;
+	__u32 saddr = fizzbuzz_addr(0);
+	struct fbf_counters want = {
+		.packets = k * SAMPLE,
+		.by_class[FBF_FIZZBUZZ] = k * SAMPLE,
+		.not_sampled = k * (SAMPLE - 1),
+		.queue_full = OVERFLOW,
+	};
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(saddr));
+	__u64 before, after;
+
+	before = fbf_monotonic_ns();
+	run_frames(&s->sampled_small, frame, len, k * SAMPLE);
+	after = fbf_monotonic_ns();
+	assert_one_cpu_has(&s->sampled_small, &want);
+	/* produced = delivered + lost: the queue holds the rest. */
+	assert_int_equal(fbf_events_produced(&want), full + fbf_events_lost(&want));
+	assert_popped_n(&s->sampled_small, full, saddr, FBF_FIZZBUZZ, before, after);
+}
+
+/*
+ * Frames of every outcome, one run each on one CPU, against the reference
+ * model: a none, a non-IPv4 or a malformed frame is no candidate and leaves
+ * the countdown alone; the events sent are the model's, in order.
+ */
+static void test_sample_16_matches_the_reference_model(void **state)
+{
+	static const __u32 addrs[] = {
+		IPV4_ADDR(10, 1, 2, 4),		/* none */
+		IPV4_ADDR(192, 0, 2, 4),	/* Fizz */
+		IPV4_ADDR(192, 0, 2, 6),	/* Buzz */
+		0,				/* an ARP frame */
+		IPV4_ADDR(192, 0, 2, 16),	/* FizzBuzz */
+		IPV4_ADDR(10, 0, 0, 233),	/* Fibonacci */
+		IPV4_ADDR(10, 1, 2, 7),		/* none */
+	};
+	struct suite *s = require_program(state);
+	struct ref_sampling smp = { .every = SAMPLE };
+	struct fbf_event want_ev[64];
+	struct fbf_counters want = {};
+	__u32 nr_want = 0, i;
+	__u64 before, after;
+	cpu_set_t old;
+
+	/* Every run on one CPU, as the model has it. */
+	pin_to_this_cpu(&old);
+	before = fbf_monotonic_ns();
+	for (i = 0; i < 50 * sizeof(addrs) / sizeof(addrs[0]); i++) {
+		__u32 saddr = addrs[i % (sizeof(addrs) / sizeof(addrs[0]))];
+		__u8 frame[FRAME_MAX_LEN];
+		struct ref_verdict v;
+		size_t len;
+
+		len = saddr ? frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(saddr)) :
+			      frame_build_arp(frame, sizeof(frame), NULL);
+		run_frame(&s->sampled, frame, len);
+		ref_parse(frame, len, &v);
+		if (ref_account(&v, &smp, true, &want)) {
+			assert_true(nr_want < sizeof(want_ev) / sizeof(want_ev[0]));
+			want_ev[nr_want++] = (struct fbf_event){ .saddr = v.saddr,
+								 .class_id = v.class_id };
+		}
+	}
+	after = fbf_monotonic_ns();
+	sched_setaffinity(0, sizeof(old), &old);
+
+	assert_true(want.not_sampled > 0 && nr_want > 1);
+	assert_one_cpu_has(&s->sampled, &want);
+	for (i = 0; i < nr_want; i++)
+		before = assert_popped(&s->sampled, want_ev[i].saddr, want_ev[i].class_id, before,
+				       after);
+	assert_queue_empty(&s->sampled);
+}
+
+/* The default, 1 in 1: every event is sent and not_sampled stays 0, as before sampling. */
+static void test_sample_1_sends_every_event(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 saddr = IPV4_ADDR(192, 0, 2, 6), n = SAMPLE * 4;
+	struct fbf_counters want = { .packets = n, .by_class[FBF_BUZZ] = n };
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(saddr));
+	__u64 before, after;
+
+	before = fbf_monotonic_ns();
+	run_frames(&s->fx, frame, len, n);
+	after = fbf_monotonic_ns();
+	assert_one_cpu_has(&s->fx, &want);
+	assert_popped_n(&s->fx, n, saddr, FBF_BUZZ, before, after);
+}
+
 static int suite_setup(void **state)
 {
 	struct suite *s = calloc(1, sizeof(*s));
@@ -456,6 +673,12 @@ static int suite_setup(void **state)
 	s->load_err = bpf_fixture_load(&s->fx, suite_transport, FBF_DEFAULT_QUEUE_SIZE);
 	if (!s->load_err)
 		s->load_err = bpf_fixture_load(&s->small, suite_transport, SMALL_QUEUE_SIZE);
+	if (!s->load_err)
+		s->load_err = bpf_fixture_load_sampled(&s->sampled, suite_transport,
+						       FBF_DEFAULT_QUEUE_SIZE, SAMPLE);
+	if (!s->load_err)
+		s->load_err = bpf_fixture_load_sampled(&s->sampled_small, suite_transport,
+						       SMALL_QUEUE_SIZE, SAMPLE);
 	if (bpf_fixture_unavailable(s->load_err))
 		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
 			strerror(-s->load_err));
@@ -469,6 +692,8 @@ static int suite_teardown(void **state)
 
 	bpf_fixture_destroy(&s->fx);
 	bpf_fixture_destroy(&s->small);
+	bpf_fixture_destroy(&s->sampled);
+	bpf_fixture_destroy(&s->sampled_small);
 	free(s);
 	return 0;
 }
@@ -481,9 +706,8 @@ static int reset_maps(void **state)
 
 	if (s->load_err)
 		return 0; /* the test skips or fails in require_program() */
-	err = bpf_fixture_reset(&s->fx);
-	if (!err)
-		err = bpf_fixture_reset(&s->small);
+	err = bpf_fixture_reset(&s->fx) ?: bpf_fixture_reset(&s->small) ?:
+	      bpf_fixture_reset(&s->sampled) ?: bpf_fixture_reset(&s->sampled_small);
 	if (err)
 		fprintf(stderr, "# resetting the maps: %s\n", strerror(-err));
 	return err;
@@ -516,6 +740,11 @@ int main(void)
 		xdp_test(test_full_queue_counts_each_lost_event),
 		xdp_test(test_full_queue_keeps_oldest_events_in_order),
 		xdp_test(test_full_queue_accepts_push_after_pop),
+		xdp_test(test_sample_16_sends_exactly_1_in_16),
+		xdp_test(test_sample_16_is_exact_from_any_phase),
+		xdp_test(test_sample_16_counts_events_lost_to_a_full_queue),
+		xdp_test(test_sample_16_matches_the_reference_model),
+		xdp_test(test_sample_1_sends_every_event),
 	};
 
 	return run_groups_per_transport("xdp_prog", tests, sizeof(tests) / sizeof(tests[0]),

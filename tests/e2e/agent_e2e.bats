@@ -83,6 +83,36 @@ teardown() { fbf_bats_teardown; }
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 }
 
+@test "--sample 16: 1 event in 16 on each CPU, the rest counted, every identity exact" {
+	local addr class candidates produced delivered cpus
+
+	fbf_agent_start "$OUT" "$ERR" --sample 16
+	grep -q ', 1 event in 16 sampled; stop with Ctrl-C' "$ERR"
+	fbf_traffic 20
+	fbf_stop_agent INT
+
+	# packets = outcomes, produced + not_sampled = classes, produced = delivered + lost.
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	while read -r addr class; do
+		[ "$class" = "$(fbf_expected_class "$addr")" ] ||
+			{ echo "$addr printed as $class"; false; }
+	done <"$OUT"
+	candidates=0
+	for class in fizz buzz fizzbuzz fibonacci; do
+		candidates=$((candidates + $(fbf_summary_value "$ERR" "$class")))
+	done
+	produced=$(fbf_summary_value "$ERR" produced)
+	delivered=$(fbf_summary_value "$ERR" delivered)
+	cpus=$(nproc --all)
+	echo "candidates $candidates produced $produced delivered $delivered cpus $cpus"
+	# Each CPU sends the first of every 16 of its events: ceil(its events / 16).
+	[ "$candidates" -ge 160 ]
+	[ $((16 * produced)) -ge "$candidates" ]
+	[ $((16 * produced)) -lt $((candidates + 16 * cpus)) ]
+	# So few events never fill the queue: all that were sent were read.
+	[ "$delivered" -eq "$produced" ]
+}
+
 @test "SIGTERM: drains, prints the summary, exits 0 and detaches" {
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	fbf_traffic 1
@@ -280,6 +310,13 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration -3
 	[ "$status" -eq 2 ]
+
+	for value in 0 -1 16x 2147483649 99999999999 ''; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --sample "$value"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"--sample '$value': use a whole number from 1 "*" 2147483648;"* ]]
+	done
 
 	run fbf_in_srv "$AGENT" --iface lo --mode native --duration 0.5
 	[ "$status" -eq 5 ]

@@ -117,6 +117,32 @@ prom_matches_agent_once()
 # Twice, two scrape intervals apart: the last late TCP segment has been counted.
 prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_once; }
 
+@test "--sample 16: agent_info says so; events not sampled, a counter of their own, add up" {
+	local scraped=$FBF_WORK/metrics dev="device=\"$FBF_VETH_SRV\"" key classes=0 events=0
+	local not_sampled
+
+	fbf_agent_start "$OUT" "$ERR" --quiet --sample 16 --metrics "$METRICS"
+	fbf_traffic 10
+	scrape "http://$METRICS/metrics" >"$scraped"
+	fbf_stop_agent INT
+	key="transport=\"$FBF_TRANSPORT\",mode=\"(native|skb)\",sample=\"16\""
+	grep -Eqx "fizzbuzzfib_agent_info\\{$dev,$key\\} 1" "$scraped"
+	value() { awk -v m="$1" '$1 == m { print $2 }' "$scraped"; }
+	for key in fizz buzz fizzbuzz fibonacci; do
+		classes=$((classes + $(value "fizzbuzzfib_classified_total{$dev,class=\"$key\"}")))
+	done
+	for key in delivered lost_full lost_busy; do
+		events=$((events + $(value "fizzbuzzfib_events_total{$dev,result=\"$key\"}")))
+	done
+	not_sampled=$(value "fizzbuzzfib_events_not_sampled_total{$dev}")
+	echo "classes $classes not_sampled $not_sampled events $events"
+	# One scrape's figures: the classes = not sampled + what became of the rest + queued.
+	[ "$classes" -eq $((not_sampled + events + $(value "fizzbuzzfib_events_queued{$dev}"))) ]
+	[ "$not_sampled" -gt $((classes / 2)) ]
+	# The summary, after the scrape, has counted at least as many.
+	[ "$(fbf_summary_value "$ERR" not_sampled)" -ge "$not_sampled" ]
+}
+
 @test "promtool finds nothing to lint in the exposition; / links it, other paths are 404" {
 	local m info
 
@@ -141,7 +167,8 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 		[ "$(metric_value "$m")" != "" ]
 	done
 	info="fizzbuzzfib_agent_info\\{device=\"$FBF_VETH_SRV\",transport=\"$FBF_TRANSPORT\","
-	scrape "http://$METRICS/metrics" | grep -Eqx "${info}mode=\"(native|skb)\"\\} 1"
+	info+="mode=\"(native|skb)\",sample=\"1\""
+	scrape "http://$METRICS/metrics" | grep -Eqx "${info}\\} 1"
 	# Counters never go down while it runs.
 	before=$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")
 	fbf_traffic 1

@@ -71,7 +71,7 @@ status_id() { fbf_box_prop "$UNIT" StatusText | grep -Eo 'prog id [0-9]+' | grep
 metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 == m { print $2 }'; }
 
 @test "started by systemd: ready once attached, counts traffic, serves metrics, logs to the journal" {
-	local id sent packets journal
+	local id sent packets journal info
 
 	fbf_box systemctl start "$UNIT"	# Type=notify: returns once READY=1 came
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
@@ -83,7 +83,8 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	packets=$(metric 'fizzbuzzfib_packets_total{device="veth0"}')
 	echo "sent $sent, counted $packets"
 	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
-	[ "$(metric 'fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="native"}')" = 1 ]
+	info='fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="native",sample="1"}'
+	[ "$(metric "$info")" = 1 ]
 
 	fbf_box systemctl stop "$UNIT"
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = inactive ]

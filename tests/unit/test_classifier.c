@@ -271,7 +271,8 @@ static void test_event_layout_is_16_bytes(void **state)
 static void test_counters_layout_has_no_padding(void **state)
 {
 	(void)state;
-	assert_int_equal(sizeof(struct fbf_counters), (1 + FBF_NR_CLASSES + 4) * sizeof(__u64));
+	/* packets, not_sampled, the classes, four more counters, the sampling's countdown */
+	assert_int_equal(sizeof(struct fbf_counters), (2 + FBF_NR_CLASSES + 4 + 1) * sizeof(__u64));
 }
 
 int main(void)

@@ -44,11 +44,12 @@ static void test_exposition_of_known_counters(void **state)
 {
 	struct metrics_snapshot s = {
 		.device = "eth0", .version = "1.2.3", .transport = "queue", .mode = "native",
+		.sample = 4,
 		.counters = {
-			.packets = 100, .non_ipv4 = 7, .malformed = 3,
+			.packets = 104, .non_ipv4 = 7, .malformed = 3,
 			.by_class = { [FBF_NONE] = 10, [FBF_FIZZ] = 20, [FBF_BUZZ] = 30,
-				      [FBF_FIZZBUZZ] = 20, [FBF_FIBONACCI] = 10 },
-			.queue_full = 4, .queue_busy = 1,
+				      [FBF_FIZZBUZZ] = 24, [FBF_FIBONACCI] = 10 },
+			.not_sampled = 4, .queue_full = 4, .queue_busy = 1,
 		},
 		.delivered = 70,
 	};
@@ -58,7 +59,7 @@ static void test_exposition_of_known_counters(void **state)
 	text = format(&s);
 	assert_line(text, "fizzbuzzfib_build_info{version=\"1.2.3\",transport=\"queue\","
 			  "mode=\"native\"} 1");
-	assert_line(text, "fizzbuzzfib_packets_total{device=\"eth0\"} 100");
+	assert_line(text, "fizzbuzzfib_packets_total{device=\"eth0\"} 104");
 	assert_line(text, "fizzbuzzfib_non_ipv4_total{device=\"eth0\"} 7");
 	assert_line(text, "fizzbuzzfib_malformed_total{device=\"eth0\"} 3");
 	assert_line(text, "fizzbuzzfib_classified_total{device=\"eth0\",class=\"none\"} 10");
@@ -66,7 +67,10 @@ static void test_exposition_of_known_counters(void **state)
 	assert_line(text, "fizzbuzzfib_events_total{device=\"eth0\",result=\"delivered\"} 70");
 	assert_line(text, "fizzbuzzfib_events_total{device=\"eth0\",result=\"lost_full\"} 4");
 	assert_line(text, "fizzbuzzfib_events_total{device=\"eth0\",result=\"lost_busy\"} 1");
-	/* produced 80 = delivered 70 + lost 5 + queued 5 */
+	assert_line(text, "fizzbuzzfib_events_not_sampled_total{device=\"eth0\"} 4");
+	assert_line(text, "fizzbuzzfib_agent_info{device=\"eth0\",transport=\"queue\","
+			  "mode=\"native\",sample=\"4\"} 1");
+	/* produced 80 = classes 84 - not sampled 4 = delivered 70 + lost 5 + queued 5 */
 	assert_line(text, "fizzbuzzfib_events_queued{device=\"eth0\"} 5");
 	assert_line(text, "# TYPE fizzbuzzfib_packets_total counter");
 	/* Run-time statistics only when they are on. */
