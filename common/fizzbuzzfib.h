@@ -110,19 +110,25 @@ struct fbf_event {
  * account for every frame and every event:
  *   packets  = non_ipv4 + malformed + sum(by_class[*])
  *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI]) - not_sampled
+ *              - aggregated - no_room
  *   produced = delivered (read by userspace) + queue_full + queue_busy
  *              + events still in the queue or ring
+ *   aggregated = counts read by userspace from the source maps
+ *              + counts still in them
  *
- * not_sampled comes before by_class, and the program counts a frame's class
- * before it counts it as not sampled: the kernel copies a CPU's struct in
- * address order, perhaps while the program runs there, so a reader may see
- * a class counted and its not_sampled not yet, which reads as an event on
- * its way (as between by_class and the send), and on x86 never the reverse,
- * which would read as fewer events produced than delivered.
+ * The counters of what became of a classified frame (not_sampled,
+ * aggregated, no_room) come before by_class, and the program counts a
+ * frame's class before them: the kernel copies a CPU's struct in address
+ * order, perhaps while the program runs there, so a reader may see a class
+ * counted and its fate not yet, which reads as an event on its way (as
+ * between by_class and the send), and on x86 never the reverse, which would
+ * read as fewer events produced than delivered.
  */
 struct fbf_counters {
 	__u64 packets;			/* every frame the program ran on */
 	__u64 not_sampled;		/* with 1-in-N sampling: events not sent, by design */
+	__u64 aggregated;		/* --aggregate: counted in the source map, no event */
+	__u64 no_room;			/* --aggregate: the source map was full, no event */
 	__u64 by_class[FBF_NR_CLASSES];	/* IPv4 frames by class; FBF_NONE: not pushed */
 	__u64 non_ipv4;			/* not IPv4: IPv6, ARP, 3+ VLAN tags */
 	__u64 malformed;		/* truncated headers, IHL < 5, IP version != 4 */
@@ -136,19 +142,36 @@ struct fbf_counters {
 	__u64 sample_countdown;
 };
 
-/* Events produced so far: every classified frame but a none, less those not sampled. */
+/* Classified frames: every IPv4 frame but a none, each of which makes an event or a count. */
+static inline __u64 fbf_classified(const struct fbf_counters *c)
+{
+	return c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] + c->by_class[FBF_FIZZBUZZ] +
+	       c->by_class[FBF_FIBONACCI];
+}
+
+/* Events produced so far: classified frames less those not sampled or counted instead. */
 static inline __u64 fbf_events_produced(const struct fbf_counters *c)
 {
-	__u64 classified = c->by_class[FBF_FIZZ] + c->by_class[FBF_BUZZ] +
-			   c->by_class[FBF_FIZZBUZZ] + c->by_class[FBF_FIBONACCI];
+	__u64 classified = fbf_classified(c);
+	__u64 no_event = c->not_sampled + c->aggregated + c->no_room;
 
 	/* Never below zero on x86 (see above); a wrap elsewhere would read as 2^64. */
-	return classified > c->not_sampled ? classified - c->not_sampled : 0;
+	return classified > no_event ? classified - no_event : 0;
 }
 
 /* Sampling: 1 event in N sent, N set at load time; 1, the default, sends every event. */
 #define FBF_SAMPLE_DEFAULT 1U
 #define FBF_SAMPLE_MAX (1U << 31)
+
+/*
+ * Aggregation (--aggregate): the program counts classified frames per
+ * source address in a per-CPU hash of this many sources, unless userspace
+ * sets another size at load time, and sends no event. The key is the
+ * address alone: its class is fbf_classify() of it, so userspace derives it
+ * and the map holds no second copy. Each count is the frames of one
+ * source on one CPU since userspace last took the map.
+ */
+#define FBF_AGGREGATE_DEFAULT_SOURCES 65536U
 
 /* Events lost: to a full queue or ring, or to a contended queue. */
 static inline __u64 fbf_events_lost(const struct fbf_counters *c)

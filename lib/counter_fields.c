@@ -11,6 +11,8 @@ const struct fbf_counter_field fbf_counter_fields[] = {
 	FIELD("malformed", malformed, FBF_COUNTERS_FRAMES),
 	FBF_CLASSES(CLASS_FIELD)
 	FIELD("not_sampled", not_sampled, FBF_COUNTERS_CLASSES),
+	FIELD("aggregated", aggregated, FBF_COUNTERS_CLASSES),
+	FIELD("no_room", no_room, FBF_COUNTERS_CLASSES),
 	FIELD("lost_queue_full", queue_full, FBF_COUNTERS_LOSSES),
 	FIELD("lost_queue_busy", queue_busy, FBF_COUNTERS_LOSSES),
 };

@@ -16,7 +16,7 @@
 /* Which line of the summary a counter is on. */
 enum fbf_counter_group {
 	FBF_COUNTERS_FRAMES,	/* every frame: packets = non_ipv4 + malformed + classes */
-	FBF_COUNTERS_CLASSES,	/* IPv4 frames by class, then their events not sampled */
+	FBF_COUNTERS_CLASSES,	/* IPv4 frames by class, then those that sent no event */
 	FBF_COUNTERS_LOSSES,	/* events lost, beside produced and delivered */
 };
 

@@ -39,7 +39,11 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->events = bpf_object__find_map_by_name(o->obj, "events");
 	o->counters = bpf_object__find_map_by_name(o->obj, "counters");
 	o->doorbell = bpf_object__find_map_by_name(o->obj, "doorbell");
-	if (!o->prog || !o->events || !o->counters || !o->doorbell) {
+	o->sources = bpf_object__find_map_by_name(o->obj, "sources");
+	o->source_maps[0] = bpf_object__find_map_by_name(o->obj, "sources_a");
+	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
+	if (!o->prog || !o->events || !o->counters || !o->doorbell || !o->sources ||
+	    !o->source_maps[0] || !o->source_maps[1]) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -58,6 +62,30 @@ int fbf_object_set_sample(struct fbf_object *o, __u32 every)
 		ring->rodata->sample_every = every;
 	else
 		queue->rodata->sample_every = every;
+	return 0;
+}
+
+int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
+{
+	struct fizzbuzzfib_ringbuf_bpf *ring = o->skel;
+	struct fizzbuzzfib_bpf *queue = o->skel;
+	int err;
+
+	if (max_sources < 1 || max_sources > FBF_AGGREGATE_MAX_SOURCES)
+		return -EINVAL;
+	/*
+	 * Both maps; not the template the array of maps is created from (libbpf
+	 * 1.1 cannot resize it): a hash's size is not part of the type an
+	 * array of maps holds, only an array's is.
+	 */
+	err = bpf_map__set_max_entries(o->source_maps[0], max_sources) ?:
+	      bpf_map__set_max_entries(o->source_maps[1], max_sources);
+	if (err)
+		return err;
+	if (o->transport == FBF_TRANSPORT_RINGBUF)
+		ring->rodata->aggregate = 1;
+	else
+		queue->rodata->aggregate = 1;
 	return 0;
 }
 
@@ -120,5 +148,6 @@ void fbf_object_close(struct fbf_object *o)
 	o->skel = NULL;
 	o->obj = NULL;
 	o->prog = NULL;
-	o->events = o->counters = o->doorbell = o->bss = NULL;
+	o->events = o->counters = o->doorbell = o->bss = o->sources = NULL;
+	o->source_maps[0] = o->source_maps[1] = NULL;
 }

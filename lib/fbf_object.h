@@ -25,6 +25,8 @@ struct fbf_object {
 	struct bpf_map *counters;
 	struct bpf_map *doorbell;	/* rung by the program when the reader sleeps */
 	struct bpf_map *bss;		/* the program's global data: reader_asleep */
+	struct bpf_map *sources;	/* --aggregate: which source map the program counts into */
+	struct bpf_map *source_maps[2];	/* ... the two it swaps between */
 	/* After fbf_object_reader_map(): the program's reader_asleep, shared with it. */
 	volatile __u32 *reader_asleep;
 	void *bss_mapped;
@@ -39,6 +41,16 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport);
  * the program's read-only sample_every. 0 or -EINVAL.
  */
 int fbf_object_set_sample(struct fbf_object *o, __u32 every);
+
+/* Most sources a source map can hold (--max-sources): 2 maps of them are preallocated. */
+#define FBF_AGGREGATE_MAX_SOURCES (1U << 20)
+
+/*
+ * Before load: count frames per source in source maps of @max_sources
+ * (1..FBF_AGGREGATE_MAX_SOURCES) instead of sending events, the program's
+ * read-only aggregate. 0 or -EINVAL.
+ */
+int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources);
 
 /*
  * Create the event map for @events events (a queue of that many, or a ring

@@ -40,8 +40,9 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 	return bpf_fixture_load_sampled(fx, transport, queue_size, FBF_SAMPLE_DEFAULT);
 }
 
-int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transport,
-			     __u32 queue_size, __u32 sample)
+/* Load the program as @sample and @max_sources (0: no aggregation) ask. 0 or -errno. */
+static int fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size,
+			__u32 sample, __u32 max_sources)
 {
 	__u32 map_id;
 	int err;
@@ -54,8 +55,10 @@ int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transpor
 	if (err)
 		return err;
 	err = fbf_object_set_sample(&fx->obj, sample) ?:
+	      (max_sources ? fbf_object_set_aggregate(&fx->obj, max_sources) : 0) ?:
 	      fbf_object_events_create(&fx->obj, queue_size, &map_id) ?:
-	      bpf_object__load(fx->obj.obj);
+	      bpf_object__load(fx->obj.obj) ?:
+	      (max_sources ? source_reader_open(&fx->sources, &fx->obj, max_sources) : 0);
 	if (err) {
 		bpf_fixture_destroy(fx);
 		return err;
@@ -75,10 +78,24 @@ int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transpor
 	return err;
 }
 
+int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transport,
+			     __u32 queue_size, __u32 sample)
+{
+	return fixture_load(fx, transport, queue_size, sample, 0);
+}
+
+int bpf_fixture_load_aggregated(struct bpf_fixture *fx, enum fbf_transport transport,
+				__u32 max_sources)
+{
+	return fixture_load(fx, transport, FBF_DEFAULT_QUEUE_SIZE, FBF_SAMPLE_DEFAULT,
+			    max_sources);
+}
+
 void bpf_fixture_destroy(struct bpf_fixture *fx)
 {
 	ring_buffer__free(fx->ring);
 	fx->ring = NULL;
+	source_reader_close(&fx->sources);
 	fbf_object_close(&fx->obj);
 	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
 }
@@ -136,6 +153,13 @@ int bpf_fixture_reset(struct bpf_fixture *fx)
 		;
 	if (err != -ENOENT)
 		return err;
+	/* Aggregated: both source maps emptied, the first counted into again. */
+	for (int i = 0; fx->sources.keys && i < 2; i++) {
+		long n = source_reader_take(&fx->sources);
+
+		if (n < 0)
+			return n;
+	}
 	return zero_counters(fx);
 }
 

@@ -13,6 +13,7 @@
 
 #include "fizzbuzzfib.h"
 #include "fbf_object.h"
+#include "source_counts.h"
 
 struct ring_buffer;
 
@@ -20,6 +21,7 @@ struct bpf_fixture {
 	struct fbf_object obj;
 	struct ring_buffer *ring;	/* the ring buffer's reader */
 	struct fbf_event *popped;	/* where the reader puts the one event it takes */
+	struct source_reader sources;	/* aggregated: the source maps' reader */
 	__u32 capacity;			/* events the queue or the ring holds */
 	int prog_fd;
 	int events_fd;
@@ -36,6 +38,13 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 int bpf_fixture_load_sampled(struct bpf_fixture *fx, enum fbf_transport transport,
 			     __u32 queue_size, __u32 sample);
 
+/*
+ * The same, counting frames per source in maps of @max_sources (--aggregate)
+ * and sending no event; fx->sources takes the counts. 0 or -errno.
+ */
+int bpf_fixture_load_aggregated(struct bpf_fixture *fx, enum fbf_transport transport,
+				__u32 max_sources);
+
 /* Safe on a fixture that failed to load or was never loaded. */
 void bpf_fixture_destroy(struct bpf_fixture *fx);
 
@@ -47,8 +56,9 @@ void bpf_fixture_destroy(struct bpf_fixture *fx);
 bool bpf_fixture_unavailable(int err);
 
 /*
- * Empty the queue or ring and zero the counters on every CPU, and with them
- * the sampling's countdown: the next event on each CPU is sent. 0 or -errno.
+ * Empty the queue or ring (or the source maps) and zero the counters on
+ * every CPU, and with them the sampling's countdown: the next event on each
+ * CPU is sent. 0 or -errno.
  */
 int bpf_fixture_reset(struct bpf_fixture *fx);
 

@@ -2,8 +2,9 @@
 /*
  * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
  * frame, classifies it and sends an event for every class but none to
- * userspace (or for 1 in N of them: sample_every). It observes only: every
- * frame passes, unchanged.
+ * userspace (or for 1 in N of them: sample_every), or counts it per source
+ * address instead (aggregate). It observes only: every frame passes,
+ * unchanged.
  *
  * Built twice, one object per event transport: a queue map (the default),
  * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The two differ in
@@ -248,6 +249,74 @@ static __always_inline int sample_skip(struct fbf_counters *cnt)
 	return 0;
 }
 
+/*
+ * Aggregation, set by the agent before load (--aggregate): count frames per
+ * source in a map instead of sending events. Read-only data, as
+ * sample_every: without it the verifier drops count_source() as dead code.
+ */
+const volatile __u32 aggregate = 0;
+
+/*
+ * Two source maps, of which the program counts into the one in sources[0].
+ * Userspace takes a map's counts by swapping the other in first: the update
+ * of an array of maps returns only after an RCU grace period
+ * (maybe_wait_bpf_programs() in kernel/bpf/syscall.c, since 4.20), and
+ * every run of the program is inside one, so once the swap returns no run
+ * still counts into the map swapped out. Userspace then reads and empties
+ * it at leisure, with nobody writing: no count is read twice, and none is
+ * lost between the read and the clear, as one would be if the program
+ * could add to an entry that a batched read-and-delete had just copied.
+ * Sized by userspace before load (1 entry each when not aggregating).
+ */
+struct fbf_sources_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);	/* the source address, host byte order */
+	__type(value, __u64);	/* frames from it on this CPU */
+} sources_a SEC(".maps"), sources_b SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct fbf_sources_map);
+} sources SEC(".maps") = {
+	.values = { &sources_a },
+};
+
+/*
+ * Count a frame from @saddr in the source map; a full map, or none
+ * installed, counts it as no_room, still under its class. A per-CPU hash:
+ * each CPU adds to its own copy of a source's count, no atomic and no
+ * shared cache line, and userspace sums them.
+ */
+static __always_inline void count_source(struct fbf_counters *cnt, __u32 saddr)
+{
+	__u64 one = 1, *count;
+	__u32 slot = 0;
+	void *map;
+
+	map = bpf_map_lookup_elem(&sources, &slot);
+	if (!map)
+		goto no_room;
+	count = bpf_map_lookup_elem(map, &saddr);
+	if (!count) {
+		/* The first frame from @saddr this interval: its entry, 1 here, 0 elsewhere. */
+		if (!bpf_map_update_elem(map, &saddr, &one, BPF_NOEXIST))
+			goto counted;
+		/* -EEXIST: another CPU added it since; count on ours. -E2BIG: full. */
+		count = bpf_map_lookup_elem(map, &saddr);
+		if (!count)
+			goto no_room;
+	}
+	(*count)++;
+counted:
+	cnt->aggregated++;
+	return;
+no_room:
+	cnt->no_room++;
+}
+
 SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
@@ -277,7 +346,13 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	if (class_id >= FBF_NR_CLASSES)
 		return XDP_PASS; /* cannot happen; bounds the index for the verifier */
 	cnt->by_class[class_id]++;
-	if (class_id == FBF_NONE || sample_skip(cnt))
+	if (class_id == FBF_NONE)
+		return XDP_PASS;
+	if (aggregate) {
+		count_source(cnt, saddr);
+		return XDP_PASS;
+	}
+	if (sample_skip(cnt))
 		return XDP_PASS;
 
 	err = send_event(saddr, class_id);
