@@ -74,6 +74,11 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		pr_err("cannot sample 1 event in %u: %s\n", spec->sample, strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
+	err = spec->max_sources ? fbf_object_set_aggregate(&a->obj, spec->max_sources) : 0;
+	if (err) {
+		pr_err("cannot count %u sources: %s\n", spec->max_sources, strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
 	/*
 	 * The event map is created here rather than by the load inside libxdp's
 	 * attach, so that its id is on record before the program can be on the

@@ -21,12 +21,13 @@ struct attachment {
 	bool attached;
 };
 
-/* What to attach: the transport's object, its event map's size and its sampling. */
+/* What to attach: the transport's object, its event map's size, sampling or aggregation. */
 struct attach_spec {
 	enum xdp_attach_mode mode;
 	enum fbf_transport transport;
 	__u32 queue_size;		/* events the queue or ring holds */
 	__u32 sample;			/* 1 event in this many is sent; 1: all */
+	__u32 max_sources;		/* --aggregate: the source maps' size; 0: events */
 };
 
 /*

@@ -67,6 +67,13 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 			d->next_stats_ns = now + d->stats_interval_ns;
 		return DRAIN_STATS;
 	}
+	if (d->aggregate_interval_ns && now >= d->next_aggregate_ns) {
+		/* From the due time, not from now: intervals do not drift by the loop's delays. */
+		d->next_aggregate_ns += d->aggregate_interval_ns;
+		if (d->next_aggregate_ns <= now)
+			d->next_aggregate_ns = now + d->aggregate_interval_ns;
+		return DRAIN_AGGREGATE;
+	}
 	/* Only a loop that goes round says it is alive: a stuck one is restarted. */
 	if (d->watchdog_interval_ns && now >= d->next_watchdog_ns) {
 		d->next_watchdog_ns = now + d->watchdog_interval_ns;
@@ -90,6 +97,8 @@ static long long drain_until_due(const struct drain *d, __u64 now)
 		wait_ns = d->next_iface_check_ns - now;
 	if (d->stats_interval_ns && d->next_stats_ns - now < wait_ns)
 		wait_ns = d->next_stats_ns - now;
+	if (d->aggregate_interval_ns && d->next_aggregate_ns - now < wait_ns)
+		wait_ns = d->next_aggregate_ns - now;
 	if (d->deadline_ns && d->deadline_ns - now < wait_ns)
 		wait_ns = d->deadline_ns - now;
 	if (d->watchdog_interval_ns && d->next_watchdog_ns - now < wait_ns)

@@ -42,10 +42,12 @@ struct drain {
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
 	__u64 stats_interval_ns;	/* running counters this often, 0: never */
+	__u64 aggregate_interval_ns;	/* --aggregate: take the counts this often, 0: never */
 	volatile sig_atomic_t *stop;	/* set by the signal handler */
 	volatile sig_atomic_t *stops;	/* stop signals so far: one more ends the last drain */
 	volatile sig_atomic_t *stats;	/* set by SIGUSR1: running counters now */
 	__u64 next_stats_ns;		/* when the next running counters are due */
+	__u64 next_aggregate_ns;	/* when the next interval's counts are due */
 	__u64 watchdog_interval_ns;	/* tell the service manager this often, 0: never */
 
 	/* Results. */
@@ -66,6 +68,7 @@ enum drain_end {
 	DRAIN_DEADLINE,		/* --duration elapsed */
 	DRAIN_COUNT,		/* --count events taken */
 	DRAIN_STATS,		/* running counters are due: print them and call again */
+	DRAIN_AGGREGATE,	/* an interval's counts are due: take them and call again */
 	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
 	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise, see sink.out.err */
@@ -80,7 +83,7 @@ int drain_open(struct drain *d);
 
 /*
  * Take and print events until one of the reasons to stop, or until running
- * counters or the watchdog are due.
+ * counters, an interval's counts or the watchdog are due.
  */
 enum drain_end drain_live(struct drain *d);
 

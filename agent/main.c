@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
+#include "aggregate.h"
 #include "attach.h"
 #include "counters_read.h"
 #include "drain.h"
@@ -34,14 +35,18 @@
 
 /*
  * "queue N events" or "ring buffer B bytes (N events)", then ", 1 event in
- * S sampled" if sampling, for the start line.
+ * S sampled" if sampling, for the start line; or what --aggregate counts.
  */
-static void transport_describe(const struct attach_spec *spec, char *buf, size_t size)
+static void transport_describe(const struct attach_spec *spec, const struct agent_options *opts,
+			       char *buf, size_t size)
 {
 	__u32 bytes = fbf_ring_bytes(spec->queue_size);
 	int n;
 
-	if (spec->transport != FBF_TRANSPORT_RINGBUF)
+	if (spec->max_sources)
+		n = snprintf(buf, size, "packets counted per source for up to %u sources, "
+			     "reported every %g s", spec->max_sources, opts->aggregate_ns / 1e9);
+	else if (spec->transport != FBF_TRANSPORT_RINGBUF)
 		n = snprintf(buf, size, "queue %u events", spec->queue_size);
 	else
 		n = snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes,
@@ -83,6 +88,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	case DRAIN_DEADLINE:
 	case DRAIN_COUNT:
 	case DRAIN_STATS:
+	case DRAIN_AGGREGATE:
 	case DRAIN_WATCHDOG:
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
@@ -132,8 +138,12 @@ static void announce_drain(const struct drain *d, int counters_fd)
 		fbf_transport_name(d->transport));
 }
 
-/* The last drain and the summary. Returns 0 or an agent exit status after saying why. */
-static int finish(struct drain *d, int counters_fd, const struct summary_run *run)
+/*
+ * The last drain, under --aggregate the last interval (@ag, or NULL), and
+ * the summary. Returns 0 or an agent exit status after saying why.
+ */
+static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
+		  const struct summary_run *run)
 {
 	char status[64 + ESCAPE_IFNAME_SIZE];
 	struct fbf_counters c;
@@ -141,6 +151,12 @@ static int finish(struct drain *d, int counters_fd, const struct summary_run *ru
 
 	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
 	service_stopping(status);
+	/* Its swap waits out every run of the program still under way: the counts are final. */
+	if (ag) {
+		err = aggregate_report(ag, counters_fd, &d->sink.out);
+		if (err)
+			return err;
+	}
 	announce_drain(d, counters_fd);
 	err = drain_settle(d, counters_fd, &c, &read_err);
 	if (err) {
@@ -171,7 +187,9 @@ struct agent {
 	struct attach_spec spec;
 	struct attachment att;
 	struct ifwatch watch;
-	char transport[96];			/* "queue 4096 events", for the start line */
+	struct aggregate ag;			/* --aggregate */
+	bool aggregating;			/* ... and ag is open */
+	char transport[128];			/* "queue 4096 events", for the start line */
 	struct summary_run run;
 	struct drain d;
 	enum drain_end end;			/* why the live loop ended */
@@ -228,6 +246,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		.transport = opts->transport,
 		.queue_size = opts->queue_size,
 		.sample = opts->sample,
+		.max_sources = opts->aggregate_ns ? opts->max_sources : 0,
 	};
 	return 0;
 }
@@ -262,7 +281,7 @@ static int agent_attach(struct agent *a)
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", a->iface, strerror(-err));
-	transport_describe(&a->spec, a->transport, sizeof(a->transport));
+	transport_describe(&a->spec, &a->opts, a->transport, sizeof(a->transport));
 	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
 		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
 		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", a->transport);
@@ -289,6 +308,8 @@ static int agent_serve(struct agent *a)
 		.deadline_ns = opts->duration_ns ? a->run.start_ns + opts->duration_ns : 0,
 		.stats_interval_ns = opts->stats_interval_ns,
 		.next_stats_ns = a->run.start_ns + opts->stats_interval_ns,
+		.aggregate_interval_ns = opts->aggregate_ns,
+		.next_aggregate_ns = a->run.start_ns + opts->aggregate_ns,
 		.stop = &signals_stop,
 		.stops = &signals_stops,
 		.stats = &signals_stats,
@@ -302,6 +323,16 @@ static int agent_serve(struct agent *a)
 		       strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
+	if (a->spec.max_sources) {
+		err = aggregate_open(&a->ag, &a->att.obj, a->spec.max_sources, opts->top,
+				     a->run.start_ns);
+		if (err) {
+			pr_err("cannot read the per-source counts: %s\n", strerror(-err));
+			return AGENT_EXIT_FAILURE;
+		}
+		a->aggregating = true;
+		a->run.aggregated_read = &a->ag.figures.read;
+	}
 	if (a->metrics_fd >= 0) {
 		struct metrics_source src = {
 			.device = a->iface_label,
@@ -313,6 +344,8 @@ static int agent_serve(struct agent *a)
 			.delivered = &d->sink.delivered,
 			.start_time_seconds = a->started.tv_sec + a->started.tv_nsec / 1e9,
 			.ages = &a->ages,
+			.aggregate_interval_s = opts->aggregate_ns / 1e9,
+			.aggregate = a->aggregating ? &a->ag.figures : NULL,
 		};
 
 		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
@@ -338,6 +371,9 @@ static int agent_run(struct agent *a)
 			service_watchdog();
 		else if (a->end == DRAIN_STATS)
 			ret = summary_running(&a->d, attachment_counters_fd(&a->att), &a->run);
+		else if (a->end == DRAIN_AGGREGATE)
+			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
+					       &a->d.sink.out);
 		else
 			break;
 		if (ret)
@@ -360,7 +396,7 @@ static int agent_stop(struct agent *a, int ret)
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(d, attachment_counters_fd(&a->att), &a->run);
+	err = finish(d, a->aggregating ? &a->ag : NULL, attachment_counters_fd(&a->att), &a->run);
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
@@ -380,6 +416,8 @@ static void agent_cleanup(struct agent *a)
 	if (a->metrics_fd >= 0)
 		close(a->metrics_fd);
 	drain_close(&a->d);
+	if (a->aggregating)
+		aggregate_close(&a->ag);
 	ifwatch_stop(&a->watch);
 	attachment_close(&a->att);
 	/* Its record names nothing attached any more: leave no file behind. */

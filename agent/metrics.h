@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
+#include "aggregate.h"
 #include "event_ages.h"
 #include "listen_addr.h"
 
@@ -27,6 +28,8 @@ struct metrics_snapshot {
 	struct fbf_counters counters;
 	__u64 delivered;
 	struct event_ages ages;
+	double aggregate_interval_s;	/* --aggregate; 0: events */
+	struct aggregate_figures aggregate;	/* its last interval; all 0 without it */
 	bool have_run_stats;	/* BPF run-time statistics are on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
@@ -59,6 +62,8 @@ struct metrics_source {
 	const __u64 *delivered;
 	const struct event_ages *ages;
 	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
+	double aggregate_interval_s;	/* --aggregate; 0: events */
+	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
 };
 
 /*

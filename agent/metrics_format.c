@@ -39,6 +39,50 @@ static void process_format(FILE *out, const struct process_figures *p)
 		"process_start_time_seconds %.2f\n", p->start_time_seconds);
 }
 
+/*
+ * --aggregate's figures: the per-class totals are classified_total's, and
+ * the last interval's per class here. Never a series per source address:
+ * each would be a time series of its own in Prometheus, up to 65,536 of
+ * them an interval by default and new ones with every address seen, which
+ * is the cardinality Prometheus' own guidance warns against; the top
+ * sources are in the agent's output instead.
+ */
+static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
+{
+	const struct fbf_counters *c = &s->counters;
+	const struct aggregate_figures *f = &s->aggregate;
+	const char *dev = s->device;
+	int i;
+
+	header(out, "aggregate_interval_seconds", "gauge",
+	       "How often the per-source counts are taken under --aggregate; 0: events are "
+	       "sent instead.");
+	fprintf(out, PREFIX "aggregate_interval_seconds{device=\"%s\"} %g\n", dev,
+		s->aggregate_interval_s);
+	header(out, "aggregated_total", "counter",
+	       "Frames counted by source in the kernel under --aggregate, by what became of "
+	       "them: read by the agent, or not counted by source for want of room in the "
+	       "full map (still counted by class).");
+	fprintf(out, PREFIX "aggregated_total{device=\"%s\",result=\"read\"} %llu\n", dev,
+		f->read);
+	fprintf(out, PREFIX "aggregated_total{device=\"%s\",result=\"no_room\"} %llu\n", dev,
+		c->no_room);
+	header(out, "aggregated_pending", "gauge",
+	       "Frames counted by source in the current interval, not yet read.");
+	fprintf(out, PREFIX "aggregated_pending{device=\"%s\"} %llu\n", dev,
+		c->aggregated > f->read ? c->aggregated - f->read : 0);
+	header(out, "aggregate_intervals_total", "counter", "Intervals taken under --aggregate.");
+	fprintf(out, PREFIX "aggregate_intervals_total{device=\"%s\"} %llu\n", dev, f->intervals);
+	header(out, "aggregate_last_sources", "gauge",
+	       "Source addresses counted in the last interval.");
+	fprintf(out, PREFIX "aggregate_last_sources{device=\"%s\"} %llu\n", dev, f->sources);
+	header(out, "aggregate_last_packets", "gauge",
+	       "Frames counted by source in the last interval, by class.");
+	for (i = FBF_FIZZ; i < FBF_NR_CLASSES; i++)
+		fprintf(out, PREFIX "aggregate_last_packets{device=\"%s\",class=\"%s\"} %llu\n",
+			dev, fbf_class_key(i), f->packets[i]);
+}
+
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
 {
 	const struct fbf_counters *c = &s->counters;
@@ -91,6 +135,8 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	header(out, "events_queued", "gauge", "Events produced and not yet read or lost.");
 	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
 		produced > accounted ? produced - accounted : 0);
+
+	aggregate_format(out, s);
 
 	header(out, "event_age_seconds", "histogram",
 	       "How long events waited in the queue or ring before the agent read them.");

@@ -66,6 +66,17 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		s->ages.le[i] = __atomic_load_n(&src->ages->le[i], __ATOMIC_RELAXED);
 	s->ages.sum_ns = __atomic_load_n(&src->ages->sum_ns, __ATOMIC_RELAXED);
 	s->ages.count = __atomic_load_n(&src->ages->count, __ATOMIC_RELAXED);
+	s->aggregate_interval_s = src->aggregate_interval_s;
+	if (src->aggregate) {
+		const struct aggregate_figures *f = src->aggregate;
+
+		/* Read first, as delivered: never more than the counters say were counted. */
+		s->aggregate.read = __atomic_load_n(&f->read, __ATOMIC_RELAXED);
+		s->aggregate.intervals = __atomic_load_n(&f->intervals, __ATOMIC_RELAXED);
+		s->aggregate.sources = __atomic_load_n(&f->sources, __ATOMIC_RELAXED);
+		for (i = 0; i < FBF_NR_CLASSES; i++)
+			s->aggregate.packets[i] = __atomic_load_n(&f->packets[i], __ATOMIC_RELAXED);
+	}
 	read_run_stats(src->prog_fd, s);
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);

@@ -11,8 +11,10 @@
 #include <net/if.h>
 
 #include "fizzbuzzfib.h"
+#include "aggregate.h"
 #include "escape.h"
 #include "exit_codes.h"
+#include "fbf_object.h"
 #include "lock.h"
 #include "listen_addr.h"
 #include "options.h"
@@ -23,12 +25,17 @@
 
 
 /* Options with no short form. */
-enum { OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE };
+enum {
+	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
+	OPT_MAX_SOURCES,
+};
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
 static const char doc_head[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
-	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address).\v"
+	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address), of 1 in N "
+	"(--sample), or per interval the packets per class and the top sources, counted in the "
+	"kernel (--aggregate).\v"
 	"The agent stops on Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGALRM or any other signal that "
 	"would end it, and on --duration or --count. It then detaches the program first and "
 	"prints every event still queued, so --count N may print more than N lines; the summary "
@@ -75,6 +82,16 @@ static const struct argp_option argp_options[] = {
 	{ "sample", OPT_SAMPLE, "N", 0,
 	  "Send 1 event in N, 1..2147483648, on each CPU; the others are counted as not_sampled "
 	  "(default: 1, every event)", 0 },
+	{ "aggregate", OPT_AGGREGATE, "SECONDS", 0,
+	  "Send no events: count packets per source in the kernel and print, every SECONDS, the "
+	  "packets per class and the top sources per class", 0 },
+	{ "top", OPT_TOP, "N", 0,
+	  "With --aggregate: the top N sources per class, 0..1000 (default: "
+	  STR(AGGREGATE_TOP_DEFAULT) ")", 0 },
+	{ "max-sources", OPT_MAX_SOURCES, "N", 0,
+	  "With --aggregate: sources counted per interval, 1..1048576 (default: 65536); packets "
+	  "from more are counted as no_room. Kernel memory: two maps of N entries of about 64 "
+	  "bytes and 8 more per CPU", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
@@ -190,6 +207,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 				    arg_shown(shown, arg), FBF_SAMPLE_MAX);
 		opts->sample = v;
 		break;
+	case OPT_AGGREGATE:
+		seconds_option("--aggregate", arg, AGENT_AGGREGATE_MAX_S, "one day", "1 or 0.5",
+			       &opts->aggregate_ns);
+		break;
+	case OPT_TOP:
+		if (parse_u64_range(arg, 0, AGGREGATE_TOP_MAX, &v))
+			usage_error("--top '%s': use a whole number from 0 to %u",
+				    arg_shown(shown, arg), AGGREGATE_TOP_MAX);
+		opts->top = v;
+		opts->needs_aggregate = "--top";
+		break;
+	case OPT_MAX_SOURCES:
+		if (parse_u64_range(arg, 1, FBF_AGGREGATE_MAX_SOURCES, &v))
+			usage_error("--max-sources '%s': use a whole number from 1 to %u",
+				    arg_shown(shown, arg), FBF_AGGREGATE_MAX_SOURCES);
+		opts->max_sources = v;
+		opts->needs_aggregate = "--max-sources";
+		break;
 	case 'd':
 		seconds_option("--duration", arg, AGENT_DURATION_MAX_S, "one year", "10 or 2.5",
 			       &opts->duration_ns);
@@ -238,6 +273,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!opts->iface)
 			usage_error("--iface IFACE is required");
+		if (opts->needs_aggregate && !opts->aggregate_ns)
+			usage_error("%s sets how --aggregate counts, and --aggregate is not given",
+				    opts->needs_aggregate);
+		if (opts->aggregate_ns && opts->sample > 1)
+			usage_error("--aggregate sends no events, so there are none for --sample "
+				    "to sample; use one of the two");
+		if (opts->aggregate_ns && opts->count)
+			usage_error("--aggregate sends no events, so --count would never stop it; "
+				    "use --duration");
 		break;
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */
@@ -262,6 +306,8 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		.mode = XDP_MODE_UNSPEC,
 		.queue_size = FBF_DEFAULT_QUEUE_SIZE,
 		.sample = FBF_SAMPLE_DEFAULT,
+		.top = AGGREGATE_TOP_DEFAULT,
+		.max_sources = FBF_AGGREGATE_DEFAULT_SOURCES,
 		.lock_dir = AGENT_LOCK_DIR,
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;

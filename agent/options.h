@@ -18,6 +18,7 @@
 #define AGENT_QUEUE_SIZE_MAX (1U << 24)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
+#define AGENT_AGGREGATE_MAX_S (24ULL * 3600)
 
 struct agent_options {
 	const char *iface;
@@ -25,6 +26,10 @@ struct agent_options {
 	enum fbf_transport transport;	/* how events reach the agent */
 	__u32 queue_size;		/* events the queue or the ring holds */
 	__u32 sample;			/* send 1 event in this many, 1: every event */
+	__u64 aggregate_ns;		/* count per source, report this often; 0: events */
+	__u32 top;			/* --aggregate: top sources shown per class */
+	__u32 max_sources;		/* --aggregate: sources the kernel's maps hold */
+	const char *needs_aggregate;	/* an option given that only --aggregate takes */
 	__u64 duration_ns;		/* 0: run until stopped */
 	__u64 count;			/* 0: no limit */
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */

@@ -89,6 +89,16 @@ static char *fmt_wall_time(char *p, struct output *o, __u64 mono_ns)
 	return p;
 }
 
+void output_time(struct output *o, __u64 mono_ns, char *buf)
+{
+	*fmt_wall_time(buf, o, mono_ns) = '\0';
+}
+
+void output_ipv4(__u32 addr, char *buf)
+{
+	*fmt_ipv4(buf, addr) = '\0';
+}
+
 void output_event(struct output *o, const struct fbf_event *ev)
 {
 	/* The longest line: JSON with 15-character address, two 20-digit numbers, a time. */

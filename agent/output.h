@@ -19,6 +19,14 @@ struct output {
 
 void output_init(struct output *o, bool json, bool quiet);
 
+/* "2026-11-24T17:20:01.123456789Z": CLOCK_MONOTONIC @mono_ns on the events' timeline. */
+#define OUTPUT_TIME_SIZE 32
+void output_time(struct output *o, __u64 mono_ns, char *buf);
+
+/* "192.0.2.1", of @addr in host byte order. */
+#define OUTPUT_IPV4_SIZE 16
+void output_ipv4(__u32 addr, char *buf);
+
 /* Print @ev (JSON: with its age, now). A failed write is noted in o->err. */
 void output_event(struct output *o, const struct fbf_event *ev);
 

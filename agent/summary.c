@@ -34,16 +34,23 @@ static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_cou
 	return len;
 }
 
-/* Append the events: produced, delivered, the losses, queued. */
+/*
+ * Append the events: produced, delivered, the losses, queued; under
+ * --aggregate, then the frames read by source (the counters' aggregated is
+ * that many, and those still in the kernel's maps).
+ */
 static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_counters *c,
-			 __u64 delivered, bool json)
+			 __u64 delivered, const struct summary_run *run, bool json)
 {
 	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
 
 	len = put(buf, len, size, "produced", produced, json);
 	len = put(buf, len, size, "delivered", delivered, json);
 	len = put_group(buf, len, size, c, FBF_COUNTERS_LOSSES, json);
-	return put(buf, len, size, "queued", produced > accounted ? produced - accounted : 0, json);
+	len = put(buf, len, size, "queued", produced > accounted ? produced - accounted : 0, json);
+	if (run->aggregated_read)
+		len = put(buf, len, size, "aggregated_read", *run->aggregated_read, json);
+	return len;
 }
 
 /*
@@ -65,7 +72,7 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 			       run->mode, elapsed_ns / 1e9);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, true);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, true);
-		put_events(line, len, sizeof(line), c, delivered, true);
+		put_events(line, len, sizeof(line), c, delivered, run, true);
 		fprintf(stderr, "%s}\n", line);
 		return;
 	}
@@ -74,7 +81,7 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 		len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
-		put_events(line, len, sizeof(line), c, delivered, false);
+		put_events(line, len, sizeof(line), c, delivered, run, false);
 		pr_info("stats %s\n", line);
 		return;
 	}
@@ -84,7 +91,7 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 	pr_info("%s%s\n", kind, line);
 	put_group(line, 0, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
 	pr_info("%s%s\n", kind, line);
-	put_events(line, 0, sizeof(line), c, delivered, false);
+	put_events(line, 0, sizeof(line), c, delivered, run, false);
 	pr_info("%s%s\n", kind, line);
 }
 
@@ -109,6 +116,12 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 	__u64 produced = fbf_events_produced(c), accounted = d->sink.delivered + fbf_events_lost(c);
 
 	account_print("summary", c, d->sink.delivered, run, run->elapsed_ns, d->sink.out.json);
+	/* Detached and the maps taken once more: every frame counted by source was read. */
+	if (run->aggregated_read && *run->aggregated_read != c->aggregated) {
+		pr_warn("%llu frames counted by source but %llu read\n", c->aggregated,
+			*run->aggregated_read);
+		return AGENT_EXIT_UNACCOUNTED;
+	}
 	if (produced == accounted)
 		return 0;
 	if (d->abandoned && produced > accounted) {

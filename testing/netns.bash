@@ -283,17 +283,20 @@ fbf_check_summary()
 {
 	local err=$1 events=$2 key
 	local packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci not_sampled produced
-	local delivered lost_queue_full lost_queue_busy
+	local delivered lost_queue_full lost_queue_busy aggregated no_room no_event
 
 	for key in packets non_ipv4 malformed none fizz buzz fizzbuzz fibonacci not_sampled \
-		produced delivered lost_queue_full lost_queue_busy; do
+		aggregated no_room produced delivered lost_queue_full lost_queue_busy; do
 		printf -v "$key" '%s' "$(fbf_summary_value "$err" "$key")"
 		[ -n "${!key}" ] || { echo "summary incomplete: no $key" >&2; return 1; }
 	done
-	[ "$packets" -eq $((non_ipv4 + malformed + none + not_sampled + produced)) ] ||
+	# Classified frames that made no event: not sampled, or counted by source (--aggregate).
+	no_event=$((not_sampled + aggregated + no_room))
+	[ "$packets" -eq $((non_ipv4 + malformed + none + no_event + produced)) ] ||
 		{ echo "packets $packets != sum of outcomes" >&2; return 1; }
-	[ $((produced + not_sampled)) -eq $((fizz + buzz + fizzbuzz + fibonacci)) ] ||
-		{ echo "produced $produced + not_sampled $not_sampled != sum of classes" >&2
+	[ $((produced + no_event)) -eq $((fizz + buzz + fizzbuzz + fibonacci)) ] ||
+		{ echo "produced $produced + not_sampled $not_sampled + aggregated $aggregated" \
+		       "+ no_room $no_room != sum of classes" >&2
 		  return 1; }
 	[ "$produced" -eq $((delivered + lost_queue_full + lost_queue_busy)) ] ||
 		{ echo "produced $produced != delivered $delivered + lost" \
