@@ -90,8 +90,8 @@ static const struct argp_option argp_options[] = {
 	  STR(AGGREGATE_TOP_DEFAULT) ")", 0 },
 	{ "max-sources", OPT_MAX_SOURCES, "N", 0,
 	  "With --aggregate: sources counted per interval, 1..1048576 (default: 65536); packets "
-	  "from more are counted as no_room. Kernel memory: two maps of N entries of about 64 "
-	  "bytes and 8 more per CPU", 0 },
+	  "from more are counted as no_room. Kernel memory: two maps of N entries of 80 bytes "
+	  "and 8 more per CPU (13 MB on 2 CPUs at the default)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
 	  0 },
 	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",

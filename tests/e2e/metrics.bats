@@ -143,6 +143,42 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 	[ "$(fbf_summary_value "$ERR" not_sampled)" -ge "$not_sampled" ]
 }
 
+@test "--aggregate: the intervals and the counts by source add up to the classes; promtool passes" {
+	local scraped=$FBF_WORK/metrics dev="device=\"$FBF_VETH_SRV\"" key classes=0 intervals
+	local read_ no_room pending
+
+	fbf_agent_start "$OUT" "$ERR" --aggregate 0.2 --max-sources 4 --metrics "$METRICS"
+	fbf_traffic 5
+	# Two intervals after the traffic: its last packets are read (or no_room) by then.
+	intervals_from() {
+		[ "$(metric_value "fizzbuzzfib_aggregate_intervals_total{$dev}")" -ge "$1" ]
+	}
+	intervals=$(metric_value "fizzbuzzfib_aggregate_intervals_total{$dev}")
+	wait_for 50 intervals_from $((intervals + 2))
+	scrape "http://$METRICS/metrics" >"$scraped"
+	fbf_stop_agent INT
+	value() { awk -v m="$1" '$1 == m { print $2 }' "$scraped"; }
+	for key in fizz buzz fizzbuzz fibonacci; do
+		classes=$((classes + $(value "fizzbuzzfib_classified_total{$dev,class=\"$key\"}")))
+	done
+	read_=$(value "fizzbuzzfib_aggregated_total{$dev,result=\"read\"}")
+	no_room=$(value "fizzbuzzfib_aggregated_total{$dev,result=\"no_room\"}")
+	pending=$(value "fizzbuzzfib_aggregated_pending{$dev}")
+	echo "classes $classes read $read_ no_room $no_room pending $pending"
+	[ "$classes" -gt 0 ]
+	[ "$classes" -eq $((read_ + no_room + pending)) ]
+	# More sources than 4 sent: the map was full, and said so.
+	[ "$no_room" -gt 0 ]
+	[ "$(value "fizzbuzzfib_aggregate_interval_seconds{$dev}")" = 0.2 ]
+	[ "$(value "fizzbuzzfib_aggregate_last_sources{$dev}")" -le 4 ]
+	# No series per source address: one per class at most.
+	! grep -q 'saddr\|10\.213\.' "$scraped"
+	[ "$(fbf_summary_value "$ERR" aggregated_read)" -ge "$read_" ]
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$scraped"
+	fi
+}
+
 @test "promtool finds nothing to lint in the exposition; / links it, other paths are 404" {
 	local m info
 
