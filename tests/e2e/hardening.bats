@@ -86,6 +86,23 @@ run_with_caps()
 	[ "$(wc -l <"$OUT")" -eq "$(fbf_summary_value "$ERR" delivered)" ]
 }
 
+@test "the same under --aggregate, its map too small, its top lists full: no report, exit 0" {
+	local agent=$FBF_BUILD/agent status=0
+
+	fbf_is_sanitized "$agent" || agent=$FBF_ROOT/build-sanitize/agent
+	fbf_is_sanitized "$agent" || skip "no sanitizer build of the agent: run make SANITIZE=1"
+	fbf_srv_start "$OUT" "$ERR" env "${SANITIZER_ENV[@]}" "$agent" --iface "$FBF_VETH_SRV" \
+		--duration 3 --aggregate 0.3 --max-sources 6 --top 2 --json
+	fbf_traffic 5
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	[ "$status" -eq 0 ]
+	if grep -E 'Sanitizer|runtime error' "$ERR"; then false; fi
+	[ "$(fbf_summary_value "$ERR" no_room)" -gt 0 ]
+	[ "$(fbf_summary_value "$ERR" aggregated_read)" -eq "$(fbf_summary_value "$ERR" aggregated)" ]
+	grep -q '"fibonacci":\[{"saddr":"[0-9.]*","packets":[0-9]*},{' "$OUT"
+}
+
 @test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
 	local agent=$FBF_BUILD/agent status=0
 
