@@ -11,7 +11,9 @@
  * program left it are checked after every run, the queue and the counters at
  * the end of each batch (events in order, counters as totals). A batch that
  * disagrees is run again one frame at a time from empty maps, which names the
- * first frame at fault.
+ * first frame at fault. A third group fuzzes the program under --aggregate:
+ * the counts per source, taken after each batch, against the model's, with
+ * source maps of AGG_SOURCES that random addresses fill at once (no_room).
  *
  *   FBF_FUZZ_FRAMES=N   frames to run (default 200000; `make fuzz` runs more)
  *   FBF_FUZZ_SEED=S     replay a run: the seed is printed at the start
@@ -42,6 +44,8 @@
 #define BATCH_MAX 2048
 /* 32 events in a queue; a ring for 32 is a page, 170 events of 24 bytes with 4 KiB pages. */
 #define QUEUE_SIZE 32
+/* The aggregated program's source maps: most batches hold more sources. */
+#define AGG_SOURCES 64
 /* Mismatches described in full; the rest are only counted. */
 #define REPORT_MAX 5
 
@@ -56,6 +60,8 @@ struct fuzz_stats {
 	__u64 by_outcome[3];
 	__u64 events;
 	__u64 queue_full;
+	__u64 aggregated;	/* --aggregate: counted per source */
+	__u64 no_room;		/* ... or not, the map full */
 	__u64 mismatches;
 };
 
@@ -66,6 +72,9 @@ struct fuzz {
 	__u64 rng;
 	__u64 sweep_next;	/* index into the sweep; past its end, random frames */
 	struct fbf_counters want;	/* totals since the last reset */
+	bool aggregate;			/* the program counts per source, sends no event */
+	struct fbf_source_count want_sources[AGG_SOURCES]; /* since the last take */
+	size_t nr_want_sources;
 	struct fuzz_stats stats;
 	struct fuzz_frame batch[BATCH_MAX];
 	struct fbf_event want_events[BATCH_MAX];
@@ -443,6 +452,64 @@ static void reset_maps(struct fuzz *f)
 	if (err)
 		fail_msg("resetting the maps: %s", strerror(-err));
 	memset(&f->want, 0, sizeof(f->want));
+	f->nr_want_sources = 0;
+}
+
+/*
+ * The model of one frame: true if it makes an event; under --aggregate, a
+ * classified frame is counted for its source instead while the map has
+ * room for it (a source already in it always has), else as no_room.
+ */
+static bool model_frame(struct fuzz *f, const struct ref_verdict *v, bool queue_room)
+{
+	size_t i;
+
+	if (!ref_account(v, NULL, f->aggregate || queue_room, &f->want) || !f->aggregate)
+		return !f->aggregate && v->push && queue_room;
+	for (i = 0; i < f->nr_want_sources; i++)
+		if (f->want_sources[i].saddr == v->saddr)
+			break;
+	if (i == AGG_SOURCES) {
+		f->want.no_room++;
+		f->stats.no_room++;
+		return false;
+	}
+	if (i == f->nr_want_sources)
+		f->want_sources[f->nr_want_sources++] = (struct fbf_source_count){ v->saddr, 0 };
+	f->want_sources[i].packets++;
+	f->want.aggregated++;
+	f->stats.aggregated++;
+	return false;
+}
+
+/* Under --aggregate: take the counts and compare with the model's. NULL on a match. */
+static const char *check_sources(struct fuzz *f, char *why, size_t size)
+{
+	const struct source_reader *r = &f->fx.sources;
+	long n, i;
+	size_t k;
+
+	if (!f->aggregate)
+		return NULL;
+	n = source_reader_take(&f->fx.sources);
+	if (n < 0)
+		fail_msg("taking the source counts: %s", strerror(-n));
+	if ((size_t)n != f->nr_want_sources) {
+		snprintf(why, size, "%ld sources counted, want %zu", n, f->nr_want_sources);
+		return why;
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < f->nr_want_sources; k++)
+			if (f->want_sources[k].saddr == r->counts[i].saddr)
+				break;
+		if (k == f->nr_want_sources || f->want_sources[k].packets != r->counts[i].packets) {
+			snprintf(why, size, "source %#x counted %llu times, want %llu",
+				 r->counts[i].saddr, r->counts[i].packets,
+				 k == f->nr_want_sources ? 0ULL : f->want_sources[k].packets);
+			return why;
+		}
+	}
+	return NULL;
 }
 
 /* The batch disagreed somewhere: run it again frame by frame to find where. */
@@ -461,14 +528,14 @@ static void bisect_batch(struct fuzz *f, size_t n, const char *batch_why)
 
 		reset_maps(f);
 		ref_parse(fr->data, fr->len, &v);
-		pushed = ref_account(&v, NULL, true, &f->want);
+		pushed = model_frame(f, &v, true);
 		want_ev = (struct fbf_event){ .saddr = v.saddr, .class_id = v.class_id };
 		t0 = fbf_monotonic_ns();
 		if (!run_one(f, fr))
 			continue;
 		t1 = fbf_monotonic_ns();
 		if (check_queue(f, &want_ev, pushed, t0, t1, why, sizeof(why)) ||
-		    check_counters(f, why, sizeof(why)))
+		    check_sources(f, why, sizeof(why)) || check_counters(f, why, sizeof(why)))
 			mismatch(f, fr, "%s", why);
 	}
 	if (f->stats.mismatches == before)
@@ -493,12 +560,12 @@ static void run_batch(struct fuzz *f, size_t n)
 		ref_parse(fr->data, fr->len, &v);
 		f->stats.by_outcome[v.outcome]++;
 		/* The queue is empty at the start of a batch and nothing pops during one. */
-		if (ref_account(&v, NULL, nr_events < f->fx.capacity, &f->want))
+		if (model_frame(f, &v, nr_events < f->fx.capacity))
 			f->want_events[nr_events++] = (struct fbf_event){
 				.saddr = v.saddr,
 				.class_id = v.class_id,
 			};
-		else if (v.push)
+		else if (v.push && !f->aggregate)
 			f->stats.queue_full++;
 	}
 	f->stats.events += nr_events;
@@ -510,7 +577,11 @@ static void run_batch(struct fuzz *f, size_t n)
 
 	bad = check_queue(f, f->want_events, nr_events, t0, t1, why, sizeof(why));
 	if (!bad)
+		bad = check_sources(f, why, sizeof(why));
+	if (!bad)
 		bad = check_counters(f, why, sizeof(why));
+	/* Each batch's sources from an empty map: the take emptied both. */
+	f->nr_want_sources = 0;
 	if (bad)
 		bisect_batch(f, n, bad);
 }
@@ -559,15 +630,16 @@ static void test_differential(void **state)
 	fprintf(stderr, "# %llu frames in %.2f s: %.0f frames/s; %llu"
 		" mismatches\n", f->stats.frames, elapsed / 1e9,
 		f->stats.frames / (elapsed / 1e9), f->stats.mismatches);
-	fprintf(stderr, "# outcomes: ipv4 %llu (events %llu, queue_full %llu"
-		"), non_ipv4 %llu, malformed %llu\n", f->stats.by_outcome[REF_IPV4],
-		f->stats.events, f->stats.queue_full, f->stats.by_outcome[REF_NON_IPV4],
-		f->stats.by_outcome[REF_MALFORMED]);
+	fprintf(stderr, "# outcomes: ipv4 %llu (events %llu, queue_full %llu, aggregated %llu, "
+		"no_room %llu), non_ipv4 %llu, malformed %llu\n", f->stats.by_outcome[REF_IPV4],
+		f->stats.events, f->stats.queue_full, f->stats.aggregated, f->stats.no_room,
+		f->stats.by_outcome[REF_NON_IPV4], f->stats.by_outcome[REF_MALFORMED]);
 	assert_int_equal(f->stats.mismatches, 0);
 }
 
-/* The transport the group being run fuzzes. */
+/* The transport the group being run fuzzes; and whether it fuzzes --aggregate. */
 static enum fbf_transport suite_transport;
+static bool suite_aggregate;
 
 static int suite_setup(void **state)
 {
@@ -575,7 +647,11 @@ static int suite_setup(void **state)
 
 	if (!f)
 		return -1;
-	f->load_err = bpf_fixture_load(&f->fx, suite_transport, QUEUE_SIZE);
+	f->aggregate = suite_aggregate;
+	if (f->aggregate)
+		f->load_err = bpf_fixture_load_aggregated(&f->fx, suite_transport, AGG_SOURCES);
+	else
+		f->load_err = bpf_fixture_load(&f->fx, suite_transport, QUEUE_SIZE);
 	if (bpf_fixture_unavailable(f->load_err))
 		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
 			strerror(-f->load_err));
@@ -598,6 +674,13 @@ int main(void)
 		cmocka_unit_test(test_differential),
 	};
 
-	return run_groups_per_transport("xdp_fuzz", tests, sizeof(tests) / sizeof(tests[0]),
-					suite_setup, suite_teardown, &suite_transport);
+	int failed;
+
+	failed = run_groups_per_transport("xdp_fuzz", tests, sizeof(tests) / sizeof(tests[0]),
+					  suite_setup, suite_teardown, &suite_transport);
+	/* The transport does not matter to aggregation: the queue's object. */
+	suite_transport = FBF_TRANSPORT_QUEUE;
+	suite_aggregate = true;
+	return failed + cmocka_run_group_tests_name("xdp_fuzz aggregate", tests, suite_setup,
+						    suite_teardown);
 }
