@@ -159,9 +159,14 @@ static inline __u64 fbf_events_produced(const struct fbf_counters *c)
 	return classified > no_event ? classified - no_event : 0;
 }
 
-/* Sampling: 1 event in N sent, N set at load time; 1, the default, sends every event. */
+/*
+ * Sampling: 1 event in N sent, N set at load time; 1, the default, sends
+ * every event. The program's N of 0 sends none and counts per source
+ * instead (--aggregate): one setting for what becomes of a classified frame.
+ */
 #define FBF_SAMPLE_DEFAULT 1U
 #define FBF_SAMPLE_MAX (1U << 31)
+#define FBF_SAMPLE_AGGREGATE 0U
 
 /*
  * Aggregation (--aggregate): the program counts classified frames per

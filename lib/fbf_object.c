@@ -83,9 +83,9 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
 	if (err)
 		return err;
 	if (o->transport == FBF_TRANSPORT_RINGBUF)
-		ring->rodata->aggregate = 1;
+		ring->rodata->sample_every = FBF_SAMPLE_AGGREGATE;
 	else
-		queue->rodata->aggregate = 1;
+		queue->rodata->sample_every = FBF_SAMPLE_AGGREGATE;
 	return 0;
 }
 

@@ -46,9 +46,10 @@ int fbf_object_set_sample(struct fbf_object *o, __u32 every);
 #define FBF_AGGREGATE_MAX_SOURCES (1U << 20)
 
 /*
- * Before load: count frames per source in source maps of @max_sources
- * (1..FBF_AGGREGATE_MAX_SOURCES) instead of sending events, the program's
- * read-only aggregate. 0 or -EINVAL.
+ * Before load, and after any fbf_object_set_sample(): count frames per
+ * source in source maps of @max_sources (1..FBF_AGGREGATE_MAX_SOURCES)
+ * instead of sending events, the program's sample_every of
+ * FBF_SAMPLE_AGGREGATE. 0 or -EINVAL.
  */
 int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources);
 

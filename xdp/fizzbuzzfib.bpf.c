@@ -3,8 +3,8 @@
  * XDP FizzBuzzFibonacci classifier: reads the IPv4 source address of every
  * frame, classifies it and sends an event for every class but none to
  * userspace (or for 1 in N of them: sample_every), or counts it per source
- * address instead (aggregate). It observes only: every frame passes,
- * unchanged.
+ * address instead (sample_every 0, --aggregate). It observes only: every
+ * frame passes, unchanged.
  *
  * Built twice, one object per event transport: a queue map (the default),
  * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The two differ in
@@ -216,9 +216,12 @@ static __always_inline void wake_reader(void)
 }
 
 /*
- * 1-in-N sampling, N set by the agent before load (--sample): read-only data,
- * so the verifier knows N and, at the default of 1, drops the rest of
- * sample_skip() as dead code; what stays is one load and no branch.
+ * What becomes of a classified frame, set by the agent before load: 1 in N
+ * sends an event (--sample N; 1, the default, every one), and 0 sends none
+ * and counts the frame per source instead (--aggregate, count_source()).
+ * Read-only data, so the verifier knows the value and drops the code of
+ * the two other ways as dead; one variable for both, read once, so that
+ * what stays of either at the default is one load and no branch.
  */
 const volatile __u32 sample_every = FBF_SAMPLE_DEFAULT;
 
@@ -234,9 +237,9 @@ const volatile __u32 sample_every = FBF_SAMPLE_DEFAULT;
  * to a known period. The first event on each CPU is sent, so a quiet CPU
  * still shows up.
  */
-static __always_inline int sample_skip(struct fbf_counters *cnt)
+static __always_inline int sample_skip(struct fbf_counters *cnt, __u32 every)
 {
-	if (sample_every <= 1)
+	if (every <= 1)
 		return 0;
 	if (cnt->sample_countdown) {
 		cnt->sample_countdown--;
@@ -245,16 +248,9 @@ static __always_inline int sample_skip(struct fbf_counters *cnt)
 		cnt->not_sampled++;
 		return 1;
 	}
-	cnt->sample_countdown = sample_every - 1;
+	cnt->sample_countdown = every - 1;
 	return 0;
 }
-
-/*
- * Aggregation, set by the agent before load (--aggregate): count frames per
- * source in a map instead of sending events. Read-only data, as
- * sample_every: without it the verifier drops count_source() as dead code.
- */
-const volatile __u32 aggregate = 0;
 
 /*
  * Two source maps, of which the program counts into the one in sources[0].
@@ -323,7 +319,7 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	struct fbf_counters *cnt;
 	__u32 key = 0;
 	__u32 saddr = 0;
-	__u32 class_id;
+	__u32 class_id, every;
 	int err;
 
 	cnt = bpf_map_lookup_elem(&counters, &key);
@@ -348,11 +344,12 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	cnt->by_class[class_id]++;
 	if (class_id == FBF_NONE)
 		return XDP_PASS;
-	if (aggregate) {
+	every = sample_every;
+	if (every == FBF_SAMPLE_AGGREGATE) {
 		count_source(cnt, saddr);
 		return XDP_PASS;
 	}
-	if (sample_skip(cnt))
+	if (sample_skip(cnt, every))
 		return XDP_PASS;
 
 	err = send_event(saddr, class_id);
