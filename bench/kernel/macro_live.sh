@@ -85,7 +85,11 @@ work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
 agent_pid=
 cleanup()
 {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	# Under set -e, a wait that reports the signal (143) would end the trap
+	# here and leave the namespaces and the HTTP server behind.
+	if [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; then
+		wait "$agent_pid" 2>/dev/null || true
+	fi
 	fbf_net_down
 	rm -rf "$work"
 }
@@ -102,6 +106,9 @@ attach()
 		fbf_in_srv xdp-loader load --mode native "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 		return
 	fi
+	# Empty now: fbf_agent_start's redirection happens in the background, and
+	# until it does, the last agent's "attached" would pass for this one's.
+	: >"$work/agent.err"
 	# shellcheck disable=SC2086 # the arm's options are words
 	AGENT=${arm_agent[$arm]:-$AGENT} fbf_agent_start "$work/agent.out" "$work/agent.err" \
 		--mode native ${arm_args[$arm]} "$@"

@@ -175,6 +175,9 @@ flood()
 	local rss=() mode=()
 
 	rm -f "$WORK/flood.out"
+	# Empty now, not when the agent's redirection runs in the background: the
+	# last flood's "attached" would otherwise pass for this agent's.
+	: >"$err"
 	if [ "$1" = aggregate ]; then
 		mode=(--aggregate 1)
 		: >"$WORK/flood.out"
