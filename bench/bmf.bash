@@ -33,3 +33,15 @@ check_bmf()
 	    assert bench in bmf, f"{bench} missing"
 	EOF
 }
+
+# check_bmf_measures FILE BENCH:MEASURE...: FILE's BENCH has MEASURE, for each pair.
+check_bmf_measures()
+{
+	python3 - "$@" <<-'EOF'
+	import json, sys
+	bmf = json.load(open(sys.argv[1]))
+	missing = [pair for pair in sys.argv[2:]
+	           if pair.rsplit(":", 1)[1] not in bmf.get(pair.rsplit(":", 1)[0], {})]
+	assert not missing, f"missing: {' '.join(missing)}"
+	EOF
+}

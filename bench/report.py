@@ -5,6 +5,8 @@
   report.py gbench GBENCH.json BMF.json      Google Benchmark JSON (micro timing)
   report.py callgrind DIR BMF.json           callgrind.out files named BATCH__VARIANT.out
   report.py samples SAMPLES.tsv BMF.json     rows "benchmark<TAB>measure<TAB>value"
+  report.py designs LIVE.bmf.json -          macro_live.sh's figures, one row per way of
+                                             reporting (arm) and traffic, side by side
   report.py figures RESULTS_DIR OUT.md       every BMF file there as tables, each with the
                                              machine, kernel, date and commit it came from
 
@@ -166,6 +168,61 @@ def report_samples(src, dst):
     write_bmf(dst, bmf)
 
 
+# macro_live.sh's arms as the designs table names them; another arm shows its own name.
+DESIGN_NAMES = {
+    "xdp_pass": "XDP_PASS (bare)",
+    "xdp_fizzbuzzfib": "queue, every event",
+    "xdp_fizzbuzzfib-ringbuf": "ring, every event",
+    "xdp_fizzbuzzfib-sample16": "queue, 1/16",
+    "xdp_fizzbuzzfib-sample256": "queue, 1/256",
+    "xdp_fizzbuzzfib-ringbuf-sample16": "ring, 1/16",
+    "xdp_fizzbuzzfib-ringbuf-sample256": "ring, 1/256",
+    "xdp_fizzbuzzfib-aggregate": "aggregate, 1 s",
+}
+DESIGN_TRAFFIC = ["http", "1-cpu", "2-cpu"]
+
+
+def report_designs(src, _dst):
+    """One row per arm and traffic of macro_live.sh's BMF: the medians side by side."""
+    with open(src) as f:
+        bmf = json.load(f)
+
+    def value(bench, measure, form):
+        entry = bmf.get(bench, {}).get(measure)
+        return form.format(entry["value"]) if entry else "-"
+
+    arms = {b.split("/")[2] for b in bmf
+            if b.startswith("macro/flood/") and not b.startswith("macro/flood/overhead")}
+    order = list(DESIGN_NAMES)
+    arms = sorted(arms, key=lambda a: (order.index(a) if a in order else len(order), a))
+    rows = []
+    for arm in arms:
+        suffix = arm[len("xdp_fizzbuzzfib"):] if arm != "xdp_pass" else None
+        for traffic in DESIGN_TRAFFIC:
+            if traffic == "http":
+                bench, over = f"macro/live/{arm}", f"macro/live/overhead{suffix}"
+            else:
+                bench = f"macro/flood/{arm}/{traffic}"
+                over = f"macro/flood/overhead{suffix}/{traffic}"
+            if bench not in bmf:
+                continue
+            ratio = "1.00x" if suffix is None else value(over, "ratio", "{:.2f}x")
+            rows.append([DESIGN_NAMES.get(arm, arm), traffic,
+                         value(bench, "latency", "{:.1f}"), ratio,
+                         value(bench, "lost", "{:.0f}"), value(bench, "lost-percent", "{:.2f}"),
+                         value(bench, "agent-cpu-percent", "{:.2f}"),
+                         value(bench, "agent-rss-kb", "{:.0f}"), value(bench, "map-kb", "{:.0f}"),
+                         value(bench, "xdp-seen-percent", "{:.2f}"),
+                         value(bench, "accounted-percent", "{:.2f}")])
+    print("Designs side by side, medians of the rounds (ratio: of the same round's XDP_PASS;"
+          "\nlost: events, or for aggregate counts (no_room); CPU: the agent's, % of one core"
+          " over the flood;\nRSS: its peak; maps: bytes_memlock of its maps; XDP saw: IPv4"
+          " frames XDP saw of those sent;\naccounted: the agent's totals of the frames XDP"
+          " classified)\n")
+    print_table(["design", "traffic", "ns/pkt", "ratio", "lost", "lost %", "CPU %", "RSS kB",
+                 "maps kB", "XDP saw %", "accounted %"], rows)
+
+
 # The order make bench writes them in; any other BMF file there follows, by name.
 FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
                  "flood", "metrics", "scrape", "stop"]
@@ -211,7 +268,7 @@ def report_figures(src, dst):
 
 def main():
     modes = {"gbench": report_gbench, "callgrind": report_callgrind,
-             "samples": report_samples, "figures": report_figures}
+             "samples": report_samples, "figures": report_figures, "designs": report_designs}
     if len(sys.argv) != 4 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](sys.argv[2], sys.argv[3])

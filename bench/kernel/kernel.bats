@@ -1,9 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The in-kernel benchmark, briefly: it writes a Bencher Metric Format file
+# The in-kernel benchmarks, briefly: they write Bencher Metric Format files
 # that bencher can read, for every frame shape, both transports and the
-# queue sampled at 1 in 16.
+# queue sampled at 1 in 16; and the live one for every design (events,
+# sampled events, per-source counts) with every column of the table of
+# designs. Only names and exact counts are checked, never a speed.
 
 load ../../testing/netns
 load ../bmf
@@ -29,4 +31,46 @@ setup() { fbf_bench_setup; }
 	check_bmf "$RESULTS/parts.bmf.json" parts/none parts/clock parts/queue-push \
 		parts/ring-nowakeup parts/ring-wakeup parts/doorbell parts-cold/none \
 		parts-cold/queue-push parts-cold/ring-nowakeup
+}
+
+@test "the live benchmark writes BMF for every design, with loss, CPU, memory and accuracy" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	local arm cpus m measures=() benches=()
+
+	# One short round: the names and the exact figures, not the timings.
+	bench/kernel/macro_live.sh 1 30 0.3 >"$RESULTS/live.tsv"
+	bench/report.py samples "$RESULTS/live.tsv" "$RESULTS/live.bmf.json"
+	for arm in xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf xdp_fizzbuzzfib-sample16 \
+		xdp_fizzbuzzfib-sample256 xdp_fizzbuzzfib-ringbuf-sample16 \
+		xdp_fizzbuzzfib-ringbuf-sample256 xdp_fizzbuzzfib-aggregate; do
+		benches+=("macro/live/$arm" "macro/live/overhead${arm#xdp_fizzbuzzfib}")
+		for cpus in 1 2; do
+			benches+=("macro/flood/$arm/$cpus-cpu")
+			measures+=("macro/flood/overhead${arm#xdp_fizzbuzzfib}/$cpus-cpu:ratio")
+			measures+=("macro/flood/overhead${arm#xdp_fizzbuzzfib}/$cpus-cpu:latency")
+			for m in latency sent lost lost-percent agent-cpu-percent agent-rss-kb \
+				map-kb xdp-seen-percent accounted-percent; do
+				measures+=("macro/flood/$arm/$cpus-cpu:$m")
+			done
+		done
+	done
+	check_bmf "$RESULTS/live.bmf.json" macro/live/xdp_pass macro/flood/xdp_pass/1-cpu \
+		macro/flood/xdp_pass/2-cpu "${benches[@]}"
+	check_bmf_measures "$RESULTS/live.bmf.json" "${measures[@]}" \
+		macro/flood/xdp_pass/1-cpu:xdp-seen-percent macro/live/overhead-aggregate:ratio
+
+	# Every design accounts for each frame XDP classified, exactly: the
+	# summary balances, and the intervals printed add up to what was read.
+	python3 - "$RESULTS/live.bmf.json" <<-'EOF'
+	import json, sys
+	bmf = json.load(open(sys.argv[1]))
+	bad = {b: m["accounted-percent"]["value"] for b, m in bmf.items()
+	       if "accounted-percent" in m and m["accounted-percent"]["value"] != 100}
+	assert not bad, bad
+	EOF
+
+	run bench/report.py designs "$RESULTS/live.bmf.json" -
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"aggregate, 1 s"*"2-cpu"* ]]
+	[[ "$output" == *"ring, 1/256"* ]]
 }

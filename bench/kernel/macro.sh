@@ -5,7 +5,9 @@
 # event's cost part by part through BPF_PROG_TEST_RUN, and under live HTTP
 # traffic and raw floods on a veth pair, and the agent's drain rate and idle
 # cost, a scrape beside idle connections and a stop with a backlog, on both
-# event transports (queue map and ring buffer) side by side.
+# event transports (queue map and ring buffer) side by side; the live part
+# and the stress flood put sampled events and per-source counts
+# (--aggregate) beside them, with the side-by-side table of designs.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
@@ -32,11 +34,15 @@ echo "   warm, and cold: single runs after writing over more than the CPU's L2)"
 bench/report.py samples "$results/parts.tsv" "$results/parts.bmf.json"
 
 echo
-echo "== macro: live HTTP traffic and raw floods from 1 and 2 CPUs through a veth pair, per transport =="
-echo "   (bpf_stats run_time_ns / run_cnt; event age from the agent's --json; events lost)"
+echo "== macro: live HTTP traffic and raw floods from 1 and 2 CPUs through a veth pair, per design =="
+echo "   (every event on the queue or the ring, 1 in 16 or 256 of them, or per-source counts read"
+echo "   every second; bpf_stats run_time_ns / run_cnt; event age from the agent's --json; events"
+echo "   or counts lost, the agent's CPU and memory, its totals against what XDP saw)"
 bench/kernel/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" \
 	"${FBF_FLOOD_SECONDS:-2}" >"$results/live.tsv"
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
+echo
+bench/report.py designs "$results/live.bmf.json" -
 
 echo
 echo "== macro: a single event after a quiet second, to an agent asleep in epoll, per transport =="
@@ -50,10 +56,11 @@ bench/kernel/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000
 bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
 
 echo
-echo "== macro: events lost in make stress's flood (HTTP + raw frames), per transport =="
+echo "== macro: events or counts lost in make stress's flood (HTTP + raw frames), per transport"
+echo "   and --aggregate 1, and the agent's CPU share =="
 : >"$results/flood.tsv"
 KILLS=0 FLOOD_SECONDS=${FBF_STRESS_SECONDS:-30} FBF_FLOOD_RESULTS=$results/flood.tsv \
-	tests/stress/stress.sh | grep -E '^stress: (queue|ringbuf) flood|lost'
+	tests/stress/stress.sh | grep -E '^stress: (queue|ringbuf|aggregate) flood|lost|agent CPU'
 bench/report.py samples "$results/flood.tsv" "$results/flood.bmf.json"
 
 echo

@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The XDP program in the kernel under real traffic, on both transports side
-# by side: the classifier attached by the agent (queue map, ring buffer, and
-# on the queue sampled at 1 in 16 and 1 in 256, --sample), then a bare
-# XDP_PASS program attached by xdp-loader, taking turns round after round on
-# one veth pair with two queues. FBF_BASE_AGENT=PATH adds
-# another agent's two transports as arms of their own (-base, -base-ringbuf):
-# a change to the event path measured against what it changes, in one run.
-# Each arm gets
+# The XDP program in the kernel under real traffic, each way of reporting
+# side by side: the classifier attached by the agent sending an event per
+# packet (queue map, ring buffer), 1 event in 16 and in 256 (--sample, on
+# both), or none, counting packets per source in the kernel and reading the
+# counts every second (--aggregate 1); then a bare XDP_PASS program attached
+# by xdp-loader, taking turns round after round on one veth pair with two
+# queues. FBF_BASE_AGENT=PATH adds another agent's two transports as arms of
+# their own (-base, -base-ringbuf): a change to the event path measured
+# against what it changes, in one run. Each arm gets
 #
 #   - HTTP requests from the traffic generator: ns per packet, and the age
 #     of the events the agent printed (p50, p99 of age_ns, from --json);
 #   - the same HTTP with the agent reading, then stopped: the reader's share
-#     (not for the sampled arms, whose reader has little to read);
+#     (only for the arms that send every event);
 #   - a raw flood of minimum-size frames from one CPU, then from two CPUs at
 #     once (one rawflood pinned to each), so that two CPUs produce events
-#     into the one queue or ring: ns per packet, and the events lost.
+#     into the one queue or ring, or count into the one per-CPU hash: ns per
+#     packet and its ratio to XDP_PASS's in the same round, what was lost
+#     (events lost, or for --aggregate the frames counted as no_room), the
+#     agent's CPU share over the flood, its peak RSS and the kernel memory of
+#     its maps, and accuracy: the IPv4 frames XDP saw against those rawflood
+#     sent, and what the agent accounted for against the frames XDP
+#     classified.
 #
 # The run_time_ns / run_cnt read are those of the program attached to the
 # interface: libxdp's dispatcher where it loads (the component programs are
 # called from it and have no statistics of their own), else the program
 # itself. The difference of the classifier's and XDP_PASS's means is the
-# classifier's cost per packet in the path production traffic takes; not
-# their ratio, since most of XDP_PASS's figure is the statistics' own clock
-# reads (about 20 ns a run). Prints raw samples for bench/report.py on
-# stdout. The queue's benchmarks keep the names they had before the ring.
+# classifier's cost per packet in the path production traffic takes; their
+# ratio is printed too, for goals stated as one, but most of XDP_PASS's
+# figure is the statistics' own clock reads (about 20 ns a run), which flatter
+# it. Prints raw samples for bench/report.py on stdout; `report.py designs`
+# turns them into the side-by-side table. The queue's benchmarks keep the
+# names they had before the ring.
 #
 #   macro_live.sh [ROUNDS [REQUESTS [FLOOD_SECONDS]]]
 set -euo pipefail
@@ -50,12 +59,18 @@ fi
 
 # Arm names and the agent's options for each; xdp_pass is attached by xdp-loader.
 arms=(xdp_fizzbuzzfib xdp_fizzbuzzfib-ringbuf xdp_fizzbuzzfib-sample16
-      xdp_fizzbuzzfib-sample256 xdp_pass)
+      xdp_fizzbuzzfib-sample256 xdp_fizzbuzzfib-ringbuf-sample16
+      xdp_fizzbuzzfib-ringbuf-sample256 xdp_fizzbuzzfib-aggregate xdp_pass)
 declare -A arm_args=(
 	[xdp_fizzbuzzfib]=""
 	[xdp_fizzbuzzfib-ringbuf]="--transport ringbuf"
 	[xdp_fizzbuzzfib-sample16]="--sample 16"
 	[xdp_fizzbuzzfib-sample256]="--sample 256"
+	[xdp_fizzbuzzfib-ringbuf-sample16]="--transport ringbuf --sample 16"
+	[xdp_fizzbuzzfib-ringbuf-sample256]="--transport ringbuf --sample 256"
+	# Its intervals are a few lines a second: printed to a file, they are
+	# the totals a user reads, and the accuracy below sums them.
+	[xdp_fizzbuzzfib-aggregate]="--aggregate 1"
 )
 declare -A arm_agent=()
 if [ -n "${FBF_BASE_AGENT:-}" ]; then
@@ -70,7 +85,11 @@ work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
 agent_pid=
 cleanup()
 {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	# Under set -e, a wait that reports the signal (143) would end the trap
+	# here and leave the namespaces and the HTTP server behind.
+	if [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; then
+		wait "$agent_pid" 2>/dev/null || true
+	fi
 	fbf_net_down
 	rm -rf "$work"
 }
@@ -87,6 +106,9 @@ attach()
 		fbf_in_srv xdp-loader load --mode native "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 		return
 	fi
+	# Empty now: fbf_agent_start's redirection happens in the background, and
+	# until it does, the last agent's "attached" would pass for this one's.
+	: >"$work/agent.err"
 	# shellcheck disable=SC2086 # the arm's options are words
 	AGENT=${arm_agent[$arm]:-$AGENT} fbf_agent_start "$work/agent.out" "$work/agent.err" \
 		--mode native ${arm_args[$arm]} "$@"
@@ -190,45 +212,155 @@ percentile()
 		if (NR) { i = int(NR * p / 100 + 0.999); printf "%d", v[i < 1 ? 1 : i] } }'
 }
 
+# ratio NAME PASS_NAME: ns per packet of NAME's last sample as a multiple of PASS_NAME's.
+ratio()
+{
+	local a b c d
+
+	read -r a b <"$work/${1//\//_}.last"
+	read -r c d <"$work/${2//\//_}.last"
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN { printf "%.3f", (a / b) / (c / d) }'
+}
+
+# cpu_ns PID: the CPU time all of PID's threads have had so far, in ns, from
+# schedstat: /proc/PID/stat's utime and stime step by a clock tick (10 ms),
+# half a percent of a 2 s flood, too coarse to tell 1% of a core from none.
+cpu_ns()
+{
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d", t }'
+}
+
+# map_kb PID ERR: the kernel memory of the agent's maps (bpftool's
+# bytes_memlock, in kB): those its program uses (the program's map_ids) and
+# those the agent holds an fd to (/proc/PID/fdinfo), which include
+# --aggregate's two per-source hashes: the program reaches them only through
+# an array of maps, and they are most of that mode's memory.
+map_kb()
+{
+	local id
+
+	{
+		bpftool -j prog show id "$(fbf_agent_prog_id "$2")" | python3 -c \
+			'import json, sys; print(*json.load(sys.stdin).get("map_ids", []), sep="\n")'
+		grep -h '^map_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }'
+	} | sort -un | while read -r id; do
+		bpftool -j map show id "$id" && echo
+	done | python3 -c 'import json, sys
+print("%.1f" % (sum(json.loads(l).get("bytes_memlock", 0) for l in sys.stdin if l.strip()) / 1024))'
+}
+
+# flood_figures NAME SENT CPU_NS WALL_NS RSS_KB MAP_KB: what was lost, what the
+# agent cost, and how its totals compare with the frames sent and classified,
+# from the summary in $work/agent.err and, for --aggregate, the intervals it
+# printed in $work/agent.out.
+flood_figures()
+{
+	local name=$1 sent=$2 cpu=$3 wall=$4 rss=$5 maps=$6 key reported=-1
+	local packets non_ipv4 fizz buzz fizzbuzz fibonacci produced delivered lost_queue_full
+	local lost_queue_busy queued not_sampled no_room aggregated_read
+
+	for key in packets non_ipv4 fizz buzz fizzbuzz fibonacci produced delivered \
+		lost_queue_full lost_queue_busy queued not_sampled no_room aggregated_read; do
+		printf -v "$key" '%s' "$(fbf_summary_value "$work/agent.err" "$key")"
+		printf -v "$key" '%s' "${!key:-0}"
+	done
+	# What a user of --aggregate reads: the per-class totals and no_room of
+	# every interval printed, summed; they should be what the summary read.
+	if [[ "$name" == */xdp_fizzbuzzfib-aggregate/* ]]; then
+		reported=$(awk '$1 == "interval" { for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] ~ /^(fizz|buzz|fizzbuzz|fibonacci|no_room)$/) t += kv[2] } }
+			END { printf "%d", t }' "$work/agent.out")
+		[ "$reported" -eq $((aggregated_read + no_room)) ] ||
+			echo "macro_live: $name: the intervals printed $reported frames," \
+				"the summary read $aggregated_read and no_room $no_room" >&2
+	fi
+	awk -v n="$name" -v sent="$sent" -v cpu="$cpu" -v wall="$wall" -v rss="$rss" \
+		-v maps="$maps" -v seen=$((packets - non_ipv4)) \
+		-v classified=$((fizz + buzz + fizzbuzz + fibonacci)) -v produced="$produced" \
+		-v events_lost=$((lost_queue_full + lost_queue_busy)) -v no_room="$no_room" \
+		-v events_accounted=$((delivered + lost_queue_full + lost_queue_busy + queued + not_sampled)) \
+		-v reported="$reported" 'BEGIN {
+		# Events lost, of those produced; or counts lost, of the frames classified.
+		if (reported >= 0) {
+			lost = no_room; of = classified; accounted = reported
+		} else {
+			lost = events_lost; of = produced; accounted = events_accounted
+		}
+		printf "%s\tlost\t%d\n", n, lost
+		printf "%s\tlost-percent\t%.4f\n", n, of ? 100 * lost / of : 0
+		printf "%s\tagent-cpu-percent\t%.3f\n", n, wall ? 100 * cpu / wall : 0
+		printf "%s\tagent-rss-kb\t%d\n", n, rss
+		printf "%s\tmap-kb\t%.1f\n", n, maps
+		printf "%s\txdp-seen-percent\t%.3f\n", n, sent ? 100 * seen / sent : 0
+		printf "%s\taccounted-percent\t%.4f\n", n, classified ? 100 * accounted / classified : 100
+	}'
+}
+
 for round in $(seq "$rounds"); do
 	for arm in "${arms[@]}"; do
-		# HTTP, and for the agents the age of every event they printed.
-		if [ "$arm" = xdp_pass ]; then
-			attach "$arm"
-		else
-			attach "$arm" --json
-		fi
+		# HTTP, and for the agents that send events the age of every one printed.
+		case $arm in
+		xdp_pass|*-aggregate) attach "$arm" ;;
+		*) attach "$arm" --json ;;
+		esac
 		http "$arm"
 		detach "$arm"
-		if [ "$arm" != xdp_pass ]; then
+		case $arm in
+		xdp_pass|*-aggregate) ;;
+		*)
 			grep -o '"age_ns":[0-9]*' "$work/agent.out" | cut -d: -f2 >"$work/ages"
 			printf 'macro/live/%s\tage-p50\t%s\n' "$arm" "$(percentile 50 "$work/ages")"
 			printf 'macro/live/%s\tage-p99\t%s\n' "$arm" "$(percentile 99 "$work/ages")"
 			[[ "$arm" == *-sample* ]] || reader_share "$arm"
-		fi
+			;;
+		esac
 
 		# Raw floods from one CPU, then from two.
 		for cpus in 1 2; do
-			attach "$arm" --quiet
-			stats "macro/flood/$arm/$cpus-cpu" bash -c "flood $(seq -s ' ' 0 $((cpus - 1)))"
+			name=macro/flood/$arm/$cpus-cpu
+			case $arm in
+			xdp_pass|*-aggregate) attach "$arm" ;;
+			*) attach "$arm" --quiet ;;
+			esac
+			if [ "$arm" != xdp_pass ]; then
+				cpu0=$(cpu_ns "$agent_pid")
+				wall0=$(date +%s%N)
+			fi
+			stats "$name" bash -c "flood $(seq -s ' ' 0 $((cpus - 1)))"
+			# flood's own line in bpf_run_stats's output: the frames sent.
+			sent=$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)
+			printf '%s\tsent\t%s\n' "$name" "$sent"
+			if [ "$arm" = xdp_pass ]; then
+				detach "$arm"
+				# Its run count is all XDP_PASS has: any ARP or IPv6 included.
+				awk -v n="$name" -v s="$sent" -v c="$(cut -d' ' -f2 "$work/${name//\//_}.last")" \
+					'BEGIN { printf "%s\txdp-seen-percent\t%.3f\n", n, s ? 100 * c / s : 0 }'
+				continue
+			fi
+			cpu1=$(cpu_ns "$agent_pid")
+			wall1=$(date +%s%N)
+			rss=$(awk '/^VmHWM/ { print $2 }' "/proc/$agent_pid/status")
+			maps=$(map_kb "$agent_pid" "$work/agent.err")
 			detach "$arm"
-			[ "$arm" = xdp_pass ] && continue
-			awk -v p="$(fbf_summary_value "$work/agent.err" produced)" \
-				-v l="$(fbf_summary_value "$work/agent.err" lost_queue_full)" \
-				-v n="macro/flood/$arm/$cpus-cpu" 'BEGIN {
-				printf "%s\tlost-percent\t%.2f\n", n, p ? 100 * l / p : 0 }'
+			flood_figures "$name" "$sent" $((cpu1 - cpu0)) $((wall1 - wall0)) "$rss" "$maps"
 		done
 	done
 
-	# Each arm's cost over XDP_PASS's, from this round's samples.
+	# Each arm's cost over XDP_PASS's, from this round's samples: the
+	# difference (latency) and the multiple (ratio).
 	for arm in "${arms[@]}"; do
 		[ "$arm" = xdp_pass ] && continue
 		suffix=${arm#xdp_fizzbuzzfib}
 		printf 'macro/live/overhead%s\tlatency\t%s\n' "$suffix" \
 			"$(overhead "macro/live/$arm" macro/live/xdp_pass)"
+		printf 'macro/live/overhead%s\tratio\t%s\n' "$suffix" \
+			"$(ratio "macro/live/$arm" macro/live/xdp_pass)"
 		for cpus in 1 2; do
 			printf 'macro/flood/overhead%s/%s-cpu\tlatency\t%s\n' "$suffix" "$cpus" \
 				"$(overhead "macro/flood/$arm/$cpus-cpu" "macro/flood/xdp_pass/$cpus-cpu")"
+			printf 'macro/flood/overhead%s/%s-cpu\tratio\t%s\n' "$suffix" "$cpus" \
+				"$(ratio "macro/flood/$arm/$cpus-cpu" "macro/flood/xdp_pass/$cpus-cpu")"
 		done
 	done
 	[ -n "$progress" ] && printf '\rmacro_live: round %d/%d' "$round" "$rounds" >&2
