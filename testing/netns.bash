@@ -136,6 +136,10 @@ fbf_srv_start()
 	local out=$1 err=$2 i
 
 	shift 2
+	# Emptied here, not only by the redirect below: that one runs in the
+	# background child, maybe after the first look, which would then find a
+	# previous start's "attached" in a file a test reuses.
+	: >"$err"
 	# nsenter, not fbf_in_srv: $! must be the command itself (nsenter execs it),
 	# not a subshell that would swallow the signals meant for it.
 	# 3>&-: bats waits for every holder of its fd 3 before it reports.

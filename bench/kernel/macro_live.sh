@@ -106,9 +106,6 @@ attach()
 		fbf_in_srv xdp-loader load --mode native "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 		return
 	fi
-	# Empty now: fbf_agent_start's redirection happens in the background, and
-	# until it does, the last agent's "attached" would pass for this one's.
-	: >"$work/agent.err"
 	# shellcheck disable=SC2086 # the arm's options are words
 	AGENT=${arm_agent[$arm]:-$AGENT} fbf_agent_start "$work/agent.out" "$work/agent.err" \
 		--mode native ${arm_args[$arm]} "$@"
