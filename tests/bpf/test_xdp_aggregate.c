@@ -27,6 +27,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "program_loaded.h"
 #include "transport_groups.h"
 
 /* SOURCES consecutive addresses from BASE: every class among them, and none. */
@@ -122,12 +123,8 @@ static struct suite *suite_of(void **state)
 {
 	struct suite *s = *state;
 
-	if (!s->load_err)
-		return s;
-	if (bpf_fixture_unavailable(s->load_err))
-		skip();
-	fail_msg("loading the XDP program: %s (libbpf log above)", strerror(-s->load_err));
-	return NULL;
+	require_program_loaded(s->load_err);
+	return s;
 }
 
 /* Source i sends i + 1 frames: each classified source reads back exactly that, once. */
@@ -311,9 +308,7 @@ static int suite_setup(void **state)
 	if (!s->load_err)
 		s->load_err = bpf_fixture_load_aggregated(&s->small, suite_transport,
 							  SMALL_SOURCES);
-	if (bpf_fixture_unavailable(s->load_err))
-		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
-			strerror(-s->load_err));
+	program_load_note(s->load_err);
 	*state = s;
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "program_loaded.h"
 #include "ref_parser.h"
 #include "transport_groups.h"
 #include "userspace_util.h"
@@ -606,11 +607,7 @@ static void test_differential(void **state)
 	struct fuzz *f = *state;
 	__u64 frames, start, elapsed;
 
-	if (f->load_err) {
-		if (bpf_fixture_unavailable(f->load_err))
-			skip();
-		fail_msg("loading the XDP program: %s (libbpf log above)", strerror(-f->load_err));
-	}
+	require_program_loaded(f->load_err);
 	frames = env_u64("FBF_FUZZ_FRAMES", FUZZ_DEFAULT_FRAMES);
 	f->seed = env_u64("FBF_FUZZ_SEED", fbf_monotonic_ns() ^ ((__u64)getpid() << 32));
 	f->rng = f->seed;
@@ -652,9 +649,7 @@ static int suite_setup(void **state)
 		f->load_err = bpf_fixture_load_aggregated(&f->fx, suite_transport, AGG_SOURCES);
 	else
 		f->load_err = bpf_fixture_load(&f->fx, suite_transport, QUEUE_SIZE);
-	if (bpf_fixture_unavailable(f->load_err))
-		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
-			strerror(-f->load_err));
+	program_load_note(f->load_err);
 	*state = f;
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include "bpf_fixture.h"
 #include "fizzbuzzfib.h"
 #include "frames.h"
+#include "program_loaded.h"
 #include "ref_parser.h"
 #include "transport_groups.h"
 #include "userspace_util.h"
@@ -71,12 +72,8 @@ static struct suite *require_program(void **state)
 {
 	struct suite *s = *state;
 
-	if (!s->load_err)
-		return s;
-	if (bpf_fixture_unavailable(s->load_err))
-		skip();
-	fail_msg("loading the XDP program: %s (libbpf log above)", strerror(-s->load_err));
-	return NULL;
+	require_program_loaded(s->load_err);
+	return s;
 }
 
 static void run_frames(struct bpf_fixture *fx, const void *frame, size_t len, int repeat)
@@ -679,9 +676,7 @@ static int suite_setup(void **state)
 	if (!s->load_err)
 		s->load_err = bpf_fixture_load_sampled(&s->sampled_small, suite_transport,
 						       SMALL_QUEUE_SIZE, SAMPLE);
-	if (bpf_fixture_unavailable(s->load_err))
-		fprintf(stderr, "# cannot load BPF programs here (%s): skipping; run as root\n",
-			strerror(-s->load_err));
+	program_load_note(s->load_err);
 	*state = s;
 	return 0;
 }
