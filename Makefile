@@ -116,7 +116,7 @@ RINGBUF_OBJ := $(OUTPUT)/fizzbuzzfib_ringbuf.bpf.o
 SKEL := $(OUTPUT)/fizzbuzzfib.skel.h $(OUTPUT)/fizzbuzzfib_ringbuf.skel.h
 
 LIB_OBJS := $(call obj,$(wildcard lib/*.c))
-AGENT_OBJS := $(call obj,$(wildcard agent/*.c))
+AGENT_OBJS := $(call obj,$(wildcard agent/*.c agent/*/*.c))
 
 # Filled in by the directories' .mk files: test programs, bats suites, fuzzers.
 TEST_PROGS :=

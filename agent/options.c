@@ -11,14 +11,14 @@
 #include <net/if.h>
 
 #include "fizzbuzzfib.h"
-#include "aggregate.h"
-#include "escape.h"
-#include "exit_codes.h"
+#include "loop/aggregate.h"
+#include "base/escape.h"
+#include "base/exit_codes.h"
 #include "fbf_object.h"
-#include "lock.h"
-#include "listen_addr.h"
+#include "iface/lock.h"
+#include "metrics/listen_addr.h"
 #include "options.h"
-#include "xdp_mode.h"
+#include "iface/xdp_mode.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -27,7 +27,7 @@
 #include "frames.h"
 #include "userspace_util.h"
 
-/* The agent's quiet spell is shorter than this (agent/drain.h): gaps past it wake a sleeper. */
+/* The agent's quiet spell is shorter than this (agent/loop/drain.h): gaps past it wake a sleeper. */
 #define QUIET_SPELL_US 2000
 #define LINE_MAX_LEN 512
 

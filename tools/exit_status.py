@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The agent's exit statuses in docs/agent.md and the manual, from their one list.
 
-exit_status.py [--check]: read AGENT_EXITS in agent/exit_codes.h and write
+exit_status.py [--check]: read AGENT_EXITS in agent/base/exit_codes.h and write
 its table into docs/agent.md and man/fizzbuzzfib-agent.8, between the marker
 lines there; with --check write nothing, print what differs and exit 1 if
 anything does (make test runs it so). `x` in the list marks a command or an
@@ -14,7 +14,7 @@ import textwrap
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HEADER = ROOT / "agent/exit_codes.h"
+HEADER = ROOT / "agent/base/exit_codes.h"
 AGENT_DOC = ROOT / "docs/agent.md"
 MANUAL = ROOT / "man/fizzbuzzfib-agent.8"
 AGENT_DOC_MARKS = ("<!-- exit statuses: tools/exit_status.py writes this table -->",
@@ -83,7 +83,7 @@ def main():
             path.write_text(new)
     if stale:
         print("exit_status.py: the exit statuses in " + " and ".join(map(str, stale)) +
-              " differ from agent/exit_codes.h; run tools/exit_status.py", file=sys.stderr)
+              " differ from agent/base/exit_codes.h; run tools/exit_status.py", file=sys.stderr)
         return 1
     return 0
 

@@ -77,7 +77,7 @@ teardown() { fbf_bats_teardown; }
 			{ echo "man page lacks $opt" >&2; false; }
 		grep -q -- "$opt" docs/agent.md || { echo "docs/agent.md lacks $opt" >&2; false; }
 	done
-	# One list in agent/exit_codes.h; the tables are written from it.
+	# One list in agent/base/exit_codes.h; the tables are written from it.
 	tools/exit_status.py --check
 	grep -q '^| 13 | cannot use the lock directory' docs/agent.md
 	grep -qx '.B 13' man/fizzbuzzfib-agent.8
@@ -118,16 +118,16 @@ teardown() { fbf_bats_teardown; }
 		grep -qw -- "$key" docs/output.md || missing+=" docs/output.md:$key"
 		grep -qw -- "$key" man/fizzbuzzfib-agent.8 || missing+=" man:$key"
 	done
-	# The metrics as agent/metrics_format.c writes their headers.
-	for name in $(grep -oE 'header\(out, "[a-z_]+"' agent/metrics_format.c |
+	# The metrics as agent/metrics/metrics_format.c writes their headers.
+	for name in $(grep -oE 'header\(out, "[a-z_]+"' agent/metrics/metrics_format.c |
 		      sed -E 's/.*"(.*)"/fizzbuzzfib_\1/') \
-		$(grep -oE '# TYPE process_[a-z_]+' agent/metrics_format.c | cut -d' ' -f3); do
+		$(grep -oE '# TYPE process_[a-z_]+' agent/metrics/metrics_format.c | cut -d' ' -f3); do
 		grep -q -- "\`$name\`\|\`$name{\|, \`$name\`" docs/metrics.md || missing+=" docs/metrics.md:$name"
 	done
 	[ -z "$missing" ] || { echo "not named:$missing" >&2; false; }
 	# Not vacuous: the lists above were read.
 	[ "$(grep -c 'FIELD("' lib/counter_fields.c)" -ge 5 ]
-	grep -q 'header(out, "packets_total"' agent/metrics_format.c
+	grep -q 'header(out, "packets_total"' agent/metrics/metrics_format.c
 }
 
 @test "the manual and docs/service.md give the unit's no-restart statuses and the binary's version" {

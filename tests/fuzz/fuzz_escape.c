@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for the escapers of names from outside (agent/escape.c).
+ * libFuzzer harness for the escapers of names from outside (agent/base/escape.c).
  * Input: one byte for a destination size, then the name. Besides what the
  * sanitizers catch, every output is checked against what its reader needs:
  * JSON that is valid UTF-8 with only JSON's escapes and, for a name that is
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "base/escape.h"
 
 #define BIG 8192
 

@@ -15,9 +15,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "listen_addr.h"
+#include "metrics/listen_addr.h"
 #include "options.h"
-#include "xdp_mode.h"
+#include "iface/xdp_mode.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 

@@ -15,7 +15,7 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 static char *format(const struct metrics_snapshot *s)
 {

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libxdp attaches through netlink, so a program outlives the process that
+ * attached it. The agent therefore detaches explicitly on every way out it
+ * controls, and records in the interface lock what identifies its program
+ * before it attaches, so that the next start can remove that program if
+ * the agent was killed before it could detach it (ifstate.c, lock.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "fizzbuzzfib.h"
+#include "iface/attach.h"
+#include "base/exit_codes.h"
+#include "iface/ifstate.h"
+#include "iface/lock.h"
+#include "base/log.h"
+#include "iface/xdp_mode.h"
+
+static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err)
+{
+	char buf[128];
+
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		log_release(false);
+		pr_err("the kernel refused to load or attach %s on %s: %s; run as "
+		       "root, and check that BPF is not restricted (kernel lockdown, LSM)\n",
+		       FBF_PROG_NAME, a->iface, libxdp_errstr(err, buf, sizeof(buf)));
+		return AGENT_EXIT_NO_PRIVILEGE;
+	case -EOPNOTSUPP:
+		if (mode != XDP_MODE_NATIVE)
+			break;
+		log_release(false);
+		pr_err("the driver of %s does not support native XDP; try --mode "
+		       "skb\n", a->iface);
+		return AGENT_EXIT_NATIVE_UNSUPPORTED;
+	case -EEXIST:
+	case -EBUSY:
+		log_release(false);
+		ifstate_explain_busy(a->ifindex, a->iface, mode);
+		return AGENT_EXIT_XDP_BUSY;
+	}
+	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
+	log_release(true);
+	pr_err("cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
+	       xdp_mode_name(mode), libxdp_errstr(err, buf, sizeof(buf)));
+	return AGENT_EXIT_FAILURE;
+}
+
+int attachment_attach(struct attachment *a, int ifindex, const char *iface,
+		      const struct attach_spec *spec, struct iface_lock *lock)
+{
+	enum xdp_attach_mode mode = spec->mode;
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
+	struct xdp_multiprog *mp;
+	__u32 map_id = 0;
+	char buf[128];
+	int err;
+
+	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
+
+	err = fbf_object_open(&a->obj, spec->transport);
+	if (err) {
+		pr_err("cannot open the embedded BPF object: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	err = fbf_object_set_sample(&a->obj, spec->sample);
+	if (err) {
+		pr_err("cannot sample 1 event in %u: %s\n", spec->sample, strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	err = spec->max_sources ? fbf_object_set_aggregate(&a->obj, spec->max_sources) : 0;
+	if (err) {
+		pr_err("cannot count %u sources: %s\n", spec->max_sources, strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	/*
+	 * The event map is created here rather than by the load inside libxdp's
+	 * attach, so that its id is on record before the program can be on the
+	 * interface. (A queue has no BTF then, which only makes bpftool print
+	 * its events in hex.)
+	 */
+	err = fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
+	if (err) {
+		pr_err("cannot create the event %s for %u events: %s\n",
+		       spec->transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue",
+		       spec->queue_size, strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	err = iface_lock_record(lock, map_id);
+	if (err)
+		return err;
+
+	/* Created from the opened object, the program is loaded by the attach. */
+	prog_opts.obj = a->obj.obj;
+	a->prog = xdp_program__create(&prog_opts);
+	err = libxdp_get_error(a->prog);
+	if (err) {
+		a->prog = NULL;
+		pr_err("cannot prepare %s for libxdp: %s\n", FBF_PROG_NAME,
+		       libxdp_errstr(err, buf, sizeof(buf)));
+		return AGENT_EXIT_FAILURE;
+	}
+
+	mode = ifstate_join_mode(ifindex, mode);
+	log_hold();
+	err = xdp_program__attach(a->prog, ifindex, mode, 0);
+	if (err)
+		return attach_error(a, mode, err);
+	log_release(false);
+	a->attached = true;
+
+	/* Read back what the kernel chose: with auto, native if the driver can. */
+	a->mode = mode;
+	mp = ifstate_progs(ifindex, &err);
+	if (mp) {
+		a->mode = xdp_multiprog__attach_mode(mp);
+		a->dispatcher = !xdp_multiprog__is_legacy(mp);
+		xdp_multiprog__close(mp);
+	}
+
+	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
+	err = fbf_object_reader_map(&a->obj);
+	if (err) {
+		pr_err("cannot map the program's global data: %s\n", strerror(-err));
+		attachment_detach(a);
+		return AGENT_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int attachment_detach(struct attachment *a)
+{
+	char buf[128];
+	int err;
+
+	if (!a->attached)
+		return 0;
+	log_hold();
+	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
+	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
+		log_release(false);
+		pr_warn("%s was already detached from %s by someone else\n",
+			FBF_PROG_NAME, a->iface);
+		err = 0;
+	}
+	log_release(err);
+	if (err) {
+		pr_err("cannot detach %s from %s: %s; remove it with "
+		       "'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface,
+		       libxdp_errstr(err, buf, sizeof(buf)), a->iface);
+		return agent_exit_for_errno(err);
+	}
+	a->attached = false;
+	return 0;
+}
+
+void attachment_forget_iface(struct attachment *a)
+{
+	/* The kernel dropped the program with the device; libxdp's pins remain. */
+	if (a->dispatcher)
+		libxdp_clean_references(a->ifindex);
+	a->attached = false;
+}
+
+void attachment_close(struct attachment *a)
+{
+	xdp_program__close(a->prog);
+	fbf_object_close(&a->obj);
+	a->prog = NULL;
+}
+
+int attachment_events_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->obj.events);
+}
+
+int attachment_prog_fd(const struct attachment *a)
+{
+	return xdp_program__fd(a->prog);
+}
+
+int attachment_counters_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->obj.counters);
+}
+
+int attachment_doorbell_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->obj.doorbell);
+}

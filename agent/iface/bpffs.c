@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* libxdp keeps its dispatcher's state in bpffs: see ifstate.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <xdp/libxdp.h>
+
+#include "iface/ifstate.h"
+#include "base/log.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+#define BPFFS_DEFAULT "/sys/fs/bpf"
+
+void bpffs_ensure(void)
+{
+	const char *dir = getenv(XDP_BPFFS_ENVVAR) ?: BPFFS_DEFAULT;
+	struct statfs fs;
+
+	if (!statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC)
+		return;
+	if (!mount("bpf", dir, "bpf", 0, NULL)) {
+		pr_info("mounted bpffs at %s for libxdp's dispatcher\n", dir);
+		return;
+	}
+	pr_warn("no bpffs at %s and mounting one failed (%s); libxdp will attach "
+		"without its dispatcher, so no other XDP program can share the interface; "
+		"mount it with 'mount -t bpf bpf %s'\n", dir, strerror(errno), dir);
+}

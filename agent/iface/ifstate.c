@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What is on the interface: the programs libxdp finds there, which of them
+ * is a stale one of ours, and what to tell the user about the others.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+
+#include "fizzbuzzfib.h"
+#include "base/exit_codes.h"
+#include "iface/ifstate.h"
+#include "iface/lock.h"
+#include "base/log.h"
+#include "iface/xdp_mode.h"
+
+struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	long e = libxdp_get_error(mp);
+
+	*err = 0;
+	if (!e)
+		return mp;
+	if (e != -ENOENT)
+		*err = e;
+	return NULL;
+}
+
+/*
+ * The programs that run from the interface: the components of libxdp's
+ * dispatcher, or the one program attached without it.
+ */
+static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_multiprog *mp)
+{
+	if (xdp_multiprog__is_legacy(mp))
+		return p ? NULL : xdp_multiprog__main_prog(mp);
+	return xdp_multiprog__next_prog(p, mp);
+}
+
+/* More than the classifier has: its queue or ring, its counters and perhaps .rodata. */
+#define PROG_MAPS_MAX 8
+
+/* Whether @p uses the map with id @map_id. */
+static bool prog_uses_map(struct xdp_program *p, __u32 map_id)
+{
+	__u32 ids[PROG_MAPS_MAX] = {}, i, len;
+	struct bpf_prog_info info = {
+		.nr_map_ids = PROG_MAPS_MAX,
+		.map_ids = (__u64)(unsigned long)ids,
+	};
+
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(xdp_program__fd(p), &info, &len))
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < PROG_MAPS_MAX; i++)
+		if (ids[i] == map_id)
+			return true;
+	return false;
+}
+
+/* An xdp_fizzbuzzfib on @mp: the one using the map @map_id, or any if @map_id is 0. */
+static struct xdp_program *multiprog_find(struct xdp_multiprog *mp, __u32 map_id)
+{
+	struct xdp_program *p;
+
+	for (p = multiprog_next(NULL, mp); p; p = multiprog_next(p, mp))
+		if (!strcmp(xdp_program__name(p), FBF_PROG_NAME) &&
+		    (!map_id || prog_uses_map(p, map_id)))
+			return p;
+	return NULL;
+}
+
+/* Like ifstate_progs(), but says why it cannot read them. 0 or an agent exit status. */
+static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
+{
+	char buf[128];
+	int err;
+
+	*mp = ifstate_progs(ifindex, &err);
+	if (!err)
+		return 0;
+	pr_err("cannot read the XDP programs on %s: %s\n", iface,
+	       libxdp_errstr(err, buf, sizeof(buf)));
+	return agent_exit_for_errno(err);
+}
+
+/* The ip(8) keyword that detaches a program attached in @mode. */
+static const char *ip_xdp_keyword(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_SKB:
+		return "xdpgeneric";
+	case XDP_MODE_NATIVE:
+		return "xdpdrv";
+	case XDP_MODE_HW:
+		return "xdpoffload";
+	default:
+		return "xdp";
+	}
+}
+
+/* Whether /proc/@pid/fdinfo/@fd says it is a descriptor of program @prog_id. */
+static bool fd_holds_prog(const char *pid, const char *fd, __u32 prog_id)
+{
+	char path[600], line[128];
+	bool found = false;
+	unsigned int id;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "prog_id: %u", &id) == 1 && id == prog_id;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A process other than this one with a descriptor of program @prog_id, or
+ * 0: an agent keeps its program's descriptor while it runs, so one with
+ * another --lock-dir shows up here.
+ */
+static long prog_holder(__u32 prog_id)
+{
+	struct dirent *pe, *fe;
+	char fds[300];
+	long holder = 0, pid;
+	DIR *proc, *dir;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while (!holder && (pe = readdir(proc))) {
+		pid = strtol(pe->d_name, NULL, 10);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(fds, sizeof(fds), "/proc/%s/fdinfo", pe->d_name);
+		dir = opendir(fds);
+		if (!dir)
+			continue;
+		while (!holder && (fe = readdir(dir)))
+			if (fe->d_name[0] != '.' && fd_holds_prog(pe->d_name, fe->d_name, prog_id))
+				holder = pid;
+		closedir(dir);
+	}
+	closedir(proc);
+	return holder;
+}
+
+static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, const char *iface)
+{
+	__u32 id = xdp_program__id(p);
+	char remedy[160];
+
+	if (xdp_multiprog__is_legacy(mp))
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --all' or 'ip link set dev "
+			 "%s %s off'", iface, iface,
+			 ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
+	else
+		snprintf(remedy, sizeof(remedy), "'xdp-loader unload %s --id %u'", iface, id);
+	pr_err("%s already runs an %s (prog id %u) that no agent recorded as its "
+	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
+}
+
+int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
+{
+	__u32 map_id = lock->prev.map_id, id;
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	char buf[128];
+	long holder;
+	int ret, err;
+
+	ret = progs_read(ifindex, iface, &mp);
+	if (ret || !mp)
+		return ret;
+
+	p = map_id ? multiprog_find(mp, map_id) : NULL;
+	if (p) {
+		id = xdp_program__id(p);
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		xdp_multiprog__close(mp);
+		if (err) {
+			pr_err("cannot remove stale %s (prog id %u) from %s: %s; "
+			       "try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
+			       libxdp_errstr(err, buf, sizeof(buf)), iface);
+			return agent_exit_for_errno(err);
+		}
+		pr_info("removed stale %s (prog id %u) left on %s by agent pid %ld, "
+			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
+		ret = progs_read(ifindex, iface, &mp);
+		if (ret || !mp)
+			return ret;
+	}
+
+	/*
+	 * Same name, but no agent recorded it here: another agent's, started
+	 * with another --lock-dir, if a process still holds it (removing it
+	 * would take that agent's program away), else someone else's to remove.
+	 */
+	p = multiprog_find(mp, 0);
+	if (p && (holder = prog_holder(xdp_program__id(p)))) {
+		pr_err("another agent (pid %ld) runs %s (prog id %u) on %s, with another lock "
+		       "directory; stop it first\n", holder, FBF_PROG_NAME, xdp_program__id(p),
+		       iface);
+		ret = AGENT_EXIT_LOCKED;
+	} else if (p) {
+		explain_foreign(mp, p, iface);
+		ret = AGENT_EXIT_XDP_BUSY;
+	}
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *main_prog;
+	enum xdp_attach_mode have;
+	int err;
+
+	mp = ifstate_progs(ifindex, &err);
+	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
+	if (main_prog && xdp_multiprog__is_legacy(mp)) {
+		pr_err("%s already runs XDP program %s (prog id %u), which was "
+		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
+		       "interface; see 'xdp-loader status %s'\n", iface,
+		       xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
+	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
+		pr_err("libxdp's dispatcher is attached to %s in %s mode; use "
+		       "--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
+		       xdp_mode_name(have), xdp_mode_name(have), iface);
+	} else {
+		pr_err("another XDP program already owns %s and libxdp cannot "
+		       "share it; see 'xdp-loader status %s'\n", iface, iface);
+	}
+	xdp_multiprog__close(mp);
+}
+
+enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode)
+{
+	struct xdp_multiprog *mp;
+	int err;
+
+	if (mode != XDP_MODE_UNSPEC)
+		return mode;
+	mp = ifstate_progs(ifindex, &err);
+	if (mp && !xdp_multiprog__is_legacy(mp))
+		mode = xdp_multiprog__attach_mode(mp);
+	xdp_multiprog__close(mp);
+	return mode;
+}
+
+void ifstate_warn_down(const char *name, const char *iface)
+{
+	struct ifreq ifr = {};
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	close(fd);
+	if (err)
+		return;
+	/*
+	 * Administratively down only: the carrier (IFF_RUNNING) follows a link
+	 * that has just come up with a delay (the kernel's linkwatch), so it
+	 * would warn of links that are fine.
+	 */
+	if (!(ifr.ifr_flags & IFF_UP))
+		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
+			iface, FBF_PROG_NAME, iface);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Interface indexes are per network namespace, so the lock is named after
+ * the namespace's inode too. The file is never removed: unlinking a lock file
+ * lets a third agent lock a new file while a second still waits on the old.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include "base/exit_codes.h"
+#include "iface/lock.h"
+#include "base/log.h"
+
+/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
+/* Agents that leave while this one takes the lock, before it gives up. */
+#define LOCK_TRIES 100
+
+static int lock_fail(const char *what, const char *path)
+{
+	int err = errno;
+
+	pr_err("cannot %s %s: %s%s\n", what, path, strerror(err),
+	       err == EACCES || err == EPERM ? "; run as root, or name a directory you can "
+	       "write with --lock-dir" : "; name a writable directory with --lock-dir");
+	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_LOCK_DIR;
+}
+
+/*
+ * Whether the file @fd locks is still the one at @path: an agent that
+ * leaves removes its lock file while it holds the lock, so a lock taken on
+ * a file opened just before that would be a lock on a file no one else
+ * opens any more.
+ */
+static bool lock_is_current(int fd, const char *path)
+{
+	struct stat held, named;
+
+	return !fstat(fd, &held) && !stat(path, &named) && held.st_ino == named.st_ino &&
+	       held.st_dev == named.st_dev;
+}
+
+/*
+ * A holder writes its record right after locking, so a reader that does not
+ * hold the lock may find it empty or half written: the pid is then 0, and
+ * the map id counts only if its line is complete.
+ */
+static struct lock_record record_read(int fd)
+{
+	struct lock_record r = {};
+	unsigned long id;
+	char buf[64], *end;
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return r;
+	buf[n] = '\0';
+	r.pid = strtol(buf, &end, 10);
+	if (r.pid < 0)
+		r.pid = 0;
+	id = strtoul(end, &end, 10);
+	if (*end == '\n' && id <= UINT32_MAX)
+		r.map_id = id;
+	return r;
+}
+
+/* Overwrite, then cut: a kill between the two still leaves a complete line first. */
+static int record_write(struct iface_lock *l, __u32 map_id)
+{
+	char buf[64];
+	ssize_t n;
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%ld %u\n", (long)getpid(), map_id);
+	n = pwrite(l->fd, buf, len, 0);
+	if (n != len || ftruncate(l->fd, len)) {
+		if (n >= 0 && n != len)
+			errno = EIO;
+		return lock_fail("write our record into", l->path);
+	}
+	return 0;
+}
+
+int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
+{
+	struct lock_record holder;
+	struct stat netns;
+	int ret, tries, lock_err;
+
+	*l = (struct iface_lock){ .fd = -1 };
+	if (stat("/proc/self/ns/net", &netns)) {
+		pr_err("cannot identify the network namespace from /proc/self/ns/net: %s\n",
+		       strerror(errno));
+		return AGENT_EXIT_FAILURE;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return lock_fail("create", dir);
+
+	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/netns-%llu-ifindex-%d.lock", dir,
+			     (unsigned long long)netns.st_ino, ifindex) >= sizeof(l->path)) {
+		errno = ENAMETOOLONG;
+		return lock_fail("use the lock directory", dir);
+	}
+	for (tries = 0;; tries++) {
+		l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (l->fd < 0)
+			return lock_fail("open", l->path);
+		lock_err = flock(l->fd, LOCK_EX | LOCK_NB) ? errno : 0;
+		if (lock_err || lock_is_current(l->fd, l->path))
+			break;
+		/* Removed under us by an agent that was leaving: take the one there now. */
+		iface_lock_release(l);
+		if (tries == LOCK_TRIES) {
+			errno = ESTALE;
+			return lock_fail("keep a lock file in", dir);
+		}
+	}
+	if (lock_err) {
+		errno = lock_err;
+		if (errno != EWOULDBLOCK) {
+			ret = lock_fail("lock", l->path);
+			iface_lock_release(l);
+			return ret;
+		}
+		holder = record_read(l->fd);
+		if (holder.pid > 0)
+			pr_err("another agent (pid %ld) is attached to %s; "
+			       "stop it first\n", holder.pid, iface);
+		else
+			pr_err("another agent is attached to %s; stop it first\n",
+			       iface);
+		iface_lock_release(l);
+		return AGENT_EXIT_LOCKED;
+	}
+
+	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
+	l->prev = record_read(l->fd);
+	ret = record_write(l, l->prev.map_id);
+	if (ret)
+		iface_lock_release(l);
+	return ret;
+}
+
+int iface_lock_record(struct iface_lock *l, __u32 map_id)
+{
+	return record_write(l, map_id);
+}
+
+void iface_lock_drop(struct iface_lock *l)
+{
+	/* Removed while still held: whoever locks the file next finds it gone and retries. */
+	if (l->fd >= 0)
+		unlink(l->path);
+	iface_lock_release(l);
+}
+
+void iface_lock_release(struct iface_lock *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}

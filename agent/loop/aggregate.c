@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The intervals of --aggregate: see aggregate.h. Once a second or so, not
+ * per packet: plain stdio, and a top list kept by insertion, which costs
+ * one comparison for most sources once the list is full.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop/aggregate.h"
+#include "counters_read.h"
+#include "base/exit_codes.h"
+#include "base/log.h"
+#include "sinks/output.h"
+#include "userspace_util.h"
+
+int aggregate_open(struct aggregate *ag, const struct fbf_object *o, __u32 max_sources,
+		   __u32 top, __u64 now_ns)
+{
+	int err, i;
+
+	memset(ag, 0, sizeof(*ag));
+	ag->top = top;
+	ag->last_take_ns = now_ns;
+	for (i = 0; i < FBF_NR_CLASSES && top; i++) {
+		ag->best[i] = calloc(top, sizeof(*ag->best[i]));
+		if (!ag->best[i]) {
+			aggregate_close(ag);
+			return -ENOMEM;
+		}
+	}
+	err = source_reader_open(&ag->reader, o, max_sources);
+	if (err)
+		aggregate_close(ag);
+	return err;
+}
+
+/* More frames first; of two alike, the lower address, so that the order is the same each run. */
+static bool ranks_above(const struct fbf_source_count *a, const struct fbf_source_count *b)
+{
+	return a->packets > b->packets || (a->packets == b->packets && a->saddr < b->saddr);
+}
+
+/* Put @sc in its class's top list if it belongs there. */
+static void top_offer(struct aggregate *ag, __u32 class_id, const struct fbf_source_count *sc)
+{
+	struct fbf_source_count *best = ag->best[class_id];
+	__u32 n = ag->nr_best[class_id], i;
+
+	if (!ag->top || (n == ag->top && !ranks_above(sc, &best[n - 1])))
+		return;
+	if (n < ag->top)
+		ag->nr_best[class_id] = ++n;
+	for (i = n - 1; i > 0 && ranks_above(sc, &best[i - 1]); i--)
+		best[i] = best[i - 1];
+	best[i] = *sc;
+}
+
+static void print_text(const struct aggregate *ag, const char *end, double seconds,
+		       __u64 sources, const __u64 *packets, __u64 no_room)
+{
+	char addr[OUTPUT_IPV4_SIZE];
+	__u32 c, i;
+
+	printf("interval end=%s seconds=%.3f sources=%llu", end, seconds, sources);
+	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
+		printf(" %s=%llu", fbf_class_key(c), packets[c]);
+	printf(" no_room=%llu\n", no_room);
+	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
+		for (i = 0; i < ag->nr_best[c]; i++) {
+			output_ipv4(ag->best[c][i].saddr, addr);
+			printf("top class=%s rank=%u saddr=%s packets=%llu\n", fbf_class_name(c),
+			       i + 1, addr, ag->best[c][i].packets);
+		}
+}
+
+static void print_json(const struct aggregate *ag, const char *end, double seconds,
+		       __u64 sources, const __u64 *packets, __u64 no_room)
+{
+	char addr[OUTPUT_IPV4_SIZE];
+	__u32 c, i;
+
+	printf("{\"type\":\"interval\",\"end\":\"%s\",\"seconds\":%.3f,\"sources\":%llu,"
+	       "\"packets\":{", end, seconds, sources);
+	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
+		printf("%s\"%s\":%llu", c == FBF_FIZZ ? "" : ",", fbf_class_key(c), packets[c]);
+	printf("},\"no_room\":%llu,\"top\":{", no_room);
+	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++) {
+		printf("%s\"%s\":[", c == FBF_FIZZ ? "" : ",", fbf_class_key(c));
+		for (i = 0; i < ag->nr_best[c]; i++) {
+			output_ipv4(ag->best[c][i].saddr, addr);
+			printf("%s{\"saddr\":\"%s\",\"packets\":%llu}", i ? "," : "", addr,
+			       ag->best[c][i].packets);
+		}
+		printf("]");
+	}
+	printf("}}\n");
+}
+
+int aggregate_report(struct aggregate *ag, int counters_fd, struct output *out)
+{
+	__u64 packets[FBF_NR_CLASSES] = {}, read = 0, now, no_room;
+	struct aggregate_figures *f = &ag->figures;
+	struct fbf_counters c;
+	char end[OUTPUT_TIME_SIZE];
+	long n, i;
+	int err;
+	__u32 k;
+
+	n = source_reader_take(&ag->reader);
+	now = fbf_monotonic_ns();
+	if (n < 0) {
+		pr_err("cannot read the per-source counts: %s\n", strerror(-n));
+		return AGENT_EXIT_FAILURE;
+	}
+	/* After the swap: every no_room of the runs before it is in. */
+	err = fbf_counters_read(counters_fd, &c);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	memset(ag->nr_best, 0, sizeof(ag->nr_best));
+	for (i = 0; i < n; i++) {
+		const struct fbf_source_count *sc = &ag->reader.counts[i];
+		__u32 class_id = fbf_classify(sc->saddr);
+
+		packets[class_id] += sc->packets;
+		read += sc->packets;
+		top_offer(ag, class_id, sc);
+	}
+	no_room = c.no_room - ag->no_room_seen;
+	ag->no_room_seen = c.no_room;
+
+	output_time(out, now, end);
+	if (!out->quiet) {
+		if (out->json)
+			print_json(ag, end, (now - ag->last_take_ns) / 1e9, n, packets, no_room);
+		else
+			print_text(ag, end, (now - ag->last_take_ns) / 1e9, n, packets, no_room);
+		output_flush(out);
+	}
+	ag->last_take_ns = now;
+
+	__atomic_store_n(&f->read, f->read + read, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->sources, (__u64)n, __ATOMIC_RELAXED);
+	for (k = 0; k < FBF_NR_CLASSES; k++)
+		__atomic_store_n(&f->packets[k], packets[k], __ATOMIC_RELAXED);
+	__atomic_store_n(&f->intervals, f->intervals + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void aggregate_close(struct aggregate *ag)
+{
+	int i;
+
+	source_reader_close(&ag->reader);
+	for (i = 0; i < FBF_NR_CLASSES; i++) {
+		free(ag->best[i]);
+		ag->best[i] = NULL;
+	}
+}

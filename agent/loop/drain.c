@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The drain loop, the same for both transports: see drain.h.
+ *
+ * While events come, the loop reads them without being woken: the program
+ * submits each without a wake-up, and the loop, once caught up, polls after
+ * 50 us, then 100, 200, ... Only after a quiet spell does it set the
+ * program's reader_asleep, look once more, and sleep in epoll with no timer
+ * until the program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no
+ * ring can be missed). So the program pays for no wake-up while the agent
+ * reads, and an idle agent is woken by nothing but its own timers: running
+ * counters and the service manager's watchdog, when asked for.
+ *
+ * The last drain follows the detach, so every event produced is either
+ * delivered or counted as lost. But a detach does not wait for runs of the
+ * program already under way on other CPUs (there is no RCU grace period in
+ * it, and generic XDP runs in any CPU's softirq): one may count an event
+ * and send it just after the queue looked empty, and a ring's reader stops
+ * at a record still being written. So while the counters show more events
+ * produced than delivered or lost, the agent waits a millisecond and reads
+ * again; such a run ends within microseconds.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "fizzbuzzfib.h"
+#include "counters_read.h"
+#include "loop/drain.h"
+#include "iface/ifwatch.h"
+#include "userspace_util.h"
+
+/* A closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
+static enum drain_end drain_output_end(const struct drain *d)
+{
+	return d->sink.out.err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
+}
+
+/* The interface and the program on it, now: a reason to leave the live loop, or -1. */
+static int drain_iface_check(struct drain *d)
+{
+	switch (ifwatch_check(d->watch)) {
+	case IFWATCH_OK:
+		return -1;
+	case IFWATCH_GONE:
+		return DRAIN_IFACE_GONE;
+	case IFWATCH_MOVED:
+		return DRAIN_IFACE_MOVED;
+	case IFWATCH_REPLACED:
+	default:
+		return DRAIN_PROG_REPLACED;
+	}
+}
+
+/*
+ * What the clock calls for, busy or idle: the deadline, running counters,
+ * and the interface when a check is due. A reason to leave the loop, or -1.
+ */
+static int drain_timed_checks(struct drain *d, __u64 now)
+{
+	int end;
+
+	if (d->deadline_ns && now >= d->deadline_ns)
+		return DRAIN_DEADLINE;
+	if (*d->stats || (d->stats_interval_ns && now >= d->next_stats_ns)) {
+		*d->stats = 0;
+		if (d->stats_interval_ns)
+			d->next_stats_ns = now + d->stats_interval_ns;
+		return DRAIN_STATS;
+	}
+	if (d->aggregate_interval_ns && now >= d->next_aggregate_ns) {
+		/* From the due time, not from now: intervals do not drift by the loop's delays. */
+		d->next_aggregate_ns += d->aggregate_interval_ns;
+		if (d->next_aggregate_ns <= now)
+			d->next_aggregate_ns = now + d->aggregate_interval_ns;
+		return DRAIN_AGGREGATE;
+	}
+	/* Only a loop that goes round says it is alive: a stuck one is restarted. */
+	if (d->watchdog_interval_ns && now >= d->next_watchdog_ns) {
+		d->next_watchdog_ns = now + d->watchdog_interval_ns;
+		return DRAIN_WATCHDOG;
+	}
+	if (d->watch && d->next_iface_check_ns && now >= d->next_iface_check_ns) {
+		end = drain_iface_check(d);
+		if (end >= 0)
+			return end;
+		d->next_iface_check_ns = now + DRAIN_IFACE_CHECK_NS;
+	}
+	return -1;
+}
+
+/* How long until the next thing the clock calls for, none of which is due yet; -1: none. */
+static long long drain_until_due(const struct drain *d, __u64 now)
+{
+	__u64 wait_ns = ~0ULL;
+
+	if (d->next_iface_check_ns && d->next_iface_check_ns - now < wait_ns)
+		wait_ns = d->next_iface_check_ns - now;
+	if (d->stats_interval_ns && d->next_stats_ns - now < wait_ns)
+		wait_ns = d->next_stats_ns - now;
+	if (d->aggregate_interval_ns && d->next_aggregate_ns - now < wait_ns)
+		wait_ns = d->next_aggregate_ns - now;
+	if (d->deadline_ns && d->deadline_ns - now < wait_ns)
+		wait_ns = d->deadline_ns - now;
+	if (d->watchdog_interval_ns && d->next_watchdog_ns - now < wait_ns)
+		wait_ns = d->next_watchdog_ns - now;
+	return wait_ns == ~0ULL ? -1 : (long long)wait_ns;
+}
+
+/* At most one busy batch, and no more than --count still wants: how many, or -errno. */
+static long drain_read(struct drain *d)
+{
+	__u64 max = DRAIN_BUSY_CHECK_EVENTS;
+
+	if (d->count && d->count - d->sink.delivered < max)
+		max = d->count - d->sink.delivered;
+	return transport_read(&d->t, max);
+}
+
+/*
+ * Caught up, with nothing due before @now: wait for more, polling while
+ * events have been coming, asleep after a quiet spell. A reason to leave
+ * the loop, or -1.
+ */
+static int drain_wait(struct drain *d, __u64 now)
+{
+	long long timeout_ns = drain_until_due(d, now);
+	long taken = 0;
+	int woke = 0;
+
+	if (d->poll_ns <= DRAIN_POLL_MAX_NS) {
+		if (timeout_ns < 0 || timeout_ns > d->poll_ns)
+			timeout_ns = d->poll_ns;
+		d->poll_ns *= 2;
+		woke = wakeups_wait(&d->w, timeout_ns);
+	} else {
+		*d->reader_asleep = 1;
+		/*
+		 * The reader's half of the barrier pair that wake_reader() in the
+		 * program describes: the store above is visible to every CPU
+		 * before the look below loads anything.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		taken = drain_read(d);
+		if (!taken)
+			woke = wakeups_wait(&d->w, timeout_ns);
+		*d->reader_asleep = 0;
+		if (taken || (woke & WAKEUP_DOORBELL))
+			d->poll_ns = DRAIN_POLL_MIN_NS;
+	}
+	if (taken < 0 || woke < 0) {
+		d->pop_err = taken < 0 ? taken : woke;
+		return DRAIN_ERROR;
+	}
+	return woke & WAKEUP_LINK ? drain_iface_check(d) : -1;
+}
+
+int drain_open(struct drain *d)
+{
+	int nl_fd = d->watch ? d->watch->nl_fd : -1;
+	int err;
+
+	d->poll_ns = DRAIN_POLL_MIN_NS;
+	d->next_watchdog_ns = fbf_monotonic_ns();
+	/* With link events the interface is checked when something happens to a link, only. */
+	d->next_iface_check_ns = nl_fd >= 0 ? 0 : 1;
+	err = transport_open(&d->t, d->transport, d->events_fd, &d->sink);
+	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
+}
+
+enum drain_end drain_live(struct drain *d)
+{
+	__u64 now;
+	long n;
+	int end;
+
+	for (;;) {
+		if (*d->stop)
+			return DRAIN_SIGNAL;
+		n = drain_read(d);
+		if (n < 0) {
+			d->pop_err = n;
+			return DRAIN_ERROR;
+		}
+		if (d->count && d->sink.delivered >= d->count)
+			return DRAIN_COUNT;
+		if (n) /* events came: poll soon if they stop */
+			d->poll_ns = DRAIN_POLL_MIN_NS;
+		if (n == DRAIN_BUSY_CHECK_EVENTS) {
+			/* Not caught up: no flush and no wait, only what a flood must not hide. */
+			if (d->sink.out.err)
+				return drain_output_end(d);
+			end = drain_timed_checks(d, fbf_monotonic_ns());
+			if (end >= 0)
+				return end;
+			continue;
+		}
+
+		/* Caught up: show what we have, do what the clock calls for, then wait. */
+		output_flush(&d->sink.out);
+		if (d->sink.out.err)
+			return drain_output_end(d);
+		now = fbf_monotonic_ns();
+		end = drain_timed_checks(d, now);
+		if (end < 0)
+			end = drain_wait(d, now);
+		if (end >= 0)
+			return end;
+	}
+}
+
+int drain_rest(struct drain *d)
+{
+	long n = 0;
+
+	/* drain_open() failed and said so: the summary tells what is left. */
+	while (d->t.ops && !d->abandoned) {
+		n = transport_read(&d->t, DRAIN_REST_BATCH);
+		if (n < DRAIN_REST_BATCH)
+			break;
+		d->abandoned = d->stops && *d->stops > d->stops_before_rest;
+	}
+	output_flush(&d->sink.out);
+	return n < 0 ? n : 0;
+}
+
+int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err)
+{
+	struct timespec poll = { .tv_nsec = DRAIN_SETTLE_POLL_NS };
+	int polls, err;
+
+	*read_err = 0;
+	if (d->stops)
+		d->stops_before_rest = *d->stops;
+	for (polls = 0;; polls++) {
+		*read_err = drain_rest(d);
+		err = fbf_counters_read(counters_fd, c);
+		if (err)
+			return err;
+		if (*read_err || polls == DRAIN_SETTLE_POLLS || d->abandoned ||
+		    fbf_events_produced(c) <= d->sink.delivered + fbf_events_lost(c))
+			return 0;
+		nanosleep(&poll, NULL);
+	}
+}
+
+void drain_close(struct drain *d)
+{
+	transport_close(&d->t);
+	wakeups_close(&d->w);
+}

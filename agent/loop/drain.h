@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Taking events from the program: the live loop and the final drain, the
+ * same for both transports (transport.h reads, wakeups.h sleeps).
+ */
+#ifndef AGENT_DRAIN_H
+#define AGENT_DRAIN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "sinks/event_sink.h"
+#include "fbf_transport.h"
+#include "transports/transport.h"
+#include "loop/wakeups.h"
+
+/*
+ * Caught up, the loop polls, first after DRAIN_POLL_MIN_NS and each time
+ * twice as long; once the next poll would pass DRAIN_POLL_MAX_NS (a quiet
+ * spell of about 1.6 ms) it sleeps until the program rings.
+ */
+#define DRAIN_POLL_MIN_NS 50000LL
+#define DRAIN_POLL_MAX_NS 800000LL
+/* Without link events, how often the loop checks the interface and the program on it. */
+#define DRAIN_IFACE_CHECK_NS 1000000000ULL
+/* A busy loop looks at the clock, signals and stdout once per this many events. */
+#define DRAIN_BUSY_CHECK_EVENTS 1024
+
+struct fbf_counters;
+struct ifwatch;
+
+struct drain {
+	/* Set by the caller before drain_open(). */
+	enum fbf_transport transport;
+	int events_fd;
+	int doorbell_fd;		/* the program rings it while reader_asleep is set */
+	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
+	int wake_fd;			/* readable once a signal arrived; -1: none */
+	struct ifwatch *watch;		/* the interface and the program on it */
+	struct event_sink sink;		/* where the events go: out, ages */
+	__u64 count;			/* stop after this many events, 0: never */
+	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
+	__u64 stats_interval_ns;	/* running counters this often, 0: never */
+	__u64 aggregate_interval_ns;	/* --aggregate: take the counts this often, 0: never */
+	volatile sig_atomic_t *stop;	/* set by the signal handler */
+	volatile sig_atomic_t *stops;	/* stop signals so far: one more ends the last drain */
+	volatile sig_atomic_t *stats;	/* set by SIGUSR1: running counters now */
+	__u64 next_stats_ns;		/* when the next running counters are due */
+	__u64 next_aggregate_ns;	/* when the next interval's counts are due */
+	__u64 watchdog_interval_ns;	/* tell the service manager this often, 0: never */
+
+	/* Results. */
+	int pop_err;			/* DRAIN_ERROR: the -errno of the read or the wait */
+	bool abandoned;			/* a stop signal cut the last drain short */
+
+	/* The loop's own. */
+	struct transport t;
+	struct wakeups w;
+	long long poll_ns;		/* the next poll's wait; past DRAIN_POLL_MAX_NS: sleep */
+	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
+	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only */
+	__u64 next_watchdog_ns;		/* CLOCK_MONOTONIC */
+};
+
+enum drain_end {
+	DRAIN_SIGNAL,		/* *stop was set */
+	DRAIN_DEADLINE,		/* --duration elapsed */
+	DRAIN_COUNT,		/* --count events taken */
+	DRAIN_STATS,		/* running counters are due: print them and call again */
+	DRAIN_AGGREGATE,	/* an interval's counts are due: take them and call again */
+	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
+	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
+	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise, see sink.out.err */
+	DRAIN_IFACE_GONE,	/* the interface no longer exists */
+	DRAIN_IFACE_MOVED,	/* the interface went to another network namespace */
+	DRAIN_PROG_REPLACED,	/* someone replaced or removed the program */
+	DRAIN_ERROR,		/* reading an event failed unexpectedly, see pop_err */
+};
+
+/* Set up the transport's reader and the wake-ups. 0 or -errno. */
+int drain_open(struct drain *d);
+
+/*
+ * Take and print events until one of the reasons to stop, or until running
+ * counters, an interval's counts or the watchdog are due.
+ */
+enum drain_end drain_live(struct drain *d);
+
+/*
+ * Take and print what is left, without waiting, in batches of this many,
+ * between which a stop signal that came since drain_settle() began ends it.
+ */
+#define DRAIN_REST_BATCH 65536
+
+/* Take and print what is left, without waiting. Returns 0 or -errno of a failed read. */
+int drain_rest(struct drain *d);
+
+/* After the detach, how long to wait for runs of the program still under way. */
+#define DRAIN_SETTLE_POLL_NS 1000000ULL
+#define DRAIN_SETTLE_POLLS 100
+
+/*
+ * Once the program is detached: take what is left until the counters
+ * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed,
+ * or a stop signal comes (d->abandoned: what is left stays unread, and the
+ * counters say how much); *c gets the counters last read. Returns 0, or -errno if the counters
+ * cannot be read; a failed read of the events stops it early, with its
+ * -errno in *read_err.
+ */
+int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err);
+
+/* Safe on one that failed to open, or never did. */
+void drain_close(struct drain *d);
+
+#endif /* AGENT_DRAIN_H */

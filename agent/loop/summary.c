@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The account of every packet and event, from the per-CPU counters: while
+ * running and at the end, once drain_settle() has taken what was left.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "counter_fields.h"
+#include "counters_read.h"
+#include "base/exit_codes.h"
+#include "base/log.h"
+#include "loop/summary.h"
+#include "userspace_util.h"
+
+/* Append " key=value", or with @json ",\"key\":value", to @buf; the new length. */
+static size_t put(char *buf, size_t len, size_t size, const char *key, __u64 v, bool json)
+{
+	if (len < size)
+		len += snprintf(buf + len, size - len, json ? ",\"%s\":%llu" : " %s=%llu", key, v);
+	return len;
+}
+
+/* Append the counters of @group, in the table's order. */
+static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_counters *c,
+			enum fbf_counter_group group, bool json)
+{
+	size_t i;
+
+	for (i = 0; i < fbf_counter_nr_fields; i++)
+		if (fbf_counter_fields[i].group == group)
+			len = put(buf, len, size, fbf_counter_fields[i].key,
+				  fbf_counter_value(c, &fbf_counter_fields[i]), json);
+	return len;
+}
+
+/*
+ * Append the events: produced, delivered, the losses, queued; under
+ * --aggregate, then the frames read by source (the counters' aggregated is
+ * that many, and those still in the kernel's maps).
+ */
+static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_counters *c,
+			 __u64 delivered, const struct summary_run *run, bool json)
+{
+	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
+
+	len = put(buf, len, size, "produced", produced, json);
+	len = put(buf, len, size, "delivered", delivered, json);
+	len = put_group(buf, len, size, c, FBF_COUNTERS_LOSSES, json);
+	len = put(buf, len, size, "queued", produced > accounted ? produced - accounted : 0, json);
+	if (run->aggregated_read)
+		len = put(buf, len, size, "aggregated_read", *run->aggregated_read, json);
+	return len;
+}
+
+/*
+ * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
+ * object {"type": KIND, ...}, on stderr, the keys from counter_fields.h.
+ * queued is what the counters say was produced and neither delivered nor
+ * lost yet: the queue's (or ring's) depth, which a queue map cannot report
+ * itself.
+ */
+static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
+			  const struct summary_run *run, __u64 elapsed_ns, bool json)
+{
+	char line[1024];
+	size_t len;
+
+	if (json) {
+		len = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"iface\":\"%s\","
+			       "\"mode\":\"%s\",\"seconds\":%.3f", kind, run->iface_json,
+			       run->mode, elapsed_ns / 1e9);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, true);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, true);
+		put_events(line, len, sizeof(line), c, delivered, run, true);
+		fprintf(stderr, "%s}\n", line);
+		return;
+	}
+	if (!strcmp(kind, "stats")) {
+		/* One line per interval, so that a log reader sees each account whole. */
+		len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
+		put_events(line, len, sizeof(line), c, delivered, run, false);
+		pr_info("stats %s\n", line);
+		return;
+	}
+	pr_info("%s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,
+		elapsed_ns / 1e9);
+	put_group(line, 0, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
+	pr_info("%s%s\n", kind, line);
+	put_group(line, 0, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
+	pr_info("%s%s\n", kind, line);
+	put_events(line, 0, sizeof(line), c, delivered, run, false);
+	pr_info("%s%s\n", kind, line);
+}
+
+int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run)
+{
+	struct fbf_counters c;
+	int err;
+
+	err = fbf_counters_read(counters_fd, &c);
+	if (err) {
+		pr_err("cannot read the counters: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	account_print("stats", &c, d->sink.delivered, run, fbf_monotonic_ns() - run->start_ns,
+		      d->sink.out.json);
+	return 0;
+}
+
+int summary_final(const struct drain *d, const struct fbf_counters *c,
+		  const struct summary_run *run)
+{
+	__u64 produced = fbf_events_produced(c), accounted = d->sink.delivered + fbf_events_lost(c);
+
+	account_print("summary", c, d->sink.delivered, run, run->elapsed_ns, d->sink.out.json);
+	/* Detached and the maps taken once more: every frame counted by source was read. */
+	if (run->aggregated_read && *run->aggregated_read != c->aggregated) {
+		pr_warn("%llu frames counted by source but %llu read\n", c->aggregated,
+			*run->aggregated_read);
+		return AGENT_EXIT_UNACCOUNTED;
+	}
+	if (produced == accounted)
+		return 0;
+	if (d->abandoned && produced > accounted) {
+		pr_warn("stopped during the drain: %llu events left unread, counted as queued\n",
+			produced - accounted);
+		return 0;
+	}
+	pr_warn("%llu events produced but %llu delivered or lost, "
+		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
+		produced > accounted ? produced - accounted : accounted - produced);
+	return AGENT_EXIT_UNACCOUNTED;
+}

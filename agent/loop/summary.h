@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The closing account of packets and events, from the per-CPU counters. */
+#ifndef AGENT_SUMMARY_H
+#define AGENT_SUMMARY_H
+
+#include <linux/types.h>
+
+#include "loop/drain.h"
+
+struct summary_run {
+	const char *iface;	/* escaped for a log line */
+	const char *iface_json;	/* escaped for a JSON string */
+	const char *mode;	/* as attached */
+	__u64 start_ns;		/* CLOCK_MONOTONIC at attach */
+	__u64 elapsed_ns;	/* from attach to detach */
+	const __u64 *aggregated_read;	/* --aggregate: frames read by source so far; or NULL */
+};
+
+/*
+ * The running counters while attached (--stats-interval, SIGUSR1), in the
+ * summary's form: lines "agent: stats ..." or, under --json, one object.
+ * Returns 0, or AGENT_EXIT_FAILURE after saying why.
+ */
+int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run);
+
+/*
+ * The summary once the program is detached and drain_settle() is done: the
+ * logfmt lines on stderr (under --json, one JSON object). Returns 0, or
+ * AGENT_EXIT_UNACCOUNTED after a warning if the events, or the frames
+ * counted by source, do not add up.
+ */
+int summary_final(const struct drain *d, const struct fbf_counters *c,
+		  const struct summary_run *run);
+
+#endif /* AGENT_SUMMARY_H */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Prometheus metrics: GET /metrics in the text exposition format, served by
+ * libmicrohttpd on a thread of its own. A scrape reads the per-CPU counters
+ * from the kernel and what the drain loop publishes with relaxed atomic
+ * stores, so the drain loop never waits for a scraper, nor a scraper for it.
+ */
+#ifndef AGENT_METRICS_H
+#define AGENT_METRICS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+
+#include "fizzbuzzfib.h"
+#include "loop/aggregate.h"
+#include "sinks/event_ages.h"
+#include "metrics/listen_addr.h"
+
+/* Everything one scrape reports, read at the time of the scrape. */
+struct metrics_snapshot {
+	const char *device;
+	const char *version;
+	const char *transport;
+	const char *mode;
+	__u32 sample;		/* 1 event in this many sent */
+	struct fbf_counters counters;
+	__u64 delivered;
+	struct event_ages ages;
+	double aggregate_interval_s;	/* --aggregate; 0: events */
+	struct aggregate_figures aggregate;	/* its last interval; all 0 without it */
+	bool have_run_stats;	/* BPF run-time statistics are on */
+	__u64 run_time_ns;
+	__u64 run_cnt;
+	struct process_figures {	/* the agent process, as exporters report it */
+		double cpu_seconds;	/* user + system */
+		__u64 resident_bytes;
+		__u64 virtual_bytes;
+		__u64 open_fds;
+		__u64 max_fds;
+		double start_time_seconds; /* since the epoch */
+	} process;
+};
+
+/* This process's figures now, beside @start_time_seconds. 0, or -errno with what it read. */
+int process_figures_read(struct process_figures *p, double start_time_seconds);
+
+/* The exposition of @s, Prometheus text format 0.0.4. */
+void metrics_format(FILE *out, const struct metrics_snapshot *s);
+
+struct metrics_server;
+
+/* What a scrape reads. The pointers stay valid until metrics_stop(). */
+struct metrics_source {
+	const char *device;
+	const char *transport;	/* "queue" or "ringbuf" */
+	const char *mode;
+	__u32 sample;		/* --sample */
+	int counters_fd;
+	int prog_fd;
+	const __u64 *delivered;
+	const struct event_ages *ages;
+	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
+	double aggregate_interval_s;	/* --aggregate; 0: events */
+	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
+};
+
+/*
+ * Bind and listen on @text ("ADDR:PORT", parsed by parse_listen_addr()), before
+ * the agent attaches anything. Returns the socket, or -1 after one line on
+ * stderr saying why (a port in use, an address not on this host).
+ */
+int metrics_listen(const char *text);
+
+/* Serve @src on @listen_fd, which the server then owns. NULL after one line on stderr. */
+struct metrics_server *metrics_serve(int listen_fd, const char *text,
+				     const struct metrics_source *src);
+
+void metrics_stop(struct metrics_server *srv);
+
+#endif /* AGENT_METRICS_H */

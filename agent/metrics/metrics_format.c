@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The Prometheus exposition, and what feeds it: see metrics.h. Names follow
+ * Prometheus' conventions: one prefix, base units (seconds), counters end in
+ * _total, metadata in _info, the interface as node_exporter labels it,
+ * device; run time and count from BPF run-time statistics, as
+ * ebpf_exporter exports them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/metrics.h"
+
+#define PREFIX "fizzbuzzfib_"
+
+static void header(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP " PREFIX "%s %s\n# TYPE " PREFIX "%s %s\n", name, help, name, type);
+}
+
+/* The process metrics every Prometheus client library exports, under their usual names. */
+static void process_format(FILE *out, const struct process_figures *p)
+{
+	fprintf(out, "# HELP process_cpu_seconds_total Total user and system CPU time spent "
+		"in seconds.\n# TYPE process_cpu_seconds_total counter\n"
+		"process_cpu_seconds_total %.2f\n", p->cpu_seconds);
+	fprintf(out, "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+		"# TYPE process_resident_memory_bytes gauge\n"
+		"process_resident_memory_bytes %llu\n", p->resident_bytes);
+	fprintf(out, "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+		"# TYPE process_virtual_memory_bytes gauge\n"
+		"process_virtual_memory_bytes %llu\n", p->virtual_bytes);
+	fprintf(out, "# HELP process_open_fds Number of open file descriptors.\n"
+		"# TYPE process_open_fds gauge\nprocess_open_fds %llu\n", p->open_fds);
+	fprintf(out, "# HELP process_max_fds Maximum number of open file descriptors.\n"
+		"# TYPE process_max_fds gauge\nprocess_max_fds %llu\n", p->max_fds);
+	fprintf(out, "# HELP process_start_time_seconds Start time of the process since unix "
+		"epoch in seconds.\n# TYPE process_start_time_seconds gauge\n"
+		"process_start_time_seconds %.2f\n", p->start_time_seconds);
+}
+
+/*
+ * --aggregate's figures: the per-class totals are classified_total's, and
+ * the last interval's per class here. Never a series per source address:
+ * each would be a time series of its own in Prometheus, up to 65,536 of
+ * them an interval by default and new ones with every address seen, which
+ * is the cardinality Prometheus' own guidance warns against; the top
+ * sources are in the agent's output instead.
+ */
+static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
+{
+	const struct fbf_counters *c = &s->counters;
+	const struct aggregate_figures *f = &s->aggregate;
+	const char *dev = s->device;
+	int i;
+
+	header(out, "aggregate_interval_seconds", "gauge",
+	       "How often the per-source counts are taken under --aggregate; 0: events are "
+	       "sent instead.");
+	fprintf(out, PREFIX "aggregate_interval_seconds{device=\"%s\"} %g\n", dev,
+		s->aggregate_interval_s);
+	header(out, "aggregated_total", "counter",
+	       "Frames counted by source in the kernel under --aggregate, by what became of "
+	       "them: read by the agent, or not counted by source for want of room in the "
+	       "full map (still counted by class).");
+	fprintf(out, PREFIX "aggregated_total{device=\"%s\",result=\"read\"} %llu\n", dev,
+		f->read);
+	fprintf(out, PREFIX "aggregated_total{device=\"%s\",result=\"no_room\"} %llu\n", dev,
+		c->no_room);
+	header(out, "aggregated_pending", "gauge",
+	       "Frames counted by source in the current interval, not yet read.");
+	fprintf(out, PREFIX "aggregated_pending{device=\"%s\"} %llu\n", dev,
+		c->aggregated > f->read ? c->aggregated - f->read : 0);
+	header(out, "aggregate_intervals_total", "counter", "Intervals taken under --aggregate.");
+	fprintf(out, PREFIX "aggregate_intervals_total{device=\"%s\"} %llu\n", dev, f->intervals);
+	header(out, "aggregate_last_sources", "gauge",
+	       "Source addresses counted in the last interval.");
+	fprintf(out, PREFIX "aggregate_last_sources{device=\"%s\"} %llu\n", dev, f->sources);
+	header(out, "aggregate_last_packets", "gauge",
+	       "Frames counted by source in the last interval, by class.");
+	for (i = FBF_FIZZ; i < FBF_NR_CLASSES; i++)
+		fprintf(out, PREFIX "aggregate_last_packets{device=\"%s\",class=\"%s\"} %llu\n",
+			dev, fbf_class_key(i), f->packets[i]);
+}
+
+void metrics_format(FILE *out, const struct metrics_snapshot *s)
+{
+	const struct fbf_counters *c = &s->counters;
+	__u64 produced = fbf_events_produced(c);
+	__u64 accounted = s->delivered + fbf_events_lost(c), cumulative = 0;
+	const char *dev = s->device;
+	int i;
+
+	header(out, "build_info", "gauge", "The agent's version, event transport and XDP mode.");
+	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
+		s->version, s->transport, s->mode);
+	header(out, "agent_info", "gauge",
+	       "What this agent watches: its interface, event transport, XDP mode and "
+	       "sampling (1 event in N sent).");
+	fprintf(out, PREFIX "agent_info{device=\"%s\",transport=\"%s\",mode=\"%s\","
+		"sample=\"%u\"} 1\n", dev, s->transport, s->mode, s->sample);
+	process_format(out, &s->process);
+
+	header(out, "packets_total", "counter", "Frames the XDP program saw.");
+	fprintf(out, PREFIX "packets_total{device=\"%s\"} %llu\n", dev, c->packets);
+	header(out, "non_ipv4_total", "counter", "Frames that were not IPv4.");
+	fprintf(out, PREFIX "non_ipv4_total{device=\"%s\"} %llu\n", dev, c->non_ipv4);
+	header(out, "malformed_total", "counter",
+	       "IPv4 or VLAN frames cut short or with a bad header.");
+	fprintf(out, PREFIX "malformed_total{device=\"%s\"} %llu\n", dev, c->malformed);
+
+	header(out, "classified_total", "counter", "IPv4 frames by the class of their source.");
+	for (i = 0; i < FBF_NR_CLASSES; i++)
+		fprintf(out, PREFIX "classified_total{device=\"%s\",class=\"%s\"} %llu\n", dev,
+			fbf_class_key(i), c->by_class[i]);
+
+	header(out, "events_total", "counter",
+	       "Events produced, by what became of them: read by the agent, or lost to a full "
+	       "queue or ring, or to a contended queue.");
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"delivered\"} %llu\n", dev,
+		s->delivered);
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_full\"} %llu\n", dev,
+		c->queue_full);
+	fprintf(out, PREFIX "events_total{device=\"%s\",result=\"lost_busy\"} %llu\n", dev,
+		c->queue_busy);
+	/*
+	 * A counter of its own, not a result of events_total: those are what
+	 * became of the events produced, so that their sum stays the events
+	 * sent and a share lost stays a share of them, sampled or not.
+	 */
+	header(out, "events_not_sampled_total", "counter",
+	       "Events not sent, by design: 1 in N is, under --sample N.");
+	fprintf(out, PREFIX "events_not_sampled_total{device=\"%s\"} %llu\n", dev,
+		c->not_sampled);
+	header(out, "events_queued", "gauge", "Events produced and not yet read or lost.");
+	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
+		produced > accounted ? produced - accounted : 0);
+
+	aggregate_format(out, s);
+
+	header(out, "event_age_seconds", "histogram",
+	       "How long events waited in the queue or ring before the agent read them.");
+	for (i = 0; i < METRICS_AGE_BUCKETS; i++) {
+		cumulative += s->ages.le[i];
+		fprintf(out, PREFIX "event_age_seconds_bucket{device=\"%s\",le=\"%g\"} %llu\n", dev,
+			metrics_age_bounds_ns[i] / 1e9, cumulative);
+	}
+	fprintf(out, PREFIX "event_age_seconds_bucket{device=\"%s\",le=\"+Inf\"} %llu\n", dev,
+		s->ages.count);
+	fprintf(out, PREFIX "event_age_seconds_sum{device=\"%s\"} %.9f\n", dev,
+		s->ages.sum_ns / 1e9);
+	fprintf(out, PREFIX "event_age_seconds_count{device=\"%s\"} %llu\n", dev, s->ages.count);
+
+	if (!s->have_run_stats)
+		return;
+	header(out, "prog_run_time_seconds_total", "counter",
+	       "Time the XDP program ran, from BPF run-time statistics.");
+	fprintf(out, PREFIX "prog_run_time_seconds_total{device=\"%s\"} %.9f\n", dev,
+		s->run_time_ns / 1e9);
+	header(out, "prog_run_count_total", "counter",
+	       "Runs of the XDP program counted by BPF run-time statistics.");
+	fprintf(out, PREFIX "prog_run_count_total{device=\"%s\"} %llu\n", dev, s->run_cnt);
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What a signal does to the agent: see signals.h. */
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <linux/types.h>
+
+#include "service/signals.h"
+
+volatile sig_atomic_t signals_stop;
+volatile sig_atomic_t signals_stops;
+volatile sig_atomic_t signals_stats;
+int signals_wake_fd = -1;
+
+static void signal_wake(void)
+{
+	__u64 one = 1;
+	int saved = errno;
+
+	/* EAGAIN only if the counter is full, when a wake-up is pending already. */
+	if (signals_wake_fd >= 0)
+		(void)!write(signals_wake_fd, &one, sizeof(one));
+	errno = saved;
+}
+
+static void on_stop_signal(int signo)
+{
+	signals_stop = signo;
+	signals_stops++;
+	signal_wake();
+}
+
+static void on_stats_signal(int signo)
+{
+	signals_stats = signo;
+	signal_wake();
+}
+
+/*
+ * Every signal whose default action would end the agent goes through the
+ * same detach, drain and summary as Ctrl-C: a program left attached by a
+ * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
+ * signals of a fault in the agent itself (SIGSEGV and the like): returning
+ * from those would fault again. SA_RESTART: a write to a slow stdout goes on
+ * instead of failing with EINTR and losing the lines; the loop's sleeps
+ * (epoll_wait, ppoll) end on a signal whatever the flag says, and the
+ * eventfd wakes them when another thread took it.
+ */
+void signals_setup(void)
+{
+	static const int stops[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
+		SIGXCPU, SIGXFSZ, SIGPWR, SIGSTKFLT,
+	};
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	size_t i;
+	int sig;
+
+	signals_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
+	sa.sa_handler = on_stats_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
+	signal(SIGPIPE, SIG_IGN);
+}

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Closed standard file descriptors: see stdfds.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "service/stdfds.h"
+
+static int reopen_if_closed(int fd, bool *closed)
+{
+	int got;
+
+	*closed = fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+	if (!*closed)
+		return 0;
+	/* The lowest free fd, which is @fd: those below it are open by now. */
+	got = open("/dev/null", O_RDWR);
+	if (got < 0)
+		return -errno;
+	if (got != fd) {
+		close(got);
+		return -EBADF;
+	}
+	return 0;
+}
+
+int stdfds_ensure(struct stdfds_closed *closed)
+{
+	return reopen_if_closed(STDIN_FILENO, &closed->in) ?:
+	       reopen_if_closed(STDOUT_FILENO, &closed->out) ?:
+	       reopen_if_closed(STDERR_FILENO, &closed->err);
+}
