@@ -29,6 +29,7 @@
 #include "service/service.h"
 #include "service/signals.h"
 #include "service/stdfds.h"
+#include "outputs.h"
 #include "iface/xdp_mode.h"
 #include "loop/summary.h"
 #include "userspace_util.h"
@@ -96,7 +97,7 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_ERROR:
 		pr_err("cannot write events to stdout: %s; stopping\n",
-		       strerror(d->sink.out.err));
+		       strerror(event_sink_end_err(d->sink)));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_IFACE_GONE:
 		pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
@@ -118,6 +119,9 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 	}
 }
 
+/* After a second stop signal, how long the outputs still get. */
+#define OUTPUT_TIMEOUT_ABANDONED_NS 200000000ULL
+
 /* A backlog that takes noticeably long to drain (some 30 ms of pops at 3 M/s) is announced. */
 #define DRAIN_ANNOUNCE_EVENTS 100000ULL
 
@@ -130,7 +134,7 @@ static void announce_drain(const struct drain *d, int counters_fd)
 	if (fbf_counters_read(counters_fd, &c))
 		return;
 	produced = fbf_events_produced(&c);
-	accounted = d->sink.delivered + fbf_events_lost(&c);
+	accounted = d->sink->delivered + fbf_events_lost(&c);
 	if (produced < accounted + DRAIN_ANNOUNCE_EVENTS)
 		return;
 	pr_info("draining the %llu events left in the %s; stop again to leave them unread "
@@ -139,21 +143,23 @@ static void announce_drain(const struct drain *d, int counters_fd)
 }
 
 /*
- * The last drain, under --aggregate the last interval (@ag, or NULL), and
- * the summary. Returns 0 or an agent exit status after saying why.
+ * The last drain, under --aggregate the last interval (@ag, or NULL), the
+ * outputs' last writes within @output_timeout_ns, and the summary. Returns
+ * 0 or an agent exit status after saying why.
  */
 static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
-		  const struct summary_run *run)
+		  const struct summary_run *run, __u64 output_timeout_ns)
 {
 	char status[64 + ESCAPE_IFNAME_SIZE];
 	struct fbf_counters c;
 	int err, read_err;
+	__u64 deadline;
 
 	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
 	service_stopping(status);
 	/* Its swap waits out every run of the program still under way: the counts are final. */
 	if (ag) {
-		err = aggregate_report(ag, counters_fd, &d->sink.out);
+		err = aggregate_report(ag, counters_fd, d->sink);
 		if (err)
 			return err;
 	}
@@ -166,6 +172,14 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	if (read_err)
 		pr_err("cannot read from the event %s: %s\n", fbf_transport_name(d->transport),
 		       strerror(-read_err));
+	/*
+	 * A stop during the drain says not to wait: the outputs get a moment to
+	 * write what they hold (a file takes it in microseconds), the rest is lost.
+	 */
+	if (d->abandoned && output_timeout_ns > OUTPUT_TIMEOUT_ABANDONED_NS)
+		output_timeout_ns = OUTPUT_TIMEOUT_ABANDONED_NS;
+	deadline = fbf_monotonic_ns() + output_timeout_ns;
+	event_sink_stop(d->sink, deadline, d->stops, d->stops ? *d->stops : 0);
 	/* The summary still says what is left after a failed read. */
 	err = summary_final(d, &c, run);
 	return read_err ? AGENT_EXIT_FAILURE : err;
@@ -191,13 +205,15 @@ struct agent {
 	bool aggregating;			/* ... and ag is open */
 	char transport[128];			/* "queue 4096 events", for the start line */
 	struct summary_run run;
+	struct event_sink sink;			/* where events go: --output */
 	struct drain d;
 	enum drain_end end;			/* why the live loop ended */
 };
 
 /*
  * Before anything is attached, so a failure has nothing to undo: the
- * options, the interface, the privileges, signals and the metrics port.
+ * options, the interface, the privileges, signals, the metrics port and
+ * the outputs.
  * Returns 0 or an exit status after saying why.
  */
 static int agent_setup(struct agent *a, int argc, char **argv)
@@ -211,7 +227,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (stdfds_ensure(&closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
-	if (closed.out && !opts->quiet) {
+	if (closed.out && outputs_has(opts, OUTPUT_STDOUT)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
@@ -232,8 +248,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (ret)
 		return ret;
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	signals_setup();
+	signals_setup(outputs_has(opts, OUTPUT_FILE));
 
 	/* A port in use is a start-up error too. */
 	if (opts->metrics) {
@@ -241,6 +256,10 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
+	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
+	ret = outputs_open(&a->sink, opts, a->iface_json, fbf_monotonic_ns());
+	if (ret)
+		return ret;
 	a->spec = (struct attach_spec){
 		.mode = opts->mode,
 		.transport = opts->transport,
@@ -275,6 +294,7 @@ static int agent_attach(struct agent *a)
 		.iface = a->iface,
 		.iface_json = a->iface_json,
 		.mode = xdp_mode_name(a->att.mode),
+		.json = a->opts.json,
 		.start_ns = fbf_monotonic_ns(),
 	};
 	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode);
@@ -313,10 +333,11 @@ static int agent_serve(struct agent *a)
 		.stop = &signals_stop,
 		.stops = &signals_stops,
 		.stats = &signals_stats,
+		.reopen = &signals_reopen,
+		.sink = &a->sink,
 		.watchdog_interval_ns = service_watchdog_interval_ns(),
-		.sink.ages = opts->metrics ? &a->ages : NULL,
 	};
-	output_init(&d->sink.out, opts->json, opts->quiet);
+	a->sink.ages = opts->metrics ? &a->ages : NULL;
 	err = drain_open(d);
 	if (err) {
 		pr_err("cannot read the event %s: %s\n", fbf_transport_name(d->transport),
@@ -341,7 +362,8 @@ static int agent_serve(struct agent *a)
 			.sample = opts->sample,
 			.counters_fd = attachment_counters_fd(&a->att),
 			.prog_fd = attachment_prog_fd(&a->att),
-			.delivered = &d->sink.delivered,
+			.delivered = &a->sink.delivered,
+			.sinks = &a->sink,
 			.start_time_seconds = a->started.tv_sec + a->started.tv_nsec / 1e9,
 			.ages = &a->ages,
 			.aggregate_interval_s = opts->aggregate_ns / 1e9,
@@ -373,7 +395,7 @@ static int agent_run(struct agent *a)
 			ret = summary_running(&a->d, attachment_counters_fd(&a->att), &a->run);
 		else if (a->end == DRAIN_AGGREGATE)
 			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
-					       &a->d.sink.out);
+					       &a->sink);
 		else
 			break;
 		if (ret)
@@ -396,12 +418,14 @@ static int agent_stop(struct agent *a, int ret)
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(d, a->aggregating ? &a->ag : NULL, attachment_counters_fd(&a->att), &a->run);
+	err = finish(d, a->aggregating ? &a->ag : NULL, attachment_counters_fd(&a->att), &a->run,
+		     a->opts.output_timeout_ns);
 	if (err && !ret)
 		ret = err;
 	/* The last events printed can fail to reach stdout too: say so once. */
-	if (d->sink.out.err && d->sink.out.err != EPIPE && a->end != DRAIN_OUTPUT_ERROR) {
-		pr_err("cannot write events to stdout: %s\n", strerror(d->sink.out.err));
+	err = event_sink_end_err(&a->sink);
+	if (err && err != EPIPE && a->end != DRAIN_OUTPUT_ERROR) {
+		pr_err("cannot write events to stdout: %s\n", strerror(err));
 		if (!ret)
 			ret = AGENT_EXIT_FAILURE;
 	}
@@ -416,6 +440,7 @@ static void agent_cleanup(struct agent *a)
 	if (a->metrics_fd >= 0)
 		close(a->metrics_fd);
 	drain_close(&a->d);
+	event_sink_free(&a->sink);
 	if (a->aggregating)
 		aggregate_close(&a->ag);
 	ifwatch_stop(&a->watch);

@@ -19,6 +19,8 @@
 #include "metrics/listen_addr.h"
 #include "options.h"
 #include "iface/xdp_mode.h"
+#include "sinks/output_url.h"
+#include "sinks/sink.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -27,7 +29,8 @@
 /* Options with no short form. */
 enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
-	OPT_MAX_SOURCES,
+	OPT_MAX_SOURCES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
+	OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS, OPT_NATS_CA,
 };
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
@@ -100,6 +103,29 @@ static const struct argp_option argp_options[] = {
 	  "Print the running counters on stderr every SECONDS (also on SIGUSR1)", 0 },
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0,
 	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)", 0 },
+	{ "output", 'o', "URL", 0,
+	  "Where events go (or under --aggregate the intervals), repeatable: stdout (or -), "
+	  "file:PATH (NDJSON lines), nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream). "
+	  "Default: stdout; with --output, stdout only if named", 0 },
+	{ "output-rotate-bytes", OPT_OUTPUT_ROTATE_BYTES, "N", 0,
+	  "Rotate file outputs once they would pass N bytes (at least 4096; default: never)", 0 },
+	{ "output-keep", OPT_OUTPUT_KEEP, "K", 0,
+	  "Keep K rotated files, PATH.1 the newest, 0..1000 (default: 5)", 0 },
+	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", 0,
+	  "What each output may hold while it cannot keep up; past it, events are counted lost "
+	  "(default: 4194304)", 0 },
+	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", 0,
+	  "At exit, how long the outputs may take to write what they hold; the rest is counted "
+	  "lost (default: 5)", 0 },
+	{ "nats-stream", OPT_NATS_STREAM, "NAME", 0,
+	  "The JetStream stream to create if none captures the subject (default: "
+	  AGENT_NATS_STREAM_DEFAULT "); a stream that exists is never changed", 0 },
+	{ "nats-replicas", OPT_NATS_REPLICAS, "N", 0,
+	  "Replicas of a stream the agent creates, 1..5 (default: 1)", 0 },
+	{ "nats-creds", OPT_NATS_CREDS, "FILE", 0, "NATS credentials (JWT and NKey seed) file",
+	  0 },
+	{ "nats-ca", OPT_NATS_CA, "FILE", 0,
+	  "CA certificates to verify the NATS servers with, over TLS", 0 },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
 	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
 	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
@@ -153,6 +179,44 @@ static void seconds_option(const char *opt, const char *arg, __u64 max_s, const 
 			    err == -ERANGE ? "out of range" :
 			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
 			    "not a number of seconds", max_s, max_text, example);
+}
+
+/* One --output: checked now, so that a bad one stops the agent before it attaches. */
+static void output_option(struct agent_options *opts, const char *arg)
+{
+	char shown[ARG_SHOWN_SIZE];
+	struct nats_url *u;
+	const char *rest, *why;
+
+	switch (output_url_kind(arg, &rest)) {
+	case OUTPUT_STDOUT:
+	case OUTPUT_FILE:
+		break;
+	case OUTPUT_NATS:
+		u = malloc(sizeof(*u));
+		if (u && nats_url_parse(rest, u, &why))
+			usage_error("--output '%s': %s", arg_shown(shown, arg), why);
+		free(u);
+		break;
+	default:
+		usage_error("--output '%s': use stdout, file:PATH or "
+			    "nats://HOST:PORT[,HOST:PORT...]/SUBJECT", arg_shown(shown, arg));
+	}
+	if (opts->nr_outputs == AGENT_OUTPUTS_MAX)
+		usage_error("--output given more than %d times", AGENT_OUTPUTS_MAX);
+	opts->outputs[opts->nr_outputs++] = arg;
+}
+
+/* The kind of output an option like --nats-stream needs, given or not. */
+static bool has_output(const struct agent_options *opts, enum output_kind kind)
+{
+	const char *rest;
+	unsigned int i;
+
+	for (i = 0; i < opts->nr_outputs; i++)
+		if (output_url_kind(opts->outputs[i], &rest) == kind)
+			return true;
+	return false;
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -253,6 +317,54 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		opts->metrics = arg;
 		break;
 	}
+	case 'o':
+		output_option(opts, arg);
+		break;
+	case OPT_OUTPUT_ROTATE_BYTES:
+		if (parse_u64_range(arg, AGENT_OUTPUT_ROTATE_MIN, ~0ULL, &opts->output_rotate_bytes))
+			usage_error("--output-rotate-bytes '%s': use a whole number of at least %llu",
+				    arg_shown(shown, arg), AGENT_OUTPUT_ROTATE_MIN);
+		opts->needs_file = "--output-rotate-bytes";
+		break;
+	case OPT_OUTPUT_KEEP:
+		if (parse_u64_range(arg, 0, AGENT_OUTPUT_KEEP_MAX, &v))
+			usage_error("--output-keep '%s': use a whole number from 0 to %u",
+				    arg_shown(shown, arg), AGENT_OUTPUT_KEEP_MAX);
+		opts->output_keep = v;
+		opts->needs_file = "--output-keep";
+		break;
+	case OPT_OUTPUT_BUFFER:
+		if (parse_u64_range(arg, SINK_BUFFER_MIN, SINK_BUFFER_MAX, &opts->output_buffer))
+			usage_error("--output-buffer '%s': use a whole number of bytes from %u to %u",
+				    arg_shown(shown, arg), SINK_BUFFER_MIN, SINK_BUFFER_MAX);
+		break;
+	case OPT_OUTPUT_TIMEOUT:
+		seconds_option("--output-timeout", arg, AGENT_OUTPUT_TIMEOUT_MAX_S, "one hour",
+			       "5 or 0.5", &opts->output_timeout_ns);
+		break;
+	case OPT_NATS_STREAM:
+		/* NATS refuses these in a stream's name. */
+		if (!*arg || strpbrk(arg, " \t.*>/\\") || strlen(arg) > 255)
+			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, none of "
+				    "them a space, '.', '*', '>', '/' or '\\'", arg_shown(shown, arg));
+		opts->nats_stream = arg;
+		opts->needs_nats = "--nats-stream";
+		break;
+	case OPT_NATS_REPLICAS:
+		if (parse_u64_range(arg, 1, AGENT_NATS_REPLICAS_MAX, &v))
+			usage_error("--nats-replicas '%s': use a whole number from 1 to %u",
+				    arg_shown(shown, arg), AGENT_NATS_REPLICAS_MAX);
+		opts->nats_replicas = v;
+		opts->needs_nats = "--nats-replicas";
+		break;
+	case OPT_NATS_CREDS:
+	case OPT_NATS_CA:
+		if (!*arg)
+			usage_error("--nats-%s: the file name is empty",
+				    key == OPT_NATS_CREDS ? "creds" : "ca");
+		*(key == OPT_NATS_CREDS ? &opts->nats_creds : &opts->nats_ca) = arg;
+		opts->needs_nats = key == OPT_NATS_CREDS ? "--nats-creds" : "--nats-ca";
+		break;
 	case OPT_LOCK_DIR:
 		if (!*arg)
 			usage_error("--lock-dir: the directory name is empty");
@@ -279,6 +391,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->aggregate_ns && opts->sample > 1)
 			usage_error("--aggregate sends no events, so there are none for --sample "
 				    "to sample; use one of the two");
+		if (opts->needs_file && !has_output(opts, OUTPUT_FILE))
+			usage_error("%s sets how a file --output writes, and none is given",
+				    opts->needs_file);
+		if (opts->needs_nats && !has_output(opts, OUTPUT_NATS))
+			usage_error("%s sets how a NATS --output publishes, and none is given",
+				    opts->needs_nats);
 		if (opts->aggregate_ns && opts->count)
 			usage_error("--aggregate sends no events, so --count would never stop it; "
 				    "use --duration");
@@ -309,6 +427,11 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		.top = AGGREGATE_TOP_DEFAULT,
 		.max_sources = FBF_AGGREGATE_DEFAULT_SOURCES,
 		.lock_dir = AGENT_LOCK_DIR,
+		.output_keep = 5,
+		.output_buffer = SINK_BUFFER_DEFAULT,
+		.output_timeout_ns = AGENT_OUTPUT_TIMEOUT_DEFAULT_NS,
+		.nats_stream = AGENT_NATS_STREAM_DEFAULT,
+		.nats_replicas = 1,
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;
 	doc_build();

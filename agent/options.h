@@ -19,6 +19,13 @@
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
 #define AGENT_AGGREGATE_MAX_S (24ULL * 3600)
+#define AGENT_OUTPUTS_MAX 8
+#define AGENT_OUTPUT_TIMEOUT_MAX_S 3600ULL
+#define AGENT_OUTPUT_TIMEOUT_DEFAULT_NS 5000000000ULL
+#define AGENT_OUTPUT_KEEP_MAX 1000U
+#define AGENT_OUTPUT_ROTATE_MIN 4096ULL
+#define AGENT_NATS_STREAM_DEFAULT "FIZZBUZZFIB"
+#define AGENT_NATS_REPLICAS_MAX 5U
 
 struct agent_options {
 	const char *iface;
@@ -35,6 +42,18 @@ struct agent_options {
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
 	const char *lock_dir;		/* where the per-interface lock files live */
 	const char *metrics;		/* "ADDR:PORT" to serve Prometheus metrics on, or NULL */
+	const char *outputs[AGENT_OUTPUTS_MAX];	/* --output URLs; none: stdout */
+	unsigned int nr_outputs;
+	__u64 output_rotate_bytes;	/* file sinks rotate past this size; 0: never */
+	__u32 output_keep;		/* ... keeping this many old files */
+	__u64 output_buffer;		/* bytes each sink may hold */
+	__u64 output_timeout_ns;	/* at exit, how long the sinks may take to write the rest */
+	const char *nats_stream;	/* the stream to create if none captures the subject */
+	__u32 nats_replicas;		/* ... with this many replicas */
+	const char *nats_creds;		/* a NATS credentials file, or NULL */
+	const char *nats_ca;		/* a CA file for TLS to NATS, or NULL */
+	const char *needs_file;		/* an option given that only a file --output takes */
+	const char *needs_nats;		/* ... that only a NATS --output takes */
 	bool json;
 	bool quiet;
 	bool verbose;

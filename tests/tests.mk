@@ -56,7 +56,8 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 .PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics/listen_addr.c \
-		agent/base/escape.c agent/iface/xdp_mode.c lib/parse_num.c
+		agent/base/escape.c agent/iface/xdp_mode.c agent/sinks/output_url.c \
+		lib/parse_num.c
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/base/escape.c
 
 $(FUZZERS):

@@ -41,7 +41,10 @@
 	X(METRICS, 12, "cannot serve `--metrics`: address in use or not on this host",	\
 	  "use another port or address")							\
 	X(LOCK_DIR, 13, "cannot use the lock directory: missing, read-only, or its "	\
-	  "path too long", "name a writable one with `--lock-dir DIR`")
+	  "path too long", "name a writable one with `--lock-dir DIR`")			\
+	X(OUTPUT, 14, "cannot open an `--output` at start: a file that cannot be "	\
+	  "created, a NATS server that cannot be reached, or a stream it refuses",	\
+	  "the message names the output and why")
 
 enum agent_exit {
 #define AGENT_EXIT_ENUM(name, status, meaning, todo) AGENT_EXIT_##name = status,

@@ -13,7 +13,7 @@
 #include "counters_read.h"
 #include "base/exit_codes.h"
 #include "base/log.h"
-#include "sinks/output.h"
+#include "sinks/event_sink.h"
 #include "userspace_util.h"
 
 int aggregate_open(struct aggregate *ag, const struct fbf_object *o, __u32 max_sources,
@@ -58,53 +58,80 @@ static void top_offer(struct aggregate *ag, __u32 class_id, const struct fbf_sou
 	best[i] = *sc;
 }
 
-static void print_text(const struct aggregate *ag, const char *end, double seconds,
+static void print_text(FILE *out, const struct aggregate *ag, const char *end, double seconds,
 		       __u64 sources, const __u64 *packets, __u64 no_room)
 {
-	char addr[OUTPUT_IPV4_SIZE];
+	char addr[FORMAT_IPV4_SIZE];
 	__u32 c, i;
 
-	printf("interval end=%s seconds=%.3f sources=%llu", end, seconds, sources);
+	fprintf(out, "interval end=%s seconds=%.3f sources=%llu", end, seconds, sources);
 	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
-		printf(" %s=%llu", fbf_class_key(c), packets[c]);
-	printf(" no_room=%llu\n", no_room);
+		fprintf(out, " %s=%llu", fbf_class_key(c), packets[c]);
+	fprintf(out, " no_room=%llu\n", no_room);
 	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
 		for (i = 0; i < ag->nr_best[c]; i++) {
-			output_ipv4(ag->best[c][i].saddr, addr);
-			printf("top class=%s rank=%u saddr=%s packets=%llu\n", fbf_class_name(c),
+			format_ipv4(ag->best[c][i].saddr, addr);
+			fprintf(out, "top class=%s rank=%u saddr=%s packets=%llu\n", fbf_class_name(c),
 			       i + 1, addr, ag->best[c][i].packets);
 		}
 }
 
-static void print_json(const struct aggregate *ag, const char *end, double seconds,
+/* The members of the interval's JSON object, after its "{": each sink opens it its own way. */
+static void print_json(FILE *out, const struct aggregate *ag, const char *end, double seconds,
 		       __u64 sources, const __u64 *packets, __u64 no_room)
 {
-	char addr[OUTPUT_IPV4_SIZE];
+	char addr[FORMAT_IPV4_SIZE];
 	__u32 c, i;
 
-	printf("{\"type\":\"interval\",\"end\":\"%s\",\"seconds\":%.3f,\"sources\":%llu,"
+	fprintf(out, "\"type\":\"interval\",\"end\":\"%s\",\"seconds\":%.3f,\"sources\":%llu,"
 	       "\"packets\":{", end, seconds, sources);
 	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
-		printf("%s\"%s\":%llu", c == FBF_FIZZ ? "" : ",", fbf_class_key(c), packets[c]);
-	printf("},\"no_room\":%llu,\"top\":{", no_room);
+		fprintf(out, "%s\"%s\":%llu", c == FBF_FIZZ ? "" : ",", fbf_class_key(c),
+			packets[c]);
+	fprintf(out, "},\"no_room\":%llu,\"top\":{", no_room);
 	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++) {
-		printf("%s\"%s\":[", c == FBF_FIZZ ? "" : ",", fbf_class_key(c));
+		fprintf(out, "%s\"%s\":[", c == FBF_FIZZ ? "" : ",", fbf_class_key(c));
 		for (i = 0; i < ag->nr_best[c]; i++) {
-			output_ipv4(ag->best[c][i].saddr, addr);
-			printf("%s{\"saddr\":\"%s\",\"packets\":%llu}", i ? "," : "", addr,
-			       ag->best[c][i].packets);
+			format_ipv4(ag->best[c][i].saddr, addr);
+			fprintf(out, "%s{\"saddr\":\"%s\",\"packets\":%llu}", i ? "," : "", addr,
+				ag->best[c][i].packets);
 		}
-		printf("]");
+		fprintf(out, "]");
 	}
-	printf("}}\n");
+	fprintf(out, "}}\n");
 }
 
-int aggregate_report(struct aggregate *ag, int counters_fd, struct output *out)
+/* The interval as text and as JSON members, to every sink; if memory runs out, lost. */
+static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, __u64 now,
+			   __u64 sources, const __u64 *packets, __u64 no_room)
+{
+	char end[FORMAT_TIME_SIZE], *text = NULL, *json = NULL;
+	double seconds = (now - ag->last_take_ns) / 1e9;
+	size_t text_len, json_len;
+	FILE *t, *j;
+
+	if (!sink->nr)
+		return;
+	format_time_uncached(&sink->sinks[0].fmt, now, end);
+	t = open_memstream(&text, &text_len);
+	j = open_memstream(&json, &json_len);
+	if (t)
+		print_text(t, ag, end, seconds, sources, packets, no_room);
+	if (j)
+		print_json(j, ag, end, seconds, sources, packets, no_room);
+	if (t && !fclose(t) && j && !fclose(j))
+		event_sink_record(sink, text, json);
+	else
+		event_sink_record(sink, NULL, NULL);
+	free(text);
+	free(json);
+}
+
+int aggregate_report(struct aggregate *ag, int counters_fd, struct event_sink *sink)
 {
 	__u64 packets[FBF_NR_CLASSES] = {}, read = 0, now, no_room;
 	struct aggregate_figures *f = &ag->figures;
 	struct fbf_counters c;
-	char end[OUTPUT_TIME_SIZE];
 	long n, i;
 	int err;
 	__u32 k;
@@ -133,14 +160,7 @@ int aggregate_report(struct aggregate *ag, int counters_fd, struct output *out)
 	no_room = c.no_room - ag->no_room_seen;
 	ag->no_room_seen = c.no_room;
 
-	output_time(out, now, end);
-	if (!out->quiet) {
-		if (out->json)
-			print_json(ag, end, (now - ag->last_take_ns) / 1e9, n, packets, no_room);
-		else
-			print_text(ag, end, (now - ag->last_take_ns) / 1e9, n, packets, no_room);
-		output_flush(out);
-	}
+	aggregate_send(ag, sink, now, n, packets, no_room);
 	ag->last_take_ns = now;
 
 	__atomic_store_n(&f->read, f->read + read, __ATOMIC_RELAXED);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * --aggregate: every interval, take the per-source counts from the kernel
- * and print the interval's totals per class and its top sources per class
- * on stdout, where events would go.
+ * and send the interval's totals per class and its top sources per class
+ * where events would go: every sink, as one record each.
  */
 #ifndef AGENT_AGGREGATE_H
 #define AGENT_AGGREGATE_H
@@ -14,7 +14,7 @@
 #include "source_counts.h"
 
 struct fbf_object;
-struct output;
+struct event_sink;
 
 /* Most top sources shown per class (--top). */
 #define AGGREGATE_TOP_MAX 1000U
@@ -46,10 +46,10 @@ int aggregate_open(struct aggregate *ag, const struct fbf_object *o, __u32 max_s
 		   __u32 top, __u64 now_ns);
 
 /*
- * Take the interval's counts from the kernel and print them on @out. 0, or
+ * Take the interval's counts from the kernel and send them to @sink's sinks. 0, or
  * AGENT_EXIT_FAILURE after saying why.
  */
-int aggregate_report(struct aggregate *ag, int counters_fd, struct output *out);
+int aggregate_report(struct aggregate *ag, int counters_fd, struct event_sink *sink);
 
 /* Safe on one that failed to open, or never did. */
 void aggregate_close(struct aggregate *ag);

@@ -29,10 +29,10 @@
 #include "iface/ifwatch.h"
 #include "userspace_util.h"
 
-/* A closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
-static enum drain_end drain_output_end(const struct drain *d)
+/* stdout failed: a closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
+static enum drain_end drain_output_end(int err)
 {
-	return d->sink.out.err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
+	return err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
 }
 
 /* The interface and the program on it, now: a reason to leave the live loop, or -1. */
@@ -111,8 +111,8 @@ static long drain_read(struct drain *d)
 {
 	__u64 max = DRAIN_BUSY_CHECK_EVENTS;
 
-	if (d->count && d->count - d->sink.delivered < max)
-		max = d->count - d->sink.delivered;
+	if (d->count && d->count - d->sink->delivered < max)
+		max = d->count - d->sink->delivered;
 	return transport_read(&d->t, max);
 }
 
@@ -163,32 +163,37 @@ int drain_open(struct drain *d)
 	d->next_watchdog_ns = fbf_monotonic_ns();
 	/* With link events the interface is checked when something happens to a link, only. */
 	d->next_iface_check_ns = nl_fd >= 0 ? 0 : 1;
-	err = transport_open(&d->t, d->transport, d->events_fd, &d->sink);
+	err = transport_open(&d->t, d->transport, d->events_fd, d->sink);
 	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
 }
 
 enum drain_end drain_live(struct drain *d)
 {
+	int end, err;
 	__u64 now;
 	long n;
-	int end;
 
 	for (;;) {
 		if (*d->stop)
 			return DRAIN_SIGNAL;
+		if (d->reopen && *d->reopen) {
+			*d->reopen = 0;
+			event_sink_reopen(d->sink);
+		}
 		n = drain_read(d);
 		if (n < 0) {
 			d->pop_err = n;
 			return DRAIN_ERROR;
 		}
-		if (d->count && d->sink.delivered >= d->count)
+		if (d->count && d->sink->delivered >= d->count)
 			return DRAIN_COUNT;
 		if (n) /* events came: poll soon if they stop */
 			d->poll_ns = DRAIN_POLL_MIN_NS;
 		if (n == DRAIN_BUSY_CHECK_EVENTS) {
 			/* Not caught up: no flush and no wait, only what a flood must not hide. */
-			if (d->sink.out.err)
-				return drain_output_end(d);
+			err = event_sink_end_err(d->sink);
+			if (err)
+				return drain_output_end(err);
 			end = drain_timed_checks(d, fbf_monotonic_ns());
 			if (end >= 0)
 				return end;
@@ -196,9 +201,10 @@ enum drain_end drain_live(struct drain *d)
 		}
 
 		/* Caught up: show what we have, do what the clock calls for, then wait. */
-		output_flush(&d->sink.out);
-		if (d->sink.out.err)
-			return drain_output_end(d);
+		event_sink_flush(d->sink);
+		err = event_sink_end_err(d->sink);
+		if (err)
+			return drain_output_end(err);
 		now = fbf_monotonic_ns();
 		end = drain_timed_checks(d, now);
 		if (end < 0)
@@ -219,7 +225,7 @@ int drain_rest(struct drain *d)
 			break;
 		d->abandoned = d->stops && *d->stops > d->stops_before_rest;
 	}
-	output_flush(&d->sink.out);
+	event_sink_flush(d->sink);
 	return n < 0 ? n : 0;
 }
 
@@ -237,7 +243,7 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 		if (err)
 			return err;
 		if (*read_err || polls == DRAIN_SETTLE_POLLS || d->abandoned ||
-		    fbf_events_produced(c) <= d->sink.delivered + fbf_events_lost(c))
+		    fbf_events_produced(c) <= d->sink->delivered + fbf_events_lost(c))
 			return 0;
 		nanosleep(&poll, NULL);
 	}

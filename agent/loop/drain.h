@@ -38,7 +38,7 @@ struct drain {
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */
 	struct ifwatch *watch;		/* the interface and the program on it */
-	struct event_sink sink;		/* where the events go: out, ages */
+	struct event_sink *sink;		/* where the events go: the sinks, ages */
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
 	__u64 stats_interval_ns;	/* running counters this often, 0: never */
@@ -46,6 +46,7 @@ struct drain {
 	volatile sig_atomic_t *stop;	/* set by the signal handler */
 	volatile sig_atomic_t *stops;	/* stop signals so far: one more ends the last drain */
 	volatile sig_atomic_t *stats;	/* set by SIGUSR1: running counters now */
+	volatile sig_atomic_t *reopen;	/* set by SIGHUP with a file output: reopen files */
 	__u64 next_stats_ns;		/* when the next running counters are due */
 	__u64 next_aggregate_ns;	/* when the next interval's counts are due */
 	__u64 watchdog_interval_ns;	/* tell the service manager this often, 0: never */
@@ -71,7 +72,7 @@ enum drain_end {
 	DRAIN_AGGREGATE,	/* an interval's counts are due: take them and call again */
 	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
-	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise, see sink.out.err */
+	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise: event_sink_end_err() */
 	DRAIN_IFACE_GONE,	/* the interface no longer exists */
 	DRAIN_IFACE_MOVED,	/* the interface went to another network namespace */
 	DRAIN_PROG_REPLACED,	/* someone replaced or removed the program */

@@ -34,6 +34,26 @@ static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_cou
 	return len;
 }
 
+/* Append each output's records written whole (or acknowledged), and lost. */
+static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_sink *sink,
+			bool json)
+{
+	char key[32];
+	unsigned int i;
+
+	for (i = 0; i < sink->nr; i++) {
+		const struct sink *k = &sink->sinks[i];
+
+		snprintf(key, sizeof(key), "%s_delivered", k->name);
+		len = put(buf, len, size, key,
+			  __atomic_load_n(&k->figures.delivered, __ATOMIC_RELAXED), json);
+		snprintf(key, sizeof(key), "%s_lost", k->name);
+		len = put(buf, len, size, key,
+			  __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED), json);
+	}
+	return len;
+}
+
 /*
  * Append the events: produced, delivered, the losses, queued; under
  * --aggregate, then the frames read by source (the counters' aggregated is
@@ -60,10 +80,12 @@ static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_co
  * lost yet: the queue's (or ring's) depth, which a queue map cannot report
  * itself.
  */
-static void account_print(const char *kind, const struct fbf_counters *c, __u64 delivered,
-			  const struct summary_run *run, __u64 elapsed_ns, bool json)
+static void account_print(const char *kind, const struct fbf_counters *c,
+			  const struct event_sink *sink, const struct summary_run *run,
+			  __u64 elapsed_ns, bool json)
 {
-	char line[1024];
+	__u64 delivered = sink->delivered;
+	char line[2048];
 	size_t len;
 
 	if (json) {
@@ -72,7 +94,8 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 			       run->mode, elapsed_ns / 1e9);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, true);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, true);
-		put_events(line, len, sizeof(line), c, delivered, run, true);
+		len = put_events(line, len, sizeof(line), c, delivered, run, true);
+		put_sinks(line, len, sizeof(line), sink, true);
 		fprintf(stderr, "%s}\n", line);
 		return;
 	}
@@ -81,7 +104,8 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 		len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
 		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
-		put_events(line, len, sizeof(line), c, delivered, run, false);
+		len = put_events(line, len, sizeof(line), c, delivered, run, false);
+		put_sinks(line, len, sizeof(line), sink, false);
 		pr_info("stats %s\n", line);
 		return;
 	}
@@ -93,6 +117,30 @@ static void account_print(const char *kind, const struct fbf_counters *c, __u64 
 	pr_info("%s%s\n", kind, line);
 	put_events(line, 0, sizeof(line), c, delivered, run, false);
 	pr_info("%s%s\n", kind, line);
+	if (sink->nr) {
+		put_sinks(line, 0, sizeof(line), sink, false);
+		pr_info("%s%s\n", kind, line);
+	}
+}
+
+/* Once the outputs are stopped: each took every record, and wrote it or lost it. */
+static bool sinks_balance(const struct event_sink *sink)
+{
+	__u64 offered = event_sink_offered(sink), accounted;
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < sink->nr; i++) {
+		const struct sink_figures *f = &sink->sinks[i].figures;
+
+		accounted = f->delivered + f->lost;
+		if (accounted == offered)
+			continue;
+		pr_warn("output %s: %llu records given but %llu written or lost\n",
+			sink->sinks[i].name, offered, accounted);
+		ok = false;
+	}
+	return ok;
 }
 
 int summary_running(const struct drain *d, int counters_fd, const struct summary_run *run)
@@ -105,17 +153,18 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 		pr_err("cannot read the counters: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	account_print("stats", &c, d->sink.delivered, run, fbf_monotonic_ns() - run->start_ns,
-		      d->sink.out.json);
+	account_print("stats", &c, d->sink, run, fbf_monotonic_ns() - run->start_ns, run->json);
 	return 0;
 }
 
 int summary_final(const struct drain *d, const struct fbf_counters *c,
 		  const struct summary_run *run)
 {
-	__u64 produced = fbf_events_produced(c), accounted = d->sink.delivered + fbf_events_lost(c);
+	__u64 produced = fbf_events_produced(c), accounted = d->sink->delivered + fbf_events_lost(c);
 
-	account_print("summary", c, d->sink.delivered, run, run->elapsed_ns, d->sink.out.json);
+	account_print("summary", c, d->sink, run, run->elapsed_ns, run->json);
+	if (!sinks_balance(d->sink))
+		return AGENT_EXIT_UNACCOUNTED;
 	/* Detached and the maps taken once more: every frame counted by source was read. */
 	if (run->aggregated_read && *run->aggregated_read != c->aggregated) {
 		pr_warn("%llu frames counted by source but %llu read\n", c->aggregated,

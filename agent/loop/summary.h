@@ -11,6 +11,7 @@ struct summary_run {
 	const char *iface;	/* escaped for a log line */
 	const char *iface_json;	/* escaped for a JSON string */
 	const char *mode;	/* as attached */
+	bool json;		/* accounts as JSON objects */
 	__u64 start_ns;		/* CLOCK_MONOTONIC at attach */
 	__u64 elapsed_ns;	/* from attach to detach */
 	const __u64 *aggregated_read;	/* --aggregate: frames read by source so far; or NULL */
@@ -25,9 +26,10 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 
 /*
  * The summary once the program is detached and drain_settle() is done: the
- * logfmt lines on stderr (under --json, one JSON object). Returns 0, or
- * AGENT_EXIT_UNACCOUNTED after a warning if the events, or the frames
- * counted by source, do not add up.
+ * logfmt lines on stderr (under --json, one JSON object), once the outputs
+ * are stopped. Returns 0, or AGENT_EXIT_UNACCOUNTED after a warning if the
+ * events, the frames counted by source, or an output's records do not add
+ * up.
  */
 int summary_final(const struct drain *d, const struct fbf_counters *c,
 		  const struct summary_run *run);

@@ -15,6 +15,7 @@
 
 #include "fizzbuzzfib.h"
 #include "loop/aggregate.h"
+#include "sinks/event_sink.h"
 #include "sinks/event_ages.h"
 #include "metrics/listen_addr.h"
 
@@ -30,6 +31,12 @@ struct metrics_snapshot {
 	struct event_ages ages;
 	double aggregate_interval_s;	/* --aggregate; 0: events */
 	struct aggregate_figures aggregate;	/* its last interval; all 0 without it */
+	struct metrics_sink {		/* each output's records: written whole, or lost */
+		const char *name;	/* "stdout", "file", "nats", ... */
+		__u64 delivered;
+		__u64 lost;
+	} sinks[EVENT_SINK_MAX];
+	unsigned int nr_sinks;
 	bool have_run_stats;	/* BPF run-time statistics are on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
@@ -64,6 +71,7 @@ struct metrics_source {
 	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
 	double aggregate_interval_s;	/* --aggregate; 0: events */
 	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
+	const struct event_sink *sinks;	/* the outputs, or NULL */
 };
 
 /*

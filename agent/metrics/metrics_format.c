@@ -138,6 +138,17 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 
 	aggregate_format(out, s);
 
+	/* Interval records under --aggregate, events otherwise: what each output took. */
+	header(out, "sink_events_total", "counter",
+	       "Records (events, or intervals under --aggregate) each output wrote whole or had "
+	       "acknowledged, and those it lost: over its buffer, or failed writes.");
+	for (i = 0; i < (int)s->nr_sinks; i++) {
+		fprintf(out, PREFIX "sink_events_total{device=\"%s\",sink=\"%s\","
+			"result=\"delivered\"} %llu\n", dev, s->sinks[i].name, s->sinks[i].delivered);
+		fprintf(out, PREFIX "sink_events_total{device=\"%s\",sink=\"%s\",result=\"lost\"} "
+			"%llu\n", dev, s->sinks[i].name, s->sinks[i].lost);
+	}
+
 	header(out, "event_age_seconds", "histogram",
 	       "How long events waited in the queue or ring before the agent read them.");
 	for (i = 0; i < METRICS_AGE_BUCKETS; i++) {

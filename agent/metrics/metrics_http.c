@@ -77,6 +77,14 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		for (i = 0; i < FBF_NR_CLASSES; i++)
 			s->aggregate.packets[i] = __atomic_load_n(&f->packets[i], __ATOMIC_RELAXED);
 	}
+	for (i = 0; src->sinks && i < (int)src->sinks->nr; i++) {
+		const struct sink *k = &src->sinks->sinks[i];
+
+		s->sinks[i].name = k->name;
+		s->sinks[i].delivered = __atomic_load_n(&k->figures.delivered, __ATOMIC_RELAXED);
+		s->sinks[i].lost = __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED);
+		s->nr_sinks++;
+	}
 	read_run_stats(src->prog_fd, s);
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);

@@ -11,6 +11,7 @@
 volatile sig_atomic_t signals_stop;
 volatile sig_atomic_t signals_stops;
 volatile sig_atomic_t signals_stats;
+volatile sig_atomic_t signals_reopen;
 int signals_wake_fd = -1;
 
 static void signal_wake(void)
@@ -37,17 +38,25 @@ static void on_stats_signal(int signo)
 	signal_wake();
 }
 
+static void on_reopen_signal(int signo)
+{
+	signals_reopen = signo;
+	signal_wake();
+}
+
 /*
  * Every signal whose default action would end the agent goes through the
  * same detach, drain and summary as Ctrl-C: a program left attached by a
  * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
  * signals of a fault in the agent itself (SIGSEGV and the like): returning
- * from those would fault again. SA_RESTART: a write to a slow stdout goes on
- * instead of failing with EINTR and losing the lines; the loop's sleeps
+ * from those would fault again. SA_RESTART: the loop's own calls go on
+ * instead of failing with EINTR; its sleeps
  * (epoll_wait, ppoll) end on a signal whatever the flag says, and the
- * eventfd wakes them when another thread took it.
+ * eventfd wakes them when another thread took it. The outputs' writer
+ * threads block every signal, so a write stalled on a slow reader never
+ * holds one up.
  */
-void signals_setup(void)
+void signals_setup(bool hup_reopens)
 {
 	static const int stops[] = {
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
@@ -65,6 +74,10 @@ void signals_setup(void)
 		sigaction(sig, &sa, NULL);
 	sa.sa_handler = on_stats_signal;
 	sigaction(SIGUSR1, &sa, NULL);
+	if (hup_reopens) {
+		sa.sa_handler = on_reopen_signal;
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
 	signal(SIGPIPE, SIG_IGN);
 }

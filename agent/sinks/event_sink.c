@@ -1,19 +1,155 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What is done with each event taken: see event_sink.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "fizzbuzzfib.h"
-#include "sinks/event_sink.h"
 #include "sinks/event_ages.h"
+#include "sinks/event_sink.h"
 #include "userspace_util.h"
 
 /* The event age histogram observes one event in this many (a power of 2). */
 #define AGE_SAMPLE_EVERY 16
 
+void event_sink_init(struct event_sink *s, const char *host_json, const char *iface_json)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->envelope, sizeof(s->envelope), "{\"host\":\"%s\",\"iface\":\"%s\"",
+		 host_json, iface_json);
+}
+
+struct sink *event_sink_add(struct event_sink *s)
+{
+	if (s->nr == EVENT_SINK_MAX)
+		return NULL;
+	return &s->sinks[s->nr];
+}
+
+int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, bool json,
+		     bool off_host, size_t buffer_bytes)
+{
+	unsigned int i, same = 1;
+	int err;
+
+	for (i = 0; i < s->nr; i++)
+		same += !strncmp(s->sinks[i].name, kind, strlen(kind));
+	if (same == 1)
+		snprintf(k->name, sizeof(k->name), "%s", kind);
+	else
+		snprintf(k->name, sizeof(k->name), "%s%u", kind, same);
+	format_init(&k->fmt, json, off_host ? s->envelope : NULL);
+	err = sink_start(k, buffer_bytes);
+
+	/* Counted in, so that event_sink_free() frees what it started. */
+	s->nr++;
+	return err;
+}
+
 void event_sink_deliver(struct event_sink *s, const struct fbf_event *ev)
 {
+	__u64 seq = s->delivered + 1;
+	unsigned int i;
+	char *p;
+
 	/* One writer: a relaxed store is what a scrape on another thread needs. */
-	__atomic_store_n(&s->delivered, s->delivered + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->delivered, seq, __ATOMIC_RELAXED);
 	/* One event in AGE_SAMPLE_EVERY: a clock read per event cost 5-9% of the drain rate. */
-	if (s->ages && !(s->delivered & (AGE_SAMPLE_EVERY - 1)))
+	if (s->ages && !(seq & (AGE_SAMPLE_EVERY - 1)))
 		event_ages_observe(s->ages, fbf_monotonic_ns() - ev->ktime_ns);
-	output_event(&s->out, ev);
+	for (i = 0; i < s->nr; i++) {
+		struct sink *k = &s->sinks[i];
+
+		p = sink_reserve(k, FORMAT_EVENT_MAX + k->fmt.envelope_len + 32);
+		if (p)
+			sink_commit_event(k, format_event(&k->fmt, ev, seq, p), seq);
+#ifdef FBF_CANARY_AGENT
+		/* The agent canary (make CANARY=agent): one write per event. Never shipped. */
+		sink_flush(k);
+#endif
+	}
+}
+
+void event_sink_flush(struct event_sink *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		sink_flush(&s->sinks[i]);
+}
+
+void event_sink_record(struct event_sink *s, const char *text, const char *json_fields)
+{
+	size_t text_len = text ? strlen(text) : 0, json_len = json_fields ? strlen(json_fields) : 0;
+	char *buf = NULL;
+	unsigned int i;
+	size_t n;
+
+	/* Either missing: memory ran out making it. */
+	if (text && json_fields)
+		buf = malloc((text_len > json_len ? text_len : json_len) + FORMAT_ENVELOPE_MAX + 2);
+
+	s->records++;
+	for (i = 0; i < s->nr; i++) {
+		struct sink *k = &s->sinks[i];
+
+		if (!buf) {
+			/* Nothing to copy it into: each sink counts it lost. */
+			sink_record(k, NULL, 0);
+			continue;
+		}
+		if (k->fmt.json) {
+			n = format_open_object(&k->fmt, buf);
+			memcpy(buf + n, json_fields, json_len);
+			n += json_len;
+		} else {
+			memcpy(buf, text, text_len);
+			n = text_len;
+		}
+		sink_record(k, buf, n);
+	}
+	free(buf);
+}
+
+int event_sink_end_err(struct event_sink *s)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < s->nr; i++) {
+		err = sink_end_err(&s->sinks[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void event_sink_reopen(struct event_sink *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		sink_request_reopen(&s->sinks[i]);
+}
+
+void event_sink_stop(struct event_sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
+		     sig_atomic_t stops_then)
+{
+	unsigned int i;
+
+	/* Every sink's writer at once: they wait on their own outputs, not on each other. */
+	for (i = 0; i < s->nr; i++)
+		sink_flush(&s->sinks[i]);
+	for (i = 0; i < s->nr; i++)
+		sink_stop(&s->sinks[i], deadline_ns, stops, stops_then);
+}
+
+void event_sink_free(struct event_sink *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		sink_free(&s->sinks[i]);
+	s->nr = 0;
 }

@@ -1,25 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * Events on stdout. stdout is fully buffered, and the transports flush it
- * each time they run out of events; a failed write is noted when it
- * happens, and the transports act on it.
- */
-#include <errno.h>
-#include <stdio.h>
+/* An event as a line: see format.h. */
+#include <string.h>
 #include <time.h>
 
 #include "fizzbuzzfib.h"
-#include "sinks/output.h"
+#include "sinks/format.h"
 #include "userspace_util.h"
 
-void output_init(struct output *o, bool json, bool quiet)
+void format_init(struct format *f, bool json, const char *envelope)
 {
 	struct timespec rt;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
-	*o = (struct output){
+	*f = (struct format){
 		.json = json,
-		.quiet = quiet,
+		.envelope = envelope,
+		.envelope_len = envelope ? strlen(envelope) : 0,
 		.wall_offset_ns = rt.tv_sec * 1000000000ULL + rt.tv_nsec - fbf_monotonic_ns(),
 		.wall_cached_secs = -1,
 	};
@@ -67,20 +63,12 @@ static char *fmt_ipv4(char *p, __u32 addr)
  * a run is placed on one consistent timeline. The date and time of day are
  * formatted once per second, not per event.
  */
-static char *fmt_wall_time(char *p, struct output *o, __u64 mono_ns)
+static char *fmt_date_time(char *p, const char *secs_text, __u64 wall_ns)
 {
-	__u64 wall_ns = mono_ns + o->wall_offset_ns;
-	time_t secs = wall_ns / 1000000000ULL;
 	__u64 frac = wall_ns % 1000000000ULL;
-	struct tm tm;
 	int i;
 
-	if (secs != o->wall_cached_secs) {
-		gmtime_r(&secs, &tm);
-		strftime(o->wall_cached, sizeof(o->wall_cached), "%Y-%m-%dT%H:%M:%S", &tm);
-		o->wall_cached_secs = secs;
-	}
-	p = fmt_str(p, o->wall_cached);
+	p = fmt_str(p, secs_text);
 	*p++ = '.';
 	for (i = 8; i >= 0; i--, frac /= 10)
 		p[i] = '0' + frac % 10;
@@ -89,34 +77,78 @@ static char *fmt_wall_time(char *p, struct output *o, __u64 mono_ns)
 	return p;
 }
 
-void output_time(struct output *o, __u64 mono_ns, char *buf)
+static char *fmt_wall_time(char *p, struct format *f, __u64 mono_ns)
 {
-	*fmt_wall_time(buf, o, mono_ns) = '\0';
+	__u64 wall_ns = mono_ns + f->wall_offset_ns;
+	time_t secs = wall_ns / 1000000000ULL;
+	struct tm tm;
+
+	if (secs != f->wall_cached_secs) {
+		gmtime_r(&secs, &tm);
+		strftime(f->wall_cached, sizeof(f->wall_cached), "%Y-%m-%dT%H:%M:%S", &tm);
+		f->wall_cached_secs = secs;
+	}
+	return fmt_date_time(p, f->wall_cached, wall_ns);
 }
 
-void output_ipv4(__u32 addr, char *buf)
+void format_time(struct format *f, __u64 mono_ns, char *buf)
+{
+	*fmt_wall_time(buf, f, mono_ns) = '\0';
+}
+
+void format_time_uncached(const struct format *f, __u64 mono_ns, char *buf)
+{
+	__u64 wall_ns = mono_ns + f->wall_offset_ns;
+	time_t secs = wall_ns / 1000000000ULL;
+	char secs_text[24];
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(secs_text, sizeof(secs_text), "%Y-%m-%dT%H:%M:%S", &tm);
+	*fmt_date_time(buf, secs_text, wall_ns) = '\0';
+}
+
+void format_ipv4(__u32 addr, char *buf)
 {
 	*fmt_ipv4(buf, addr) = '\0';
 }
 
-void output_event(struct output *o, const struct fbf_event *ev)
+size_t format_open_object(const struct format *f, char *buf)
 {
-	/* The longest line: JSON with 15-character address, two 20-digit numbers, a time. */
-	char line[192], *p = line;
+	char *p = buf;
+
+	if (!f->envelope) {
+		*p++ = '{';
+		return 1;
+	}
+	memcpy(p, f->envelope, f->envelope_len);
+	p += f->envelope_len;
+	*p++ = ',';
+	return p - buf;
+}
+
+size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, char *buf)
+{
+	char *p = buf;
 	__u64 now;
 
-	if (o->quiet)
-		return;
-	if (o->json) {
+	if (f->json) {
 		now = fbf_monotonic_ns();
-		p = fmt_str(p, "{\"saddr\":\"");
+		if (f->envelope) {
+			p += format_open_object(f, p);
+			p = fmt_str(p, "\"seq\":");
+			p = fmt_u64(p, seq);
+			p = fmt_str(p, ",\"saddr\":\"");
+		} else {
+			p = fmt_str(p, "{\"saddr\":\"");
+		}
 		p = fmt_ipv4(p, ev->saddr);
 		p = fmt_str(p, "\",\"class\":\"");
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 		p = fmt_str(p, "\",\"ktime_ns\":");
 		p = fmt_u64(p, ev->ktime_ns);
 		p = fmt_str(p, ",\"time\":\"");
-		p = fmt_wall_time(p, o, ev->ktime_ns);
+		p = fmt_wall_time(p, f, ev->ktime_ns);
 		*p++ = '"';
 		p = fmt_str(p, ",\"age_ns\":");
 		/* Both clocks are CLOCK_MONOTONIC; the event is never from the future. */
@@ -128,17 +160,5 @@ void output_event(struct output *o, const struct fbf_event *ev)
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 	}
 	*p++ = '\n';
-	/* Short only when a flush of the full buffer failed: errno is still its. */
-	if (fwrite_unlocked(line, 1, p - line, stdout) != (size_t)(p - line) && !o->err)
-		o->err = errno ?: EIO;
-#ifdef FBF_CANARY_AGENT
-	/* The agent canary (make CANARY=agent): one write syscall per event. Never shipped. */
-	fflush(stdout);
-#endif
-}
-
-void output_flush(struct output *o)
-{
-	if (fflush(stdout) == EOF && !o->err)
-		o->err = errno ?: EIO;
+	return p - buf;
 }

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A chunk's lines onto a file descriptor: see fd_write.h. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sinks/fd_write.h"
+#include "sinks/sink.h"
+
+/* The end of the next piece from @from: the last line that fits in PIPE_BUF, or one line. */
+static size_t piece_end(const struct sink_chunk *c, size_t from)
+{
+	const char *start = c->data + from, *nl = NULL, *p;
+	size_t max = c->len - from;
+
+	if (max <= PIPE_BUF)
+		return c->len;
+	for (p = start; (p = memchr(p, '\n', start + PIPE_BUF - p)); p++)
+		nl = p;
+	if (nl)
+		return nl + 1 - c->data;
+	/* A line longer than PIPE_BUF goes whole. */
+	nl = memchr(start + PIPE_BUF, '\n', max - PIPE_BUF);
+	return nl ? (size_t)(nl + 1 - c->data) : c->len;
+}
+
+int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces)
+{
+	size_t done = c->done, end;
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	ssize_t n;
+
+	while (done < c->len) {
+		end = atomic_pieces ? piece_end(c, done) : c->len;
+		n = write(fd, c->data + done, end - done);
+		if (n < 0 && errno == EAGAIN) {
+			/* Someone made it non-blocking: wait as a blocking write would. */
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		done += n;
+		sink_progress(s, c, done);
+	}
+	return 0;
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --output's values: see output_url.h. */
+#define _GNU_SOURCE /* memrchr */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinks/output_url.h"
+
+enum output_kind output_url_kind(const char *url, const char **rest)
+{
+	*rest = url;
+	if (!strcmp(url, "stdout") || !strcmp(url, "-"))
+		return OUTPUT_STDOUT;
+	if (!strncmp(url, "file:", 5) && url[5]) {
+		*rest = url + 5;
+		return OUTPUT_FILE;
+	}
+	if (!strncmp(url, "nats://", 7)) {
+		*rest = url + 7;
+		return OUTPUT_NATS;
+	}
+	return OUTPUT_INVALID;
+}
+
+/* A subject's tokens are separated by dots, none empty, with no spaces or wildcards. */
+static bool subject_valid(const char *s)
+{
+	const char *p;
+
+	if (!*s || *s == '.')
+		return false;
+	for (p = s; *p; p++)
+		if (*p <= ' ' || *p == '*' || *p == '>' || *p == 0x7f ||
+		    (*p == '.' && (p[1] == '.' || !p[1])))
+			return false;
+	return true;
+}
+
+/* "HOST:PORT", the port from 1 to 65535, the host without spaces or slashes. */
+static bool server_valid(const char *s, size_t len)
+{
+	const char *colon = memrchr(s, ':', len);
+	unsigned long port = 0;
+	const char *p;
+
+	if (!colon || colon == s || colon + 1 == s + len)
+		return false;
+	for (p = s; p < colon; p++)
+		if (*p <= ' ' || *p == '/' || *p == '@' || *p == 0x7f)
+			return false;
+	for (p = colon + 1; p < s + len; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		port = port * 10 + (*p - '0');
+		if (port > 65535)
+			return false;
+	}
+	return port > 0;
+}
+
+int nats_url_parse(const char *rest, struct nats_url *u, const char **why)
+{
+	const char *slash = strchr(rest, '/'), *p, *comma;
+	size_t len;
+
+	memset(u, 0, sizeof(*u));
+	if (!slash || !slash[1]) {
+		*why = "no subject: use nats://HOST:PORT/SUBJECT";
+		return -EINVAL;
+	}
+	if (!subject_valid(slash + 1) || strlen(slash + 1) >= NATS_SUBJECT_SIZE) {
+		*why = "the subject is not one NATS can publish to (dot-separated tokens, no "
+		       "spaces or wildcards, at most 255 bytes)";
+		return -EINVAL;
+	}
+	snprintf(u->subject, sizeof(u->subject), "%s", slash + 1);
+	for (p = rest; p < slash; p = comma + 1) {
+		comma = memchr(p, ',', slash - p);
+		if (!comma)
+			comma = slash;
+		len = comma - p;
+		if (u->nr_servers == NATS_URL_SERVERS_MAX) {
+			*why = "more than 16 servers";
+			return -EINVAL;
+		}
+		if (!server_valid(p, len) || len + 8 > NATS_URL_SERVER_SIZE) {
+			*why = "each server is HOST:PORT, the port from 1 to 65535";
+			return -EINVAL;
+		}
+		snprintf(u->servers[u->nr_servers++], NATS_URL_SERVER_SIZE, "nats://%.*s",
+			 (int)len, p);
+		if (comma == slash)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --output's values: stdout (or -), file:PATH, nats://HOST:PORT[,HOST:PORT...]/SUBJECT.
+ * Pure parsers, no I/O: the options check every value before anything opens.
+ */
+#ifndef AGENT_OUTPUT_URL_H
+#define AGENT_OUTPUT_URL_H
+
+#include <stddef.h>
+
+enum output_kind {
+	OUTPUT_INVALID,
+	OUTPUT_STDOUT,
+	OUTPUT_FILE,
+	OUTPUT_NATS,
+};
+
+/* The kind of @url, and in *rest what follows its scheme ("PATH", "HOST:PORT.../SUBJECT"). */
+enum output_kind output_url_kind(const char *url, const char **rest);
+
+/* A cluster's seed list holds at most this many servers. */
+#define NATS_URL_SERVERS_MAX 16
+#define NATS_URL_SERVER_SIZE 272	/* "nats://" and a host:port */
+#define NATS_SUBJECT_SIZE 256
+
+struct nats_url {
+	char servers[NATS_URL_SERVERS_MAX][NATS_URL_SERVER_SIZE];	/* "nats://HOST:PORT" */
+	unsigned int nr_servers;
+	char subject[NATS_SUBJECT_SIZE];
+};
+
+/*
+ * Split "HOST:PORT[,HOST:PORT...]/SUBJECT" (after "nats://"). 0, or -EINVAL
+ * with *why saying what is wrong.
+ */
+int nats_url_parse(const char *rest, struct nats_url *u, const char **why);
+
+#endif /* AGENT_OUTPUT_URL_H */

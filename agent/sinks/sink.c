@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What every sink shares: chunks handed from the drain to the sink's writer
+ * thread under a bound, the count of what was lost, and the record that
+ * says so in the sink's own stream (sink.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "sinks/sink.h"
+#include "userspace_util.h"
+
+/* A stop that waits on an output longer than this says so. */
+#define SINK_STOP_ANNOUNCE_NS 100000000ULL
+/* After a failed write, the writer waits this long before the next: a full disk is not spun on. */
+#define SINK_RETRY_PAUSE_NS 100000000LL
+
+static void figures_add(__u64 *field, __u64 n)
+{
+	if (n)
+		__atomic_fetch_add(field, n, __ATOMIC_RELAXED);
+}
+
+static struct sink_chunk *chunk_new(size_t size, bool per_line)
+{
+	struct sink_chunk *c = malloc(sizeof(*c) + size);
+
+	if (c)
+		*c = (struct sink_chunk){ .size = size, .per_line = per_line };
+	return c;
+}
+
+/* Under lock: @n records could not be taken or written, the last now. */
+static void note_lost(struct sink *s, __u64 n)
+{
+	__u64 now = fbf_monotonic_ns();
+
+	if (!n)
+		return;
+	if (!s->lost_pending)
+		s->lost_from_ns = now;
+	s->lost_to_ns = now;
+	s->lost_pending += n;
+	figures_add(&s->figures.lost, n);
+}
+
+/* Under lock: a chunk the writer is done with goes back to be filled again. */
+static void chunk_recycle(struct sink *s, struct sink_chunk *c)
+{
+	/* Interval records are sized to fit: only event chunks are worth keeping. */
+	if (c->size != SINK_CHUNK_SIZE) {
+		free(c);
+		return;
+	}
+	c->len = 0;
+	c->records = 0;
+	c->first_seq = 0;
+	c->done = 0;
+	c->delivered = 0;
+	c->next = s->spare;
+	s->spare = c;
+}
+
+/* Under lock: hand @c to the writer if the bound allows; else its records are lost. */
+static void hand_over(struct sink *s, struct sink_chunk *c)
+{
+	if (s->held + c->len > s->buffer_bytes) {
+		note_lost(s, c->records);
+		chunk_recycle(s, c);
+		return;
+	}
+	c->next = NULL;
+	*s->tail = c;
+	s->tail = &c->next;
+	s->held += c->len;
+	pthread_cond_signal(&s->wake);
+}
+
+void sink_flush(struct sink *s)
+{
+	struct sink_chunk *c = s->cur;
+
+	if (!c || !c->len)
+		return;
+	pthread_mutex_lock(&s->lock);
+	hand_over(s, c);
+	c = s->spare;
+	if (c)
+		s->spare = c->next;
+	pthread_mutex_unlock(&s->lock);
+	s->cur = c ?: chunk_new(SINK_CHUNK_SIZE, true);
+}
+
+char *sink_reserve(struct sink *s, size_t len)
+{
+	if (s->cur && s->cur->size - s->cur->len < len)
+		sink_flush(s);
+	/* Out of memory: this event is lost, and counted. */
+	if (!s->cur) {
+		s->cur = chunk_new(SINK_CHUNK_SIZE, true);
+		if (!s->cur) {
+			pthread_mutex_lock(&s->lock);
+			note_lost(s, 1);
+			pthread_mutex_unlock(&s->lock);
+			return NULL;
+		}
+	}
+	return s->cur->data + s->cur->len;
+}
+
+void sink_record(struct sink *s, const char *data, size_t len)
+{
+	struct sink_chunk *c = data ? chunk_new(len, false) : NULL;
+
+	/* After the events before it, in order. */
+	sink_flush(s);
+	pthread_mutex_lock(&s->lock);
+	if (c) {
+		memcpy(c->data, data, len);
+		c->len = len;
+		c->records = 1;
+		hand_over(s, c);
+	} else {
+		note_lost(s, 1);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int sink_end_err(struct sink *s)
+{
+	return __atomic_load_n(&s->end_err, __ATOMIC_RELAXED);
+}
+
+void sink_end_run(struct sink *s, int err)
+{
+	__atomic_store_n(&s->end_err, err, __ATOMIC_RELAXED);
+}
+
+bool sink_given_up(struct sink *s)
+{
+	bool given_up;
+
+	pthread_mutex_lock(&s->lock);
+	given_up = s->abandoned;
+	pthread_mutex_unlock(&s->lock);
+	return given_up;
+}
+
+void sink_progress(struct sink *s, struct sink_chunk *c, size_t done)
+{
+	const char *p, *end = c->data + done;
+	__u32 n = 0;
+
+	if (c->per_line) {
+		for (p = c->data + c->done; (p = memchr(p, '\n', end - p)); p++)
+			n++;
+	} else if (done == c->len) {
+		n = c->records;
+	}
+	pthread_mutex_lock(&s->lock);
+	/* Once stop gave up on this chunk, it counted it lost: nothing more. */
+	if (!s->abandoned) {
+		c->done = done;
+		c->delivered += n;
+		figures_add(&s->figures.delivered, n);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void sink_request_reopen(struct sink *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->reopen = true;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * On the writer thread, unlocked: the record that tells a reader of the
+ * stream how many records were lost between which times. 0 or -errno; it
+ * stays due until it is written.
+ */
+static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to_ns)
+{
+	char buf[FORMAT_ENVELOPE_MAX + 256], from[FORMAT_TIME_SIZE], to[FORMAT_TIME_SIZE];
+	struct sink_chunk *c;
+	size_t n;
+	int err;
+
+	format_time_uncached(&s->fmt, from_ns, from);
+	format_time_uncached(&s->fmt, to_ns, to);
+	if (s->fmt.json) {
+		n = format_open_object(&s->fmt, buf);
+		n += snprintf(buf + n, sizeof(buf) - n, "\"type\":\"lost\",\"records\":%llu,"
+			      "\"from\":\"%s\",\"to\":\"%s\"}\n", lost, from, to);
+	} else {
+		n = snprintf(buf, sizeof(buf), "lost records=%llu from=%s to=%s\n", lost, from, to);
+	}
+	/* Not a record of the stream's count (records 0): a note about the others. */
+	c = chunk_new(n, false);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->data, buf, n);
+	c->len = n;
+	err = s->ops->write(s, c);
+	free(c);
+	return err;
+}
+
+static void pause_after_failure(void)
+{
+	struct timespec ts = { .tv_nsec = SINK_RETRY_PAUSE_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The writer thread: write what is handed over, oldest first, each chunk
+ * after the record of anything lost before it. A failed write counts the
+ * chunk's unwritten records lost and goes on with the next: a sink that
+ * can write again does.
+ */
+static void *sink_writer(void *arg)
+{
+	struct sink *s = arg;
+	struct sink_chunk *c;
+	__u64 lost, from, to;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->head && !s->reopen && !s->closing)
+			pthread_cond_wait(&s->wake, &s->lock);
+		if (s->reopen) {
+			s->reopen = false;
+			pthread_mutex_unlock(&s->lock);
+			if (s->ops->reopen)
+				s->ops->reopen(s);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		c = s->head;
+		if (!c)
+			break; /* closing, and nothing left */
+		s->head = c->next;
+		if (!s->head)
+			s->tail = &s->head;
+		s->writing = c;
+		lost = s->lost_pending;
+		from = s->lost_from_ns;
+		to = s->lost_to_ns;
+		pthread_mutex_unlock(&s->lock);
+
+		err = lost ? write_lost_record(s, lost, from, to) : 0;
+		if (!err)
+			err = s->ops->write(s, c);
+
+		pthread_mutex_lock(&s->lock);
+		if (s->abandoned)
+			break; /* sink_stop() counted this chunk and went on without us */
+		if (!err && lost) {
+			/* Said in the stream: what was lost since is the next record's. */
+			s->lost_pending -= lost;
+			if (!s->lost_pending)
+				s->lost_from_ns = s->lost_to_ns = 0;
+		}
+		if (err)
+			note_lost(s, c->records - c->delivered);
+		s->held -= c->len;
+		s->writing = NULL;
+		chunk_recycle(s, c);
+		if (!s->head)
+			pthread_cond_broadcast(&s->idle);
+		if (err && !s->closing) {
+			pthread_mutex_unlock(&s->lock);
+			pause_after_failure();
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_cond_broadcast(&s->idle);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int sink_start(struct sink *s, size_t buffer_bytes)
+{
+	sigset_t all, old;
+	int err;
+
+	s->buffer_bytes = buffer_bytes;
+	s->tail = &s->head;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->idle, NULL);
+	s->cur = chunk_new(SINK_CHUNK_SIZE, true);
+	if (!s->cur)
+		return -ENOMEM;
+	/* Signals are the drain's: a writer blocked in write() must not take them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&s->thread, NULL, sink_writer, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	s->thread_started = true;
+	return 0;
+}
+
+/* An absolute CLOCK_REALTIME time for pthread_cond_timedwait, from a CLOCK_MONOTONIC one. */
+static struct timespec realtime_at(__u64 mono_ns)
+{
+	__u64 now = fbf_monotonic_ns(), wait_ns = mono_ns > now ? mono_ns - now : 0;
+	struct timespec ts;
+
+	/* In steps: a stop signal is looked at between them. */
+	if (wait_ns > 10000000ULL)
+		wait_ns = 10000000ULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += wait_ns / 1000000000ULL;
+	ts.tv_nsec += wait_ns % 1000000000ULL;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
+	       sig_atomic_t stops_then)
+{
+	__u64 start = fbf_monotonic_ns(), now;
+	bool stuck, said = false;
+	struct sink_chunk *c;
+	struct timespec ts;
+
+	sink_flush(s);
+	if (!s->thread_started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->closing = true;
+	pthread_cond_signal(&s->wake);
+	while ((s->head || s->writing) && (now = fbf_monotonic_ns()) < deadline_ns &&
+	       !(stops && *stops != stops_then)) {
+		/* A wait that shows is said once, and how to cut it short. */
+		if (!said && now - start >= SINK_STOP_ANNOUNCE_NS) {
+			pr_info("output %s: waiting up to %.1f s for it to take the %zu bytes it "
+				"holds; stop again to count them lost\n", s->name,
+				(deadline_ns - now) / 1e9, s->held);
+			said = true;
+		}
+		ts = realtime_at(deadline_ns);
+		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
+	}
+	/* What was not written in time is lost, and counted so. */
+	while ((c = s->head)) {
+		s->head = c->next;
+		s->held -= c->len;
+		note_lost(s, c->records);
+		chunk_recycle(s, c);
+	}
+	s->tail = &s->head;
+	stuck = s->writing;
+	if (stuck) {
+		note_lost(s, s->writing->records - s->writing->delivered);
+		s->abandoned = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!stuck) {
+		pthread_join(s->thread, NULL);
+		s->thread_started = false;
+	}
+}
+
+void sink_free(struct sink *s)
+{
+	struct sink_chunk *c;
+
+	/* A writer still stuck in a write keeps its chunk and the sink: the exit ends it. */
+	if (s->thread_started)
+		return;
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
+	free(s->cur);
+	s->cur = NULL;
+	while ((c = s->spare)) {
+		s->spare = c->next;
+		free(c);
+	}
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->idle);
+}

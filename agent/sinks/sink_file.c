@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Events as NDJSON lines in a file (--output file:PATH), each naming the
+ * host, the interface and its number.
+ *
+ * Opened for appending: when logrotate's copytruncate empties the file
+ * under the agent, the next write goes to its new end, not past a hole of
+ * NUL bytes. Rotated by size (--output-rotate-bytes) by close, rename and
+ * reopen, PATH.1 the newest old file, so that a tailer that follows the
+ * name misses nothing; and reopened on SIGHUP for logrotate's create mode.
+ * A write that fails (a full disk) takes back the half line it left, counts
+ * the chunk's unwritten lines lost, and the next chunk tries again.
+ */
+#define _GNU_SOURCE /* memrchr */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "base/escape.h"
+#include "base/exit_codes.h"
+#include "base/log.h"
+#include "sinks/fd_write.h"
+#include "sinks/sink.h"
+
+struct file_sink {
+	char path[PATH_MAX];
+	int fd;
+	__u64 rotate_bytes;	/* 0: never */
+	__u32 keep;		/* old files kept on rotation */
+};
+
+static int file_open_fd(struct file_sink *f)
+{
+	f->fd = open(f->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	return f->fd < 0 ? -errno : 0;
+}
+
+/* PATH.N of @f. */
+static void old_name(const struct file_sink *f, __u32 n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%u", f->path, n);
+}
+
+/* PATH to PATH.1, PATH.1 to PATH.2, ..., the oldest beyond --output-keep gone; a new PATH. */
+static int file_rotate(struct file_sink *f)
+{
+	char from[PATH_MAX + 16], to[PATH_MAX + 16];
+	__u32 n;
+
+	close(f->fd);
+	f->fd = -1;
+	if (!f->keep) {
+		unlink(f->path);
+	} else {
+		for (n = f->keep - 1; n >= 1; n--) {
+			old_name(f, n, from, sizeof(from));
+			old_name(f, n + 1, to, sizeof(to));
+			rename(from, to);
+		}
+		old_name(f, 1, to, sizeof(to));
+		rename(f->path, to);
+	}
+	return file_open_fd(f);
+}
+
+/* A failed write left @partial bytes of a line at the file's end: take them back. */
+static void file_drop_partial(struct file_sink *f, size_t partial)
+{
+	struct stat st;
+
+	/* From the end as it is now: copytruncate may have emptied the file meanwhile. */
+	if (partial && !fstat(f->fd, &st) && (size_t)st.st_size >= partial)
+		(void)!ftruncate(f->fd, st.st_size - partial);
+}
+
+static int file_write(struct sink *s, struct sink_chunk *c)
+{
+	struct file_sink *f = s->priv;
+	const char *nl;
+	struct stat st;
+	int err;
+
+	if (f->fd < 0) {
+		err = file_open_fd(f);
+		if (err)
+			return err;
+	}
+	if (f->rotate_bytes && !fstat(f->fd, &st) && st.st_size > 0 &&
+	    (__u64)st.st_size + c->len > f->rotate_bytes) {
+		err = file_rotate(f);
+		if (err)
+			return err;
+	}
+	err = fd_write_chunk(s, c, f->fd, false);
+	if (err && c->done) {
+		nl = memrchr(c->data, '\n', c->done);
+		file_drop_partial(f, c->done - (nl ? (size_t)(nl + 1 - c->data) : 0));
+	}
+	return err;
+}
+
+static int file_reopen(struct sink *s)
+{
+	struct file_sink *f = s->priv;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	return file_open_fd(f);
+}
+
+static void file_close(struct sink *s)
+{
+	struct file_sink *f = s->priv;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+	s->priv = NULL;
+}
+
+static const struct sink_ops file_ops = {
+	.write = file_write,
+	.reopen = file_reopen,
+	.close = file_close,
+};
+
+int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 keep)
+{
+	char shown[PATH_MAX];
+	struct file_sink *f;
+	int err;
+
+	escape_log(shown, sizeof(shown), path);
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		pr_err("cannot open --output file:%s: %s\n", shown, strerror(ENOMEM));
+		return AGENT_EXIT_FAILURE;
+	}
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->rotate_bytes = rotate_bytes;
+	f->keep = keep;
+	err = file_open_fd(f);
+	if (err) {
+		pr_err("cannot open --output file:%s: %s; name a file in a directory the agent "
+		       "can write\n", shown, strerror(-err));
+		free(f);
+		return AGENT_EXIT_OUTPUT;
+	}
+	s->ops = &file_ops;
+	s->priv = f;
+	s->target = path;
+	return 0;
+}

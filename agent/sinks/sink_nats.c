@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Events into a NATS JetStream stream (--output nats://HOST:PORT/SUBJECT),
+ * through nats.c.
+ *
+ * One message per chunk: a few hundred NDJSON lines, each naming the host,
+ * the interface and the event's number. A message per event would cost a
+ * round trip per event, where the drain takes one in well under a
+ * microsecond. Each message carries an id (Nats-Msg-Id) made of this run's
+ * id and its first event's number, the same on every retry, so the
+ * stream's de-duplication window keeps one copy of a message the server
+ * stored but could not acknowledge before it died. Delivered means
+ * acknowledged by the stream: at least once, and exactly once within the
+ * stream's duplicate window.
+ *
+ * A publish that fails for want of a server (down, restarting, a cluster
+ * electing a leader) is retried until it is acknowledged or the agent
+ * stops waiting; meanwhile the drain fills this sink's buffer, and what
+ * does not fit is counted lost and said in the stream once it takes
+ * messages again. nats.c reconnects by itself, to any server of the list.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <nats/nats.h>
+
+#include "base/escape.h"
+#include "base/exit_codes.h"
+#include "base/log.h"
+#include "sinks/output_url.h"
+#include "sinks/sink.h"
+
+/* How long one publish waits for its acknowledgement before it is sent again. */
+#define NATS_ACK_WAIT_MS 2000
+/* Between two tries when no server answers at all. */
+#define NATS_RETRY_PAUSE_NS 100000000L
+/* How long the start waits for a server, per server of the list. */
+#define NATS_CONNECT_TIMEOUT_MS 2000
+
+struct nats_sink {
+	struct nats_url url;
+	natsOptions *opts;
+	natsConnection *nc;
+	jsCtx *js;
+	char run_id[FORMAT_ENVELOPE_MAX];
+	__u64 records_sent;		/* messages that are not events: their ids */
+	bool failing;			/* said that publishing fails; say when it works again */
+};
+
+/* A failure a server that comes back would not have: not worth a retry. */
+static bool nats_status_final(natsStatus st)
+{
+	switch (st) {
+	case NATS_TIMEOUT:
+	case NATS_NO_RESPONDERS:
+	case NATS_IO_ERROR:
+	case NATS_CONNECTION_CLOSED:
+	case NATS_CONNECTION_DISCONNECTED:
+	case NATS_NOT_YET_CONNECTED:
+	case NATS_NO_SERVER:
+	case NATS_STALE_CONNECTION:
+	case NATS_INSUFFICIENT_BUFFER:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static void retry_pause(void)
+{
+	struct timespec ts = { .tv_nsec = NATS_RETRY_PAUSE_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+static int nats_write(struct sink *s, struct sink_chunk *c)
+{
+	struct nats_sink *n = s->priv;
+	char id[FORMAT_ENVELOPE_MAX + 32];
+	jsErrCode jerr = 0;
+	jsPubOptions po;
+	jsPubAck *ack;
+	natsStatus st;
+
+	/* Its id is fixed before the first try: every retry is the same message. */
+	if (c->first_seq)
+		snprintf(id, sizeof(id), "%s.e%llu", n->run_id, c->first_seq);
+	else
+		snprintf(id, sizeof(id), "%s.r%llu", n->run_id, ++n->records_sent);
+	jsPubOptions_Init(&po);
+	po.MsgId = id;
+	po.MaxWait = NATS_ACK_WAIT_MS;
+	for (;;) {
+		ack = NULL;
+		st = js_Publish(&ack, n->js, n->url.subject, c->data, (int)c->len, &po, &jerr);
+		jsPubAck_Destroy(ack);
+		if (st == NATS_OK) {
+			sink_progress(s, c, c->len);
+			if (n->failing)
+				pr_info("output %s: publishing to %s again\n", s->name,
+					n->url.subject);
+			n->failing = false;
+			return 0;
+		}
+		if (!n->failing)
+			pr_warn("output %s: cannot publish to %s: %s (JetStream error %d); %s\n",
+				s->name, n->url.subject, natsStatus_GetText(st), (int)jerr,
+				nats_status_final(st) ? "the message is lost" : "retrying");
+		n->failing = true;
+		if (nats_status_final(st))
+			return -EIO;
+		if (sink_given_up(s))
+			return -ETIMEDOUT;
+		if (st != NATS_TIMEOUT)
+			retry_pause();
+	}
+}
+
+static void nats_close(struct sink *s)
+{
+	struct nats_sink *n = s->priv;
+
+	if (!n)
+		return;
+	jsCtx_Destroy(n->js);
+	natsConnection_Destroy(n->nc);
+	natsOptions_Destroy(n->opts);
+	free(n);
+	s->priv = NULL;
+}
+
+static const struct sink_ops nats_ops = {
+	.write = nats_write,
+	.close = nats_close,
+};
+
+/* Connect, as the options ask. 0 or the failed call's status. */
+static natsStatus nats_connect(struct nats_sink *n, const struct sink_nats_options *o)
+{
+	const char *servers[NATS_URL_SERVERS_MAX];
+	natsStatus st;
+	unsigned int i;
+
+	for (i = 0; i < n->url.nr_servers; i++)
+		servers[i] = n->url.servers[i];
+	st = natsOptions_Create(&n->opts);
+	if (st == NATS_OK)
+		st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
+	if (st == NATS_OK)
+		st = natsOptions_SetName(n->opts, "fizzbuzzfib-agent");
+	if (st == NATS_OK)
+		st = natsOptions_SetTimeout(n->opts, NATS_CONNECT_TIMEOUT_MS);
+	/* Reconnect for as long as the agent runs: the buffer bounds what waits meanwhile. */
+	if (st == NATS_OK)
+		st = natsOptions_SetMaxReconnect(n->opts, -1);
+	if (st == NATS_OK)
+		st = natsOptions_SetReconnectWait(n->opts, 250);
+	if (st == NATS_OK && o->creds)
+		st = natsOptions_SetUserCredentialsFromFiles(n->opts, o->creds, NULL);
+	if (st == NATS_OK && o->ca)
+		st = natsOptions_LoadCATrustedCertificates(n->opts, o->ca);
+	if (st == NATS_OK && o->ca)
+		st = natsOptions_SetSecure(n->opts, true);
+	if (st == NATS_OK)
+		st = natsConnection_Connect(&n->nc, n->opts);
+	if (st == NATS_OK)
+		st = natsConnection_JetStream(&n->js, n->nc, NULL);
+	return st;
+}
+
+/*
+ * A stream that captures the subject, or a new one named @o->stream. An
+ * existing stream is never changed. 0, or an exit status after one line.
+ */
+static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
+			      const struct sink_nats_options *o)
+{
+	const char *subjects[1] = { n->url.subject };
+	jsStreamNamesList *names = NULL;
+	jsStreamInfo *si = NULL;
+	jsStreamConfig cfg;
+	jsErrCode jerr = 0;
+	jsOptions jo;
+	natsStatus st;
+	int found;
+
+	jsOptions_Init(&jo);
+	jo.Stream.Info.SubjectsFilter = n->url.subject;
+	st = js_StreamNames(&names, n->js, &jo, &jerr);
+	found = st == NATS_OK && names && names->Count > 0;
+	jsStreamNamesList_Destroy(names);
+	if (st != NATS_OK && st != NATS_NOT_FOUND) {
+		pr_err("output %s: cannot list the streams of %s: %s (JetStream error %d); is "
+		       "JetStream enabled there (nats-server -js)?\n", s->name, s->target,
+		       natsStatus_GetText(st), (int)jerr);
+		return AGENT_EXIT_OUTPUT;
+	}
+	if (found)
+		return 0;
+	jsStreamConfig_Init(&cfg);
+	cfg.Name = o->stream;
+	cfg.Subjects = subjects;
+	cfg.SubjectsLen = 1;
+	cfg.Storage = js_FileStorage;
+	cfg.Replicas = o->replicas;
+	st = js_AddStream(&si, n->js, &cfg, NULL, &jerr);
+	jsStreamInfo_Destroy(si);
+	if (st != NATS_OK) {
+		pr_err("output %s: no stream captures %s, and creating stream %s failed: %s "
+		       "(JetStream error %d); name another with --nats-stream, or create one\n",
+		       s->name, n->url.subject, o->stream, natsStatus_GetText(st), (int)jerr);
+		return AGENT_EXIT_OUTPUT;
+	}
+	pr_info("output %s: created JetStream stream %s for %s, %u replica%s\n", s->name,
+		o->stream, n->url.subject, o->replicas, o->replicas == 1 ? "" : "s");
+	return 0;
+}
+
+int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_options *o)
+{
+	struct nats_sink *n = calloc(1, sizeof(*n));
+	const char *why;
+	natsStatus st;
+	int ret;
+
+	s->ops = &nats_ops;
+	s->priv = n;
+	s->target = url;
+	/* Its name for messages is the kind's: the sink is named only once started. */
+	snprintf(s->name, sizeof(s->name), "nats");
+	if (!n) {
+		pr_err("output nats: %s\n", strerror(ENOMEM));
+		return AGENT_EXIT_FAILURE;
+	}
+	/* Checked by the options already. */
+	if (nats_url_parse(url, &n->url, &why)) {
+		pr_err("output nats://%s: %s\n", url, why);
+		return AGENT_EXIT_USAGE;
+	}
+	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
+	st = nats_connect(n, o);
+	if (st != NATS_OK) {
+		pr_err("output nats: cannot connect to nats://%s: %s; start the server, or check "
+		       "the address%s\n", url, natsStatus_GetText(st),
+		       o->creds || o->ca ? ", --nats-creds and --nats-ca" : "");
+		nats_close(s);
+		return AGENT_EXIT_OUTPUT;
+	}
+	ret = nats_stream_ensure(s, n, o);
+	if (ret)
+		nats_close(s);
+	return ret;
+}

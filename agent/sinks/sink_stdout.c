@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Events on stdout, text or JSON lines (today's output, the default sink).
+ * stdout is the agent's own channel: when its reader goes away or a write
+ * fails, the run ends (exit status 0 for a closed pipe, 1 otherwise), after
+ * counting what did not reach it.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "base/exit_codes.h"
+#include "sinks/fd_write.h"
+#include "sinks/sink.h"
+
+struct stdout_sink {
+	bool atomic_pieces;	/* a pipe or a socket */
+};
+
+static int stdout_write(struct sink *s, struct sink_chunk *c)
+{
+	struct stdout_sink *o = s->priv;
+	int err;
+
+	/* After a failure, nothing more: the run is ending, and each try would fail again. */
+	if (sink_end_err(s))
+		return -sink_end_err(s);
+	err = fd_write_chunk(s, c, STDOUT_FILENO, o->atomic_pieces);
+	if (err)
+		sink_end_run(s, -err);
+	return err;
+}
+
+static const struct sink_ops stdout_ops = {
+	.write = stdout_write,
+};
+
+int sink_stdout_open(struct sink *s)
+{
+	static struct stdout_sink o;
+	struct stat st;
+
+	o.atomic_pieces = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) ||
+							  S_ISSOCK(st.st_mode));
+	s->ops = &stdout_ops;
+	s->priv = &o;
+	s->target = "stdout";
+	return 0;
+}
