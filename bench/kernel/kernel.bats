@@ -74,3 +74,19 @@ setup() { fbf_bench_setup; }
 	[[ "$output" == *"aggregate, 1 s"*"2-cpu"* ]]
 	[[ "$output" == *"ring, 1/256"* ]]
 }
+
+@test "the outputs benchmark writes BMF for every output, each having written every event" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	command -v nats-server >/dev/null || skip "needs nats-server (make deps installs it)"
+	local arm
+
+	bench/kernel/output_rates.sh 1 20000 >"$RESULTS/o.tsv"
+	bench/report.py samples "$RESULTS/o.tsv" "$RESULTS/outputs.bmf.json"
+	check_bmf "$RESULTS/outputs.bmf.json" agent/output/quiet agent/output/stdout \
+		agent/output/file agent/output/nats
+	# Not a speed: that each output wrote all of the backlog, none lost.
+	for arm in stdout file nats; do
+		grep -qP "^agent/output/$arm\tdelivered\t20000\$" "$RESULTS/o.tsv"
+	done
+	grep -qP '^agent/output/nats\tvs-stdout-percent\t' "$RESULTS/o.tsv"
+}

@@ -56,6 +56,14 @@ bench/kernel/drain_rate.sh "${FBF_DRAIN_ROUNDS:-3}" "${FBF_DRAIN_EVENTS:-1000000
 bench/report.py samples "$results/drain.tsv" "$results/drain.bmf.json"
 
 echo
+echo "== macro: the outputs side by side: a backlog read and written to stdout (a file), to"
+echo "   --output file:PATH and to --output nats:// (JetStream on loopback), and with --quiet;"
+echo "   events a second to the agent's exit, its CPU per million events, rotated order =="
+bench/kernel/output_rates.sh "${FBF_OUTPUT_ROUNDS:-3}" "${FBF_OUTPUT_EVENTS:-500000}" \
+	>"$results/outputs.tsv"
+bench/report.py samples "$results/outputs.tsv" "$results/outputs.bmf.json"
+
+echo
 echo "== macro: events or counts lost in make stress's flood (HTTP + raw frames), per transport"
 echo "   and --aggregate 1, and the agent's CPU share =="
 : >"$results/flood.tsv"
