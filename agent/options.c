@@ -207,6 +207,64 @@ static void output_option(struct agent_options *opts, const char *arg)
 	opts->outputs[opts->nr_outputs++] = arg;
 }
 
+/* The options of --output and of the outputs it names. */
+static void output_options(int key, const char *arg, struct agent_options *opts)
+{
+	char shown[ARG_SHOWN_SIZE];
+	__u64 v;
+
+	switch (key) {
+	case 'o':
+		output_option(opts, arg);
+		break;
+	case OPT_OUTPUT_ROTATE_BYTES:
+		if (parse_u64_range(arg, AGENT_OUTPUT_ROTATE_MIN, ~0ULL, &opts->output_rotate_bytes))
+			usage_error("--output-rotate-bytes '%s': use a whole number of at least %llu",
+				    arg_shown(shown, arg), AGENT_OUTPUT_ROTATE_MIN);
+		opts->needs_file = "--output-rotate-bytes";
+		break;
+	case OPT_OUTPUT_KEEP:
+		if (parse_u64_range(arg, 0, AGENT_OUTPUT_KEEP_MAX, &v))
+			usage_error("--output-keep '%s': use a whole number from 0 to %u",
+				    arg_shown(shown, arg), AGENT_OUTPUT_KEEP_MAX);
+		opts->output_keep = v;
+		opts->needs_file = "--output-keep";
+		break;
+	case OPT_OUTPUT_BUFFER:
+		if (parse_u64_range(arg, SINK_BUFFER_MIN, SINK_BUFFER_MAX, &opts->output_buffer))
+			usage_error("--output-buffer '%s': use a whole number of bytes from %u to %u",
+				    arg_shown(shown, arg), SINK_BUFFER_MIN, SINK_BUFFER_MAX);
+		break;
+	case OPT_OUTPUT_TIMEOUT:
+		seconds_option("--output-timeout", arg, AGENT_OUTPUT_TIMEOUT_MAX_S, "one hour",
+			       "5 or 0.5", &opts->output_timeout_ns);
+		break;
+	case OPT_NATS_STREAM:
+		/* NATS refuses these in a stream's name. */
+		if (!*arg || strpbrk(arg, " \t.*>/\\") || strlen(arg) > 255)
+			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, none of "
+				    "them a space, '.', '*', '>', '/' or '\\'", arg_shown(shown, arg));
+		opts->nats_stream = arg;
+		opts->needs_nats = "--nats-stream";
+		break;
+	case OPT_NATS_REPLICAS:
+		if (parse_u64_range(arg, 1, AGENT_NATS_REPLICAS_MAX, &v))
+			usage_error("--nats-replicas '%s': use a whole number from 1 to %u",
+				    arg_shown(shown, arg), AGENT_NATS_REPLICAS_MAX);
+		opts->nats_replicas = v;
+		opts->needs_nats = "--nats-replicas";
+		break;
+	case OPT_NATS_CREDS:
+	case OPT_NATS_CA:
+		if (!*arg)
+			usage_error("--nats-%s: the file name is empty",
+				    key == OPT_NATS_CREDS ? "creds" : "ca");
+		*(key == OPT_NATS_CREDS ? &opts->nats_creds : &opts->nats_ca) = arg;
+		opts->needs_nats = key == OPT_NATS_CREDS ? "--nats-creds" : "--nats-ca";
+		break;
+	}
+}
+
 /* The kind of output an option like --nats-stream needs, given or not. */
 static bool has_output(const struct agent_options *opts, enum output_kind kind)
 {
@@ -318,52 +376,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	}
 	case 'o':
-		output_option(opts, arg);
-		break;
 	case OPT_OUTPUT_ROTATE_BYTES:
-		if (parse_u64_range(arg, AGENT_OUTPUT_ROTATE_MIN, ~0ULL, &opts->output_rotate_bytes))
-			usage_error("--output-rotate-bytes '%s': use a whole number of at least %llu",
-				    arg_shown(shown, arg), AGENT_OUTPUT_ROTATE_MIN);
-		opts->needs_file = "--output-rotate-bytes";
-		break;
 	case OPT_OUTPUT_KEEP:
-		if (parse_u64_range(arg, 0, AGENT_OUTPUT_KEEP_MAX, &v))
-			usage_error("--output-keep '%s': use a whole number from 0 to %u",
-				    arg_shown(shown, arg), AGENT_OUTPUT_KEEP_MAX);
-		opts->output_keep = v;
-		opts->needs_file = "--output-keep";
-		break;
 	case OPT_OUTPUT_BUFFER:
-		if (parse_u64_range(arg, SINK_BUFFER_MIN, SINK_BUFFER_MAX, &opts->output_buffer))
-			usage_error("--output-buffer '%s': use a whole number of bytes from %u to %u",
-				    arg_shown(shown, arg), SINK_BUFFER_MIN, SINK_BUFFER_MAX);
-		break;
 	case OPT_OUTPUT_TIMEOUT:
-		seconds_option("--output-timeout", arg, AGENT_OUTPUT_TIMEOUT_MAX_S, "one hour",
-			       "5 or 0.5", &opts->output_timeout_ns);
-		break;
 	case OPT_NATS_STREAM:
-		/* NATS refuses these in a stream's name. */
-		if (!*arg || strpbrk(arg, " \t.*>/\\") || strlen(arg) > 255)
-			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, none of "
-				    "them a space, '.', '*', '>', '/' or '\\'", arg_shown(shown, arg));
-		opts->nats_stream = arg;
-		opts->needs_nats = "--nats-stream";
-		break;
 	case OPT_NATS_REPLICAS:
-		if (parse_u64_range(arg, 1, AGENT_NATS_REPLICAS_MAX, &v))
-			usage_error("--nats-replicas '%s': use a whole number from 1 to %u",
-				    arg_shown(shown, arg), AGENT_NATS_REPLICAS_MAX);
-		opts->nats_replicas = v;
-		opts->needs_nats = "--nats-replicas";
-		break;
 	case OPT_NATS_CREDS:
 	case OPT_NATS_CA:
-		if (!*arg)
-			usage_error("--nats-%s: the file name is empty",
-				    key == OPT_NATS_CREDS ? "creds" : "ca");
-		*(key == OPT_NATS_CREDS ? &opts->nats_creds : &opts->nats_ca) = arg;
-		opts->needs_nats = key == OPT_NATS_CREDS ? "--nats-creds" : "--nats-ca";
+		output_options(key, arg, opts);
 		break;
 	case OPT_LOCK_DIR:
 		if (!*arg)

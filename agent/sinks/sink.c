@@ -53,7 +53,7 @@ static void note_lost(struct sink *s, __u64 n)
 static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 {
 	/* Interval records are sized to fit: only event chunks are worth keeping. */
-	if (c->size != SINK_CHUNK_SIZE) {
+	if (c->size != s->chunk_size) {
 		free(c);
 		return;
 	}
@@ -93,7 +93,7 @@ void sink_flush(struct sink *s)
 	if (c)
 		s->spare = c->next;
 	pthread_mutex_unlock(&s->lock);
-	s->cur = c ?: chunk_new(SINK_CHUNK_SIZE, true);
+	s->cur = c ?: chunk_new(s->chunk_size, true);
 }
 
 char *sink_reserve(struct sink *s, size_t len)
@@ -102,7 +102,7 @@ char *sink_reserve(struct sink *s, size_t len)
 		sink_flush(s);
 	/* Out of memory: this event is lost, and counted. */
 	if (!s->cur) {
-		s->cur = chunk_new(SINK_CHUNK_SIZE, true);
+		s->cur = chunk_new(s->chunk_size, true);
 		if (!s->cur) {
 			pthread_mutex_lock(&s->lock);
 			note_lost(s, 1);
@@ -292,12 +292,17 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	sigset_t all, old;
 	int err;
 
+	if (!s->chunk_size)
+		s->chunk_size = SINK_CHUNK_SIZE;
+	/* Two chunks at least: one being written, one being filled. */
+	if (buffer_bytes < 2 * s->chunk_size)
+		buffer_bytes = 2 * s->chunk_size;
 	s->buffer_bytes = buffer_bytes;
 	s->tail = &s->head;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->idle, NULL);
-	s->cur = chunk_new(SINK_CHUNK_SIZE, true);
+	s->cur = chunk_new(s->chunk_size, true);
 	if (!s->cur)
 		return -ENOMEM;
 	/* Signals are the drain's: a writer blocked in write() must not take them. */

@@ -23,7 +23,7 @@
 
 #include "sinks/format.h"
 
-/* An event chunk's size: one write, or one NATS message, of a few hundred lines. */
+/* An event chunk's size, unless its kind sets another: one write of a few hundred lines. */
 #define SINK_CHUNK_SIZE (64 * 1024)
 /* What each sink may hold, unless --output-buffer says otherwise. */
 #define SINK_BUFFER_DEFAULT (4U << 20)
@@ -70,7 +70,8 @@ struct sink {
 	char name[16];			/* "stdout", "file", "file2", "nats": summary keys */
 	const char *target;		/* the path or URL, for messages */
 	struct format fmt;		/* how its lines look */
-	size_t buffer_bytes;		/* the bound on what it holds */
+	size_t chunk_size;		/* its event chunks' size; 0: SINK_CHUNK_SIZE */
+	size_t buffer_bytes;		/* the bound on what it holds, two chunks at least */
 	void *priv;			/* the kind's own state */
 	struct sink_figures figures;
 
