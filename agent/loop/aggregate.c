@@ -101,17 +101,38 @@ static void print_json(FILE *out, const struct aggregate *ag, const char *end, d
 	fprintf(out, "}}\n");
 }
 
-/* The interval as text and as JSON members, to every sink; if memory runs out, lost. */
+/* The interval's counts per source whole, for sinks that take them so: NULL if out of memory. */
+static struct sink_counts *counts_make(const struct aggregate *ag, __u64 now, __u64 sources,
+				       size_t *len)
+{
+	struct sink_counts *sc;
+
+	*len = sizeof(*sc) + sources * sizeof(struct fbf_source_count);
+	sc = malloc(*len);
+	if (!sc)
+		return NULL;
+	*sc = (struct sink_counts){ .start_ns = ag->last_take_ns, .end_ns = now, .nr = sources };
+	memcpy(sc + 1, ag->reader.counts, sources * sizeof(struct fbf_source_count));
+	return sc;
+}
+
+/* The interval as text, JSON members and counts, to every sink; if memory runs out, lost. */
 static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, __u64 now,
 			   __u64 sources, const __u64 *packets, __u64 no_room)
 {
 	char end[FORMAT_TIME_SIZE], *text = NULL, *json = NULL;
 	double seconds = (now - ag->last_take_ns) / 1e9;
-	size_t text_len, json_len;
+	struct sink_counts *counts = NULL;
+	size_t text_len, json_len, counts_len = 0;
+	unsigned int i;
 	FILE *t, *j;
+	bool ok;
 
 	if (!sink->nr)
 		return;
+	for (i = 0; i < sink->nr; i++)
+		if (sink->sinks[i].takes_counts && !counts)
+			counts = counts_make(ag, now, sources, &counts_len);
 	format_time_uncached(&sink->sinks[0].fmt, now, end);
 	t = open_memstream(&text, &text_len);
 	j = open_memstream(&json, &json_len);
@@ -119,12 +140,16 @@ static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, 
 		print_text(t, ag, end, seconds, sources, packets, no_room);
 	if (j)
 		print_json(j, ag, end, seconds, sources, packets, no_room);
-	if (t && !fclose(t) && j && !fclose(j))
-		event_sink_record(sink, text, json);
-	else
-		event_sink_record(sink, NULL, NULL);
+	/* Each closed either way: a failure leaves its buffer NULL or unfinished. */
+	ok = t && j;
+	if (t && fclose(t))
+		ok = false;
+	if (j && fclose(j))
+		ok = false;
+	event_sink_record(sink, ok ? text : NULL, ok ? json : NULL, counts, counts_len);
 	free(text);
 	free(json);
+	free(counts);
 }
 
 int aggregate_report(struct aggregate *ag, int counters_fd, struct event_sink *sink)

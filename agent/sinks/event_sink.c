@@ -79,7 +79,8 @@ void event_sink_flush(struct event_sink *s)
 		sink_flush(&s->sinks[i]);
 }
 
-void event_sink_record(struct event_sink *s, const char *text, const char *json_fields)
+void event_sink_record(struct event_sink *s, const char *text, const char *json_fields,
+		       const struct sink_counts *counts, size_t counts_len)
 {
 	size_t text_len = text ? strlen(text) : 0, json_len = json_fields ? strlen(json_fields) : 0;
 	char *buf = NULL;
@@ -94,6 +95,10 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 	for (i = 0; i < s->nr; i++) {
 		struct sink *k = &s->sinks[i];
 
+		if (k->takes_counts) {
+			sink_record(k, (const char *)counts, counts_len);
+			continue;
+		}
 		if (!buf) {
 			/* Nothing to copy it into: each sink counts it lost. */
 			sink_record(k, NULL, 0);

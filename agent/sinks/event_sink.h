@@ -54,11 +54,14 @@ void event_sink_flush(struct event_sink *s);
 
 /*
  * One record of the agent's own (an interval) to every sink: @text as text
- * sinks show it, and @json_fields, a JSON object's members after its "{"
- * and up to its closing "}\n", which each JSON sink opens with its envelope.
- * Either NULL: the record could not be made, and each sink counts it lost.
+ * sinks show it, @json_fields, a JSON object's members after its "{" and
+ * up to its closing "}\n", which each JSON sink opens with its envelope,
+ * and @counts (@counts_len bytes) for sinks that take the counts whole.
+ * One NULL: the record could not be made, and the sinks that take that
+ * form count it lost.
  */
-void event_sink_record(struct event_sink *s, const char *text, const char *json_fields);
+void event_sink_record(struct event_sink *s, const char *text, const char *json_fields,
+		       const struct sink_counts *counts, size_t counts_len);
 
 /* A failure that ends the run (stdout's): its errno, or 0. */
 int event_sink_end_err(struct event_sink *s);

@@ -30,7 +30,17 @@
 #define SINK_BUFFER_MIN (2U * SINK_CHUNK_SIZE)
 #define SINK_BUFFER_MAX (1U << 30)
 
-/* Whole lines, handed from the drain to a writer thread. */
+/*
+ * An interval's counts per source as a sink that takes them whole (IPFIX)
+ * gets them, in one chunk: this header, then @nr struct fbf_source_count.
+ */
+struct sink_counts {
+	__u64 start_ns, end_ns;		/* CLOCK_MONOTONIC: the interval */
+	__u32 nr;
+	__u32 pad;
+};
+
+/* Whole lines (or one struct sink_counts), handed from the drain to a writer thread. */
 struct sink_chunk {
 	struct sink_chunk *next;
 	size_t len;
@@ -70,6 +80,7 @@ struct sink {
 	char name[16];			/* "stdout", "file", "file2", "nats": summary keys */
 	const char *target;		/* the path or URL, for messages */
 	struct format fmt;		/* how its lines look */
+	bool takes_counts;		/* intervals as struct sink_counts, not lines */
 	size_t chunk_size;		/* its event chunks' size; 0: SINK_CHUNK_SIZE */
 	size_t buffer_bytes;		/* the bound on what it holds, two chunks at least */
 	void *priv;			/* the kind's own state */
