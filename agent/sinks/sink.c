@@ -353,10 +353,16 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 	       !(stops && *stops != stops_then)) {
 		/* A wait that shows is said once, and how to cut it short. */
 		if (!said && now - start >= SINK_STOP_ANNOUNCE_NS) {
+			size_t held = s->held;
+
+			/* Not under the lock: stderr may be as slow as the output. */
+			pthread_mutex_unlock(&s->lock);
 			pr_info("output %s: waiting up to %.1f s for it to take the %zu bytes it "
 				"holds; stop again to count them lost\n", s->name,
-				(deadline_ns - now) / 1e9, s->held);
+				(deadline_ns - now) / 1e9, held);
+			pthread_mutex_lock(&s->lock);
 			said = true;
+			continue;
 		}
 		ts = realtime_at(deadline_ns);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
