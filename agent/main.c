@@ -183,7 +183,6 @@ struct agent {
 	struct metrics_server *metrics;
 	struct event_ages ages;
 	struct iface_lock lock;
-	bool stale_removed;			/* the lock's record may be dropped at exit */
 	struct attach_spec spec;
 	struct attachment att;
 	struct ifwatch watch;
@@ -267,7 +266,6 @@ static int agent_attach(struct agent *a)
 	ret = stale_remove(a->ifindex, a->iface, &a->lock);
 	if (ret)
 		return ret;
-	a->stale_removed = true;
 	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock);
 	if (ret)
 		return ret;
@@ -420,11 +418,7 @@ static void agent_cleanup(struct agent *a)
 		aggregate_close(&a->ag);
 	ifwatch_stop(&a->watch);
 	attachment_close(&a->att);
-	/* Its record names nothing attached any more: leave no file behind. */
-	if (a->stale_removed && !a->att.attached)
-		iface_lock_drop(&a->lock);
-	else
-		iface_lock_release(&a->lock);
+	iface_lock_leave(&a->lock, a->att.attached);
 }
 
 int main(int argc, char **argv)

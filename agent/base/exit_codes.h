@@ -40,8 +40,9 @@
 	  "the message says where, and whether the program was detached there")	\
 	X(METRICS, 12, "cannot serve `--metrics`: address in use or not on this host",	\
 	  "use another port or address")							\
-	X(LOCK_DIR, 13, "cannot use the lock directory: missing, read-only, or its "	\
-	  "path too long", "name a writable one with `--lock-dir DIR`")
+	X(LOCK_DIR, 13, "cannot use the lock directory: cannot create it (a missing "	\
+	  "one is created), read-only, or its path too long",				\
+	  "name a writable one with `--lock-dir DIR`")
 
 enum agent_exit {
 #define AGENT_EXIT_ENUM(name, status, meaning, todo) AGENT_EXIT_##name = status,

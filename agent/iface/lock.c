@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Interface indexes are per network namespace, so the lock is named after
- * the namespace's inode too. The file is never removed: unlinking a lock file
- * lets a third agent lock a new file while a second still waits on the old.
+ * the namespace's inode too. A holder that leaves with nothing its record
+ * names attached removes the file, while it still holds the lock: an agent
+ * that opened the file just before then locks a file no one else opens, so
+ * whoever takes a lock checks that the file is still the one at its path,
+ * and opens the new one if not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +22,17 @@
 #include "iface/lock.h"
 #include "base/log.h"
 
-/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
 /* Agents that leave while this one takes the lock, before it gives up. */
 #define LOCK_TRIES 100
 
+static void lock_release(struct iface_lock *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}
+
+/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
 static int lock_fail(const char *what, const char *path)
 {
 	int err = errno;
@@ -117,7 +127,7 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 		if (lock_err || lock_is_current(l->fd, l->path))
 			break;
 		/* Removed under us by an agent that was leaving: take the one there now. */
-		iface_lock_release(l);
+		lock_release(l);
 		if (tries == LOCK_TRIES) {
 			errno = ESTALE;
 			return lock_fail("keep a lock file in", dir);
@@ -127,26 +137,29 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 		errno = lock_err;
 		if (errno != EWOULDBLOCK) {
 			ret = lock_fail("lock", l->path);
-			iface_lock_release(l);
+			lock_release(l);
 			return ret;
 		}
 		holder = record_read(l->fd);
-		if (holder.pid > 0)
-			pr_err("another agent (pid %ld) is attached to %s; "
-			       "stop it first\n", holder.pid, iface);
-		else
-			pr_err("another agent is attached to %s; stop it first\n",
-			       iface);
-		iface_lock_release(l);
-		return AGENT_EXIT_LOCKED;
+		lock_release(l);
+		return iface_lock_held(holder.pid, iface);
 	}
 
 	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
 	ret = record_write(l, l->prev.map_id);
 	if (ret)
-		iface_lock_release(l);
+		lock_release(l);
 	return ret;
+}
+
+int iface_lock_held(long pid, const char *iface)
+{
+	if (pid > 0)
+		pr_err("another agent (pid %ld) is attached to %s; stop it first\n", pid, iface);
+	else
+		pr_err("another agent is attached to %s; stop it first\n", iface);
+	return AGENT_EXIT_LOCKED;
 }
 
 int iface_lock_record(struct iface_lock *l, __u32 map_id)
@@ -154,17 +167,10 @@ int iface_lock_record(struct iface_lock *l, __u32 map_id)
 	return record_write(l, map_id);
 }
 
-void iface_lock_drop(struct iface_lock *l)
+void iface_lock_leave(struct iface_lock *l, bool attached)
 {
 	/* Removed while still held: whoever locks the file next finds it gone and retries. */
-	if (l->fd >= 0)
+	if (l->fd >= 0 && !attached && !l->prev.map_id)
 		unlink(l->path);
-	iface_lock_release(l);
-}
-
-void iface_lock_release(struct iface_lock *l)
-{
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	lock_release(l);
 }

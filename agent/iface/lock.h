@@ -10,11 +10,14 @@
  * same name: it is the one whose maps include that id. Map ids, like program
  * ids, are not reused short of wrapping around 2^31. A new holder carries
  * over the id its dead predecessor recorded until it has removed that
- * program.
+ * program. Whoever leaves with nothing the record names still attached
+ * removes the file (iface_lock_drop), so a file left behind is a dead
+ * agent's that may name a program still on the interface.
  */
 #ifndef AGENT_LOCK_H
 #define AGENT_LOCK_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #define AGENT_LOCK_DIR "/run/fizzbuzzfib"
@@ -40,13 +43,21 @@ struct iface_lock {
  */
 int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface);
 
+/*
+ * Say that another agent, @pid (0 if unknown), holds @iface, however it was
+ * started: its lock, or its program found with another --lock-dir. Returns
+ * AGENT_EXIT_LOCKED.
+ */
+int iface_lock_held(long pid, const char *iface);
+
 /* Record @map_id as ours. Returns 0 or an agent exit status after printing why. */
 int iface_lock_record(struct iface_lock *l, __u32 map_id);
 
-/* Let go of the lock and keep the file: its record may name a program left attached. */
-void iface_lock_release(struct iface_lock *l);
-
-/* Let go of the lock and remove the file: nothing it records is attached any more. */
-void iface_lock_drop(struct iface_lock *l);
+/*
+ * Let go of the lock. Remove the file, while still holding it, unless its
+ * record may name a program still attached, which the next holder must
+ * find: ours (@attached), or the dead holder's that was not removed.
+ */
+void iface_lock_leave(struct iface_lock *l, bool attached);
 
 #endif /* AGENT_LOCK_H */

@@ -259,3 +259,63 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	grep -q "stopped during the drain: $queued events left unread, counted as queued" "$ERR"
 	fbf_xdp_detached
 }
+
+@test "an agent that exits 6 or 8 leaves no lock file" {
+	local dir=$FBF_WORK/locks
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
+	[ "$status" -eq 6 ]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_stop_agent TERM
+
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
+	[ "$status" -eq 8 ]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+}
+
+# start_bg ERR LOCKDIR: an agent in the server namespace in the background,
+# its pid in STARTED.
+start_bg()
+{
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" --quiet \
+		--lock-dir "$2" 2>"$1" 3>&- &
+	STARTED=$!
+}
+
+@test "two agents started at once with other lock directories: one exits 6, as for a held lock" {
+	local round a b i loser winner lerr status
+
+	for round in 1 2 3 4 5; do
+		loser=
+		start_bg "$FBF_WORK/a.err" "$FBF_WORK/la"
+		a=$STARTED
+		start_bg "$FBF_WORK/b.err" "$FBF_WORK/lb"
+		b=$STARTED
+		# The one that loses leaves at once; bounded only to fail a hang.
+		for i in $(seq 300); do
+			kill -0 "$a" 2>/dev/null || { loser=$a winner=$b lerr=a; break; }
+			kill -0 "$b" 2>/dev/null || { loser=$b winner=$a lerr=b; break; }
+			if grep -q 'libxdp dispatcher' "$FBF_WORK/a.err" "$FBF_WORK/b.err"; then
+				kill -TERM "$a" "$b"
+				wait "$a" "$b" || true
+				skip "behind libxdp's dispatcher both agents attach: one lock directory per host"
+			fi
+			sleep 0.1
+		done
+		[ -n "$loser" ]
+		status=0
+		wait "$loser" || status=$?
+		cat "$FBF_WORK/$lerr.err"
+		[ "$status" -eq 6 ]
+		[ "$(wc -l <"$FBF_WORK/$lerr.err")" -eq 1 ]
+		grep -q "another agent (pid $winner) is attached to $FBF_VETH_SRV; stop it first" \
+			"$FBF_WORK/$lerr.err"
+		kill -TERM "$winner"
+		wait "$winner"
+		fbf_xdp_detached
+		[ -z "$(compgen -G "$FBF_WORK/l[ab]/*.lock")" ]
+	done
+}
