@@ -23,8 +23,18 @@
 
 struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	long e = libxdp_get_error(mp);
+	struct xdp_multiprog *mp;
+	long e;
+
+	/*
+	 * libxdp warns of a dispatcher whose pins it cannot read (someone
+	 * else's, or one pinned in another bpffs) and reads it as a single
+	 * program, which is what every caller then explains in its one line.
+	 */
+	log_hold();
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	log_release(false);
+	e = libxdp_get_error(mp);
 
 	*err = 0;
 	if (!e)

@@ -260,8 +260,8 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	fbf_xdp_detached
 }
 
-@test "an agent that exits 6 or 8 leaves no lock file" {
-	local dir=$FBF_WORK/locks
+@test "an agent that exits 6 or 8 leaves no lock file; a foreign dispatcher is one line" {
+	local dir=$FBF_WORK/locks dispatcher
 
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
@@ -272,6 +272,18 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
 	[ "$status" -eq 8 ]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+
+	# libxdp's own dispatcher, attached by hand, has no pins for libxdp to read.
+	dispatcher=$(ls /usr/lib/*/bpf/xdp-dispatcher.o 2>/dev/null | head -n 1)
+	[ -n "$dispatcher" ] || skip "no xdp-dispatcher.o from libxdp's package"
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$dispatcher" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --mode skb --lock-dir "$dir"
+	echo "$output"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"already runs XDP program xdp_dispatcher"* ]]
 	[ -z "$(ls -A "$dir")" ]
 	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
 }
