@@ -21,6 +21,7 @@
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
 #include "iface/ifwatch.h"
+#include "iface/leftover.h"
 #include "iface/lock.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
@@ -222,7 +223,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
 	escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
 	a->ifindex = if_nametoindex(opts->iface);
-	if (!a->ifindex) {
+	if (!a->ifindex && !opts->detach) {
 		pr_err("no interface '%s' in this network namespace; list them "
 		       "with 'ip link'\n", a->iface);
 		return AGENT_EXIT_NO_IFACE;
@@ -234,8 +235,8 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	signals_setup();
 
-	/* A port in use is a start-up error too. */
-	if (opts->metrics) {
+	/* A port in use is a start-up error too; --detach serves nothing. */
+	if (opts->metrics && !opts->detach) {
 		a->metrics_fd = metrics_listen(opts->metrics);
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
@@ -429,6 +430,8 @@ int main(int argc, char **argv)
 	ret = agent_setup(&a, argc, argv);
 	if (ret)
 		return ret;
+	if (a.opts.detach)
+		return leftover_remove(a.opts.lock_dir, a.ifindex, a.iface);
 	ret = agent_attach(&a);
 	if (!ret) {
 		ret = agent_serve(&a) ?: agent_run(&a);

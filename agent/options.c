@@ -27,7 +27,7 @@
 /* Options with no short form. */
 enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
-	OPT_MAX_SOURCES,
+	OPT_MAX_SOURCES, OPT_DETACH,
 };
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
@@ -102,6 +102,11 @@ static const struct argp_option argp_options[] = {
 	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)", 0 },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
 	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
+	{ "detach", OPT_DETACH, NULL, 0,
+	  "Attach nothing: remove the program a dead agent left on IFACE (the one its lock file "
+	  "records, never another) and that lock file, then exit, 0 if there was nothing to "
+	  "remove; for a service manager to run after every exit. Other options than --lock-dir, "
+	  "--json and -v are checked and ignored", 0 },
 	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
 	  "objects, one per line", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no events, only the summary", 0 },
@@ -257,6 +262,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			usage_error("--lock-dir: the directory name is empty");
 		opts->lock_dir = arg;
+		break;
+	case OPT_DETACH:
+		opts->detach = true;
 		break;
 	case 'j':
 		opts->json = true;

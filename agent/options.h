@@ -35,6 +35,7 @@ struct agent_options {
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
 	const char *lock_dir;		/* where the per-interface lock files live */
 	const char *metrics;		/* "ADDR:PORT" to serve Prometheus metrics on, or NULL */
+	bool detach;			/* attach nothing: remove what a dead agent left */
 	bool json;
 	bool quiet;
 	bool verbose;

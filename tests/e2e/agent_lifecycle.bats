@@ -260,6 +260,86 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	fbf_xdp_detached
 }
 
+# crash SIGNAL: start the agent, kill it with SIGNAL, which dumps core and so
+# skips every handler; check it died of it and left its program attached.
+crash()
+{
+	local status=0
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	CRASHED_ID=$(fbf_agent_prog_id "$ERR")
+	kill -"$1" "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	echo "SIG$1: exit $status"
+	[ "$status" -eq $((128 + $(kill -l "$1"))) ]
+	fbf_xdp_attached
+}
+
+@test "--detach: removes what an agent killed by a signal that dumps core left, and its lock" {
+	local sig lock
+
+	lock=$(lock_file)
+	ulimit -c 0	# no core files from the agents this kills
+	for sig in ABRT SEGV BUS TRAP SYS; do
+		crash "$sig"
+		[ -f "$lock" ]
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"removed stale xdp_fizzbuzzfib (prog id $CRASHED_ID) left on $FBF_VETH_SRV"* ]]
+		fbf_xdp_detached
+		[ ! -e "$lock" ]
+	done
+	# Nothing left: nothing to say, and success.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ ! -e "$lock" ]
+	# The options of a run are accepted, and nothing is served or attached.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach --quiet --stats-interval 1 \
+		--metrics 127.0.0.1:1
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--detach leaves alone a live agent's program (exit 6) and anyone else's (exit 0, or 8)" {
+	local before lock
+
+	lock=$(lock_file)
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 6 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"another agent (pid $FBF_AGENT_PID) is attached to $FBF_VETH_SRV; stop it first" ]]
+	# With another lock directory too: the program is known by who holds it.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach --lock-dir "$FBF_WORK/other"
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"another agent (pid $FBF_AGENT_PID) is attached to $FBF_VETH_SRV; stop it first" ]]
+	[ -z "$(ls -A "$FBF_WORK/other")" ]
+	fbf_xdp_attached
+	fbf_stop_agent TERM
+
+	# A program of another name is not the agent's to remove.
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	before=$(fbf_attached_prog_id)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 0 ]
+	[ "$(fbf_attached_prog_id)" = "$before" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+	# Nor an xdp_fizzbuzzfib no agent recorded: the run's exit 8, and its remedy.
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	before=$(fbf_attached_prog_id)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"no agent recorded as its own; remove it with"* ]]
+	[ "$(fbf_attached_prog_id)" = "$before" ]
+	[ ! -e "$lock" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+}
+
 @test "an agent that exits 6 or 8 leaves no lock file; a foreign dispatcher is one line" {
 	local dir=$FBF_WORK/locks dispatcher
 

@@ -51,6 +51,17 @@ teardown()
 	fbf_box systemctl daemon-reload
 }
 
+# dropin TEXT: the unit's settings for this test (teardown removes them).
+dropin()
+{
+	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
+	printf '%b' "$1" | fbf_box tee "/run/systemd/system/$UNIT.d/test.conf" >/dev/null
+	fbf_box systemctl daemon-reload
+}
+
+# The lock files left in the unit's lock directory, one a line.
+lock_files() { fbf_box find /run/fizzbuzzfib -name '*.lock'; }
+
 # The unit's journal since the test began; the journal can lag a little.
 unit_journal() { sleep 1; fbf_box journalctl -u "$UNIT" --after-cursor="$CURSOR" -o cat -q; }
 
@@ -112,14 +123,40 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	[[ "$(unit_journal)" == *"removed stale xdp_fizzbuzzfib (prog id $old) left on veth0"* ]]
 }
 
+@test "a crash or a watchdog kill, with no restart to follow: nothing left attached, no lock file" {
+	local how id journal
+
+	# Restart=no: what is left is what the unit's ExecStopPost= left, not what a new agent removed.
+	dropin '[Service]\nRestart=no\nWatchdogSec=1s\nTimeoutAbortSec=5s\n'
+	for how in ABRT SEGV BUS watchdog; do
+		fbf_box systemctl start "$UNIT"
+		id=$(status_id)
+		[ -n "$id" ] && [ "$(attached_id)" = "$id" ]
+		if [ "$how" = watchdog ]; then
+			# A loop that no longer runs says nothing: SIGSTOP stands in for a hang.
+			fbf_box kill -STOP "$(fbf_box_prop "$UNIT" MainPID)"
+		else
+			# Signals that dump core: no handler of the agent's runs.
+			fbf_box systemctl kill -s "$how" --kill-who=main "$UNIT"
+		fi
+		fbf_box_wait "$UNIT" ActiveState failed
+		echo "$how: prog id $id, result $(fbf_box_prop "$UNIT" Result)"
+		[ -z "$(attached_id)" ]
+		[ -z "$(lock_files)" ]
+		journal=$(unit_journal)
+		[[ "$journal" == *"removed stale xdp_fizzbuzzfib (prog id $id) left on veth0"* ]]
+		fbf_box systemctl reset-failed "$UNIT"
+	done
+	echo "$journal"
+	[[ "$journal" == *"Watchdog timeout"* ]]
+	[ "$(fbf_box_prop "$UNIT" WatchdogSignal)" = 6 ]	# SIGABRT, as the unit chooses
+}
+
 @test "watchdog: an idle agent keeps it fed; a stuck one is killed and restarted" {
 	local pid
 
 	# A short watchdog, so that the test waits seconds, not the unit's 30.
-	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
-	printf '[Service]\nWatchdogSec=1s\nTimeoutAbortSec=1s\n' |
-		fbf_box tee "/run/systemd/system/$UNIT.d/watchdog.conf" >/dev/null
-	fbf_box systemctl daemon-reload
+	dropin '[Service]\nWatchdogSec=1s\nTimeoutAbortSec=1s\n'
 	fbf_box systemctl start "$UNIT"
 	pid=$(fbf_box_prop "$UNIT" MainPID)
 	# No traffic: the drain loop sleeps, and still wakes to say it is alive.
@@ -160,7 +197,12 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 5 ]
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
 	[[ "$(unit_journal)" == *"Start request repeated too quickly"* ]]
+	# The unit's agents left nothing, and the one run by hand was left alone.
+	[ "$(lock_files | wc -l)" -eq 1 ]
+	[ -n "$(attached_id)" ]
 	fbf_box systemctl stop fbf-by-hand.service
+	[ -z "$(attached_id)" ]
+	[ -z "$(lock_files)" ]
 }
 
 @test "systemd-analyze security rates the running unit's sandbox OK (below 3.0)" {
