@@ -12,6 +12,15 @@ load ../../testing/nspawn/nspawn
 
 UNIT=fizzbuzzfib-agent@veth0.service
 
+# The interface, without IPv6 so that nothing but the test's frames reach it.
+veth_up()
+{
+	fbf_box ip link add veth0 type veth peer name veth1
+	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
+	fbf_box ip link set veth0 up
+	fbf_box ip link set veth1 up
+}
+
 setup_file()
 {
 	local why
@@ -23,11 +32,7 @@ setup_file()
 	fi
 	mkdir -p "$BATS_FILE_TMPDIR/box"
 	fbf_box_up "$BATS_FILE_TMPDIR/box" || { fbf_box_down; return 1; }
-	# The interface, without IPv6 so that nothing but the test's frames reach it.
-	fbf_box ip link add veth0 type veth peer name veth1
-	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
-	fbf_box ip link set veth0 up
-	fbf_box ip link set veth1 up
+	veth_up
 	# What systemd mounts on a host and PID 1 in a container does not: libxdp's dispatcher needs it.
 	fbf_box mkdir -p /sys/fs/bpf
 	fbf_box mount -t bpf bpf /sys/fs/bpf
@@ -214,4 +219,31 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	echo "exposure $score"
 	[ -n "$score" ]
 	awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'
+}
+
+# Last: the interface leaves the container's namespace, and comes back new.
+@test "its interface moved to another namespace: under the sandbox it detaches it there, exit 11" {
+	local id other=fbf-other journal i
+
+	dropin '[Service]\nRestart=no\n'
+	fbf_box ip netns add "$other"
+	fbf_box systemctl start "$UNIT"
+	id=$(status_id)
+	fbf_box ip link set veth0 netns "$other"
+	fbf_box_wait "$UNIT" ActiveState failed
+	journal=$(unit_journal)
+	echo "$journal"
+	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 11 ]
+	[[ "$journal" == *"interface veth0 moved to network namespace $other; xdp_fizzbuzzfib detached from it there"* ]]
+	run fbf_box ip -n "$other" -details link show veth0
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"prog/xdp"* ]]
+	[ -z "$(lock_files)" ]
+	# Its namespace gone, veth0 goes with it, and veth1 with its peer, a moment later.
+	fbf_box ip netns del "$other"
+	for i in $(seq 100); do
+		fbf_box ip link show veth1 >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	veth_up
 }
