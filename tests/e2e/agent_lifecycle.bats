@@ -158,7 +158,8 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	local args
 
 	for args in "" "--iface" "--bogus" "-i a -i b" "-i a -c 18446744073709551616" \
-		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir="; do
+		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir=" \
+		"-i a --quiet --aggregate 1"; do
 		# shellcheck disable=SC2086
 		run "$AGENT" $args
 		echo "agent $args: $output"
@@ -181,6 +182,9 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	run "$AGENT" -i "$(printf 'x%.0s' $(seq 5000))"
 	[ "$status" -eq 2 ]
 	[[ "$output" == "agent: --iface: an interface name is at most 15 bytes, and this one has 5000;"* ]]
+	# --aggregate's intervals are its only output, unless --metrics serves the counts.
+	run "$AGENT" -i a --quiet --aggregate 1
+	[[ "$output" == *"--quiet would hide --aggregate's intervals"* ]]
 	run "$AGENT" -i a --duration 0.0000000001
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"finer than a nanosecond (at most nine decimals)"* ]]
