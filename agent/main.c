@@ -276,7 +276,7 @@ static int agent_attach(struct agent *a)
 		.mode = xdp_mode_name(a->att.mode),
 		.start_ns = fbf_monotonic_ns(),
 	};
-	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode);
+	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode, xdp_program__id(a->att.prog));
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", a->iface, strerror(-err));

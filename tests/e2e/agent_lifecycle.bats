@@ -415,3 +415,75 @@ start_bg()
 		[ -z "$(compgen -G "$FBF_WORK/l[ab]/*.lock")" ]
 	done
 }
+
+# xdp_id NAME: the id of the program NAME on the server veth as xdp-loader
+# lists it, in libxdp's dispatcher or not; nothing if none.
+xdp_id()
+{
+	fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | awk -v name="$1" '$0 ~ " " name " " {
+		for (i = 1; i < NF; i++)	# the id is what the 16-digit tag follows
+			if ($i ~ /^[0-9]+$/ && $(i + 1) ~ /^[0-9a-f]+$/ && length($(i + 1)) == 16)
+				print $i
+	}'
+}
+
+# events_after N: wait until the agent has printed more than N events;
+# bounded only to fail a hang.
+events_after()
+{
+	local i
+
+	for i in $(seq 300); do
+		[ "$(wc -l <"$OUT")" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The agent's start line says whether it went through libxdp's dispatcher.
+need_dispatcher()
+{
+	grep -q 'libxdp dispatcher' "$ERR" && return 0
+	fbf_stop_agent INT
+	skip "libxdp's dispatcher does not load on this kernel (freplace refused): no other program can join the agent's"
+}
+
+@test "a program loaded and unloaded beside it through libxdp: it runs on, counted, and leaves nothing" {
+	local id pass before
+
+	fbf_agent_start "$OUT" "$ERR"
+	need_dispatcher
+	id=$(fbf_agent_prog_id "$ERR")
+	# libxdp builds a new dispatcher with both programs and swaps it in.
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	pass=$(xdp_id xdp_pass)
+	[ -n "$pass" ]
+	[ "$(xdp_id xdp_fizzbuzzfib)" = "$id" ]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	events_after "$before"
+	kill -0 "$FBF_AGENT_PID"
+	# And another without xdp_pass.
+	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --id "$pass"
+	[ -z "$(xdp_id xdp_pass)" ]
+	[ "$(xdp_id xdp_fizzbuzzfib)" = "$id" ]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	events_after "$before"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ ! -e "$(lock_file)" ]
+}
+
+@test "everything unloaded through libxdp under it: exit 10, nothing left, no lock file" {
+	fbf_agent_start "$OUT" "$ERR"
+	need_dispatcher
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+	wait_exit 30
+	[ "$EXIT" -eq 10 ]
+	grep -q "someone replaced or removed xdp_fizzbuzzfib on $FBF_VETH_SRV" "$ERR"
+	fbf_xdp_detached
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ ! -e "$(lock_file)" ]
+}
