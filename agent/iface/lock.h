@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One agent per interface: an flock on a file per (network namespace, ifindex).
+ * One agent per interface: an flock on a file per (network namespace, ifindex),
+ * and an abstract unix socket named after the ifindex, which another
+ * --lock-dir cannot put elsewhere (lock.c).
  *
  * The file holds one line, "PID MAP_ID\n": the holder's pid and the id of
  * the event map (queue or ring) of the program it answers for, 0 for none.
@@ -29,6 +31,7 @@ struct lock_record {
 
 struct iface_lock {
 	int fd;
+	int name_fd;	/* the abstract socket that --lock-dir cannot split; -1: none */
 	char path[256];
 	struct lock_record prev;	/* what the previous holder left */
 };
