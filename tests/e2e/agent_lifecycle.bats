@@ -3,7 +3,10 @@
 #
 # The edges of the agent's life as a daemon: closed standard fds, every
 # signal that would end it, its program replaced or its interface moved to
-# another namespace under it, running counters, the command line's errors.
+# another namespace under it, running counters, the command line's errors;
+# what signals that dump core leave and --detach removes, a second agent
+# however started, lock files after every exit, and other programs loaded
+# beside it through libxdp's dispatcher.
 
 load ../../testing/netns
 

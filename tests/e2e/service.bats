@@ -5,8 +5,10 @@
 # container booted from this machine's root (testing/nspawn/), with the agent
 # installed by make install and a veth pair of its own. Start with readiness,
 # traffic, the journal and a scrape, stop, SIGKILL and the restart that
-# removes what the killed agent left, the watchdog, a permanent error, and
-# the sandbox's exposure score.
+# removes what the killed agent left, crashes and a watchdog kill with no
+# restart after which ExecStopPost= left nothing, the watchdog, a permanent
+# error, the start limit, the interface moved to another namespace under the
+# sandbox, and the sandbox's exposure score.
 
 load ../../testing/nspawn/nspawn
 
