@@ -21,6 +21,7 @@
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
 #include "iface/ifwatch.h"
+#include "iface/leftover.h"
 #include "iface/lock.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
@@ -197,7 +198,6 @@ struct agent {
 	struct metrics_server *metrics;
 	struct event_ages ages;
 	struct iface_lock lock;
-	bool stale_removed;			/* the lock's record may be dropped at exit */
 	struct attach_spec spec;
 	struct attachment att;
 	struct ifwatch watch;
@@ -239,7 +239,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
 	escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
 	a->ifindex = if_nametoindex(opts->iface);
-	if (!a->ifindex) {
+	if (!a->ifindex && !opts->detach) {
 		pr_err("no interface '%s' in this network namespace; list them "
 		       "with 'ip link'\n", a->iface);
 		return AGENT_EXIT_NO_IFACE;
@@ -250,16 +250,18 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 
 	signals_setup(outputs_has(opts, OUTPUT_FILE));
 
-	/* A port in use is a start-up error too. */
-	if (opts->metrics) {
+	/* A port in use is a start-up error too; --detach serves nothing. */
+	if (opts->metrics && !opts->detach) {
 		a->metrics_fd = metrics_listen(opts->metrics);
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
 	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
-	ret = outputs_open(&a->sink, opts, a->iface_json, fbf_monotonic_ns());
-	if (ret)
-		return ret;
+	if (!opts->detach) {
+		ret = outputs_open(&a->sink, opts, a->iface_json, fbf_monotonic_ns());
+		if (ret)
+			return ret;
+	}
 	a->spec = (struct attach_spec){
 		.mode = opts->mode,
 		.transport = opts->transport,
@@ -286,7 +288,6 @@ static int agent_attach(struct agent *a)
 	ret = stale_remove(a->ifindex, a->iface, &a->lock);
 	if (ret)
 		return ret;
-	a->stale_removed = true;
 	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock);
 	if (ret)
 		return ret;
@@ -297,7 +298,7 @@ static int agent_attach(struct agent *a)
 		.json = a->opts.json,
 		.start_ns = fbf_monotonic_ns(),
 	};
-	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode);
+	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode, xdp_program__id(a->att.prog));
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", a->iface, strerror(-err));
@@ -445,11 +446,7 @@ static void agent_cleanup(struct agent *a)
 		aggregate_close(&a->ag);
 	ifwatch_stop(&a->watch);
 	attachment_close(&a->att);
-	/* Its record names nothing attached any more: leave no file behind. */
-	if (a->stale_removed && !a->att.attached)
-		iface_lock_drop(&a->lock);
-	else
-		iface_lock_release(&a->lock);
+	iface_lock_leave(&a->lock, a->att.attached);
 }
 
 int main(int argc, char **argv)
@@ -460,6 +457,8 @@ int main(int argc, char **argv)
 	ret = agent_setup(&a, argc, argv);
 	if (ret)
 		return ret;
+	if (a.opts.detach)
+		return leftover_remove(a.opts.lock_dir, a.ifindex, a.iface);
 	ret = agent_attach(&a);
 	if (!ret) {
 		ret = agent_serve(&a) ?: agent_run(&a);

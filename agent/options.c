@@ -31,6 +31,7 @@ enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
 	OPT_MAX_SOURCES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
 	OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS, OPT_NATS_CA,
+	OPT_DETACH,
 };
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
@@ -128,6 +129,11 @@ static const struct argp_option argp_options[] = {
 	  "CA certificates to verify the NATS servers with, over TLS", 0 },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
 	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
+	{ "detach", OPT_DETACH, NULL, 0,
+	  "Attach nothing: remove the program a dead agent left on IFACE (the one its lock file "
+	  "records, never another) and that lock file, then exit, 0 if there was nothing to "
+	  "remove; for a service manager to run after every exit. Other options than --lock-dir, "
+	  "--json and -v are checked and ignored", 0 },
 	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
 	  "objects, one per line", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no events, only the summary", 0 },
@@ -391,6 +397,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			usage_error("--lock-dir: the directory name is empty");
 		opts->lock_dir = arg;
 		break;
+	case OPT_DETACH:
+		opts->detach = true;
+		break;
 	case 'j':
 		opts->json = true;
 		break;
@@ -421,6 +430,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->aggregate_ns && opts->count)
 			usage_error("--aggregate sends no events, so --count would never stop it; "
 				    "use --duration");
+		if (opts->aggregate_ns && opts->quiet && !opts->metrics)
+			usage_error("--quiet would hide --aggregate's intervals, its only output; "
+				    "drop --quiet, or read the counts from --metrics");
 		break;
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */

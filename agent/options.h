@@ -54,6 +54,7 @@ struct agent_options {
 	const char *nats_ca;		/* a CA file for TLS to NATS, or NULL */
 	const char *needs_file;		/* an option given that only a file --output takes */
 	const char *needs_nats;		/* ... that only a NATS --output takes */
+	bool detach;			/* attach nothing: remove what a dead agent left */
 	bool json;
 	bool quiet;
 	bool verbose;

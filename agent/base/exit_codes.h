@@ -40,8 +40,9 @@
 	  "the message says where, and whether the program was detached there")	\
 	X(METRICS, 12, "cannot serve `--metrics`: address in use or not on this host",	\
 	  "use another port or address")							\
-	X(LOCK_DIR, 13, "cannot use the lock directory: missing, read-only, or its "	\
-	  "path too long", "name a writable one with `--lock-dir DIR`")			\
+	X(LOCK_DIR, 13, "cannot use the lock directory: cannot create it (a missing "	\
+	  "one is created), read-only, or its path too long",				\
+	  "name a writable one with `--lock-dir DIR`")					\
 	X(OUTPUT, 14, "cannot open an `--output` at start: a file that cannot be "	\
 	  "created, a NATS server that cannot be reached, or a stream it refuses",	\
 	  "the message names the output and why")

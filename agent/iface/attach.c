@@ -42,8 +42,7 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	case -EEXIST:
 	case -EBUSY:
 		log_release(false);
-		ifstate_explain_busy(a->ifindex, a->iface, mode);
-		return AGENT_EXIT_XDP_BUSY;
+		return ifstate_explain_busy(a->ifindex, a->iface, mode);
 	}
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);

@@ -23,8 +23,18 @@
 
 struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	long e = libxdp_get_error(mp);
+	struct xdp_multiprog *mp;
+	long e;
+
+	/*
+	 * libxdp warns of a dispatcher whose pins it cannot read (someone
+	 * else's, or one pinned in another bpffs) and reads it as a single
+	 * program, which is what every caller then explains in its one line.
+	 */
+	log_hold();
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	log_release(false);
+	e = libxdp_get_error(mp);
 
 	*err = 0;
 	if (!e)
@@ -172,20 +182,32 @@ static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, con
 	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
 }
 
-int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
+/*
+ * An xdp_fizzbuzzfib on @mp that another live process holds is another
+ * agent's, whatever its --lock-dir: say so as a held lock is said, and
+ * return AGENT_EXIT_LOCKED; 0 if there is none.
+ */
+static int other_agent(struct xdp_multiprog *mp, const char *iface)
+{
+	struct xdp_program *p = multiprog_find(mp, 0);
+	long holder = p ? prog_holder(xdp_program__id(p)) : 0;
+
+	return holder ? iface_lock_held(holder, iface) : 0;
+}
+
+int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 {
 	__u32 map_id = lock->prev.map_id, id;
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	char buf[128];
-	long holder;
 	int ret, err;
 
 	ret = progs_read(ifindex, iface, &mp);
-	if (ret || !mp)
+	if (ret)
 		return ret;
 
-	p = map_id ? multiprog_find(mp, map_id) : NULL;
+	p = mp && map_id ? multiprog_find(mp, map_id) : NULL;
 	if (p) {
 		id = xdp_program__id(p);
 		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
@@ -199,22 +221,22 @@ int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
 		pr_info("removed stale %s (prog id %u) left on %s by agent pid %ld, "
 			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
 		ret = progs_read(ifindex, iface, &mp);
-		if (ret || !mp)
+		if (ret)
 			return ret;
 	}
+	/* What the dead holder recorded is not attached (any more): nothing keeps its file. */
+	lock->prev.map_id = 0;
+	if (!mp)
+		return 0;
 
 	/*
 	 * Same name, but no agent recorded it here: another agent's, started
 	 * with another --lock-dir, if a process still holds it (removing it
 	 * would take that agent's program away), else someone else's to remove.
 	 */
-	p = multiprog_find(mp, 0);
-	if (p && (holder = prog_holder(xdp_program__id(p)))) {
-		pr_err("another agent (pid %ld) runs %s (prog id %u) on %s, with another lock "
-		       "directory; stop it first\n", holder, FBF_PROG_NAME, xdp_program__id(p),
-		       iface);
-		ret = AGENT_EXIT_LOCKED;
-	} else if (p) {
+	ret = other_agent(mp, iface);
+	p = ret ? NULL : multiprog_find(mp, 0);
+	if (p) {
 		explain_foreign(mp, p, iface);
 		ret = AGENT_EXIT_XDP_BUSY;
 	}
@@ -222,16 +244,19 @@ int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock)
 	return ret;
 }
 
-void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode)
+int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode)
 {
 	struct xdp_multiprog *mp;
 	struct xdp_program *main_prog;
 	enum xdp_attach_mode have;
-	int err;
+	int err, ret = AGENT_EXIT_XDP_BUSY;
 
 	mp = ifstate_progs(ifindex, &err);
 	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
-	if (main_prog && xdp_multiprog__is_legacy(mp)) {
+	/* An agent with another --lock-dir that attached first, between our look and our attach. */
+	if (mp && (err = other_agent(mp, iface))) {
+		ret = err;
+	} else if (main_prog && xdp_multiprog__is_legacy(mp)) {
 		pr_err("%s already runs XDP program %s (prog id %u), which was "
 		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
 		       "interface; see 'xdp-loader status %s'\n", iface,
@@ -245,6 +270,7 @@ void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode m
 		       "share it; see 'xdp-loader status %s'\n", iface, iface);
 	}
 	xdp_multiprog__close(mp);
+	return ret;
 }
 
 enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode)

@@ -30,16 +30,20 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err);
  * Detach the program the previous holder of @lock recorded (the one using
  * the recorded map), if it is still on @ifindex: that agent died without
  * detaching it. Only call it while holding the lock: then no live agent
- * owns it. Any other xdp_fizzbuzzfib is left alone, and makes this
- * AGENT_EXIT_XDP_BUSY. Returns 0 or an agent exit status after saying why.
+ * owns it. Then clears lock->prev.map_id: nothing recorded is attached.
+ * Any other xdp_fizzbuzzfib is left alone, and makes this
+ * AGENT_EXIT_LOCKED if a live process holds it (an agent with another
+ * --lock-dir), else AGENT_EXIT_XDP_BUSY. Returns 0 or an agent exit status
+ * after saying why.
  */
-int stale_remove(int ifindex, const char *iface, const struct iface_lock *lock);
+int stale_remove(int ifindex, const char *iface, struct iface_lock *lock);
 
 /*
  * libxdp could not add the program (-EEXIST/-EBUSY): say what is there,
- * since the remedy differs.
+ * since the remedy differs. Returns AGENT_EXIT_LOCKED if it is another
+ * agent's program, else AGENT_EXIT_XDP_BUSY.
  */
-void ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode);
+int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode);
 
 /*
  * The mode to attach in: with --mode auto (XDP_MODE_UNSPEC), that of a

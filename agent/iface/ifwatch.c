@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "iface/ifwatch.h"
 #include "userspace_util.h"
 
@@ -55,11 +56,17 @@ static int link_events_open(void)
 	return fd;
 }
 
-int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode)
+int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode, __u32 own_id)
 {
 	int err;
 
-	*w = (struct ifwatch){ .ifindex = ifindex, .mode = mode, .nl_fd = -1, .new_nsid = -1 };
+	*w = (struct ifwatch){
+		.ifindex = ifindex,
+		.mode = mode,
+		.own_id = own_id,
+		.nl_fd = -1,
+		.new_nsid = -1,
+	};
 	/* Whatever fails here, the interface's disappearance is still seen. */
 	err = attached_id(ifindex, mode, &w->prog_id);
 	w->nl_fd = link_events_open();
@@ -140,6 +147,32 @@ static void dellink_wait(struct ifwatch *w)
 	}
 }
 
+/*
+ * Whether the libxdp dispatcher now on the interface runs the agent's
+ * program: another program loaded or unloaded beside it makes libxdp build
+ * a new dispatcher, link the same component programs into it and swap it
+ * in atomically, so ours is either in the new one or was removed.
+ */
+static bool dispatcher_runs_own(const struct ifwatch *w)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	bool found = false;
+
+	/* A dispatcher whose pins libxdp cannot read is not ours; its warning says nothing more. */
+	log_hold();
+	mp = xdp_multiprog__get_from_ifindex(w->ifindex);
+	log_release(false);
+	if (libxdp_get_error(mp))
+		return false;
+	if (!xdp_multiprog__is_legacy(mp))
+		for (p = xdp_multiprog__next_prog(NULL, mp); p && !found;
+		     p = xdp_multiprog__next_prog(p, mp))
+			found = xdp_program__id(p) == w->own_id;
+	xdp_multiprog__close(mp);
+	return found;
+}
+
 enum ifwatch_state ifwatch_check(struct ifwatch *w)
 {
 	__u32 id;
@@ -152,6 +185,10 @@ enum ifwatch_state ifwatch_check(struct ifwatch *w)
 	/* An error here (a race with a delete) is judged at the next check. */
 	if (!w->prog_id || attached_id(w->ifindex, w->mode, &id) || id == w->prog_id)
 		return IFWATCH_OK;
+	if (id && w->own_id != w->prog_id && dispatcher_runs_own(w)) {
+		w->prog_id = id;
+		return IFWATCH_OK;
+	}
 	/* A device being deleted loses its program before it leaves the namespace. */
 	dellink_wait(w);
 	if (w->left)

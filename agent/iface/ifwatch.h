@@ -27,6 +27,7 @@ struct ifwatch {
 	enum xdp_attach_mode mode;
 	__u32 prog_id;		/* attached by the agent: its program or the dispatcher;
 				 * 0: unknown, so a replacement goes unnoticed */
+	__u32 own_id;		/* the agent's program, in the dispatcher or alone */
 	int nl_fd;		/* rtnetlink socket subscribed to link events; -1: none */
 	bool left;		/* its RTM_DELLINK arrived: deleted or moved */
 	int new_nsid;		/* IFWATCH_MOVED: where to, as this namespace names it */
@@ -34,15 +35,18 @@ struct ifwatch {
 };
 
 /*
- * Start watching @ifindex, on which the agent has just attached in @mode.
- * Returns 0 or -errno; without link events (-errno from the socket) a move
- * is reported as IFWATCH_GONE.
+ * Start watching @ifindex, on which the agent has just attached its
+ * program @own_id in @mode. Returns 0 or -errno; without link events
+ * (-errno from the socket) a move is reported as IFWATCH_GONE.
  */
-int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode);
+int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode, __u32 own_id);
 
 /*
- * Where things stand now. Cheap: one syscall or three. Only when the device
- * or the program is gone does it wait for the kernel's RTM_DELLINK (a
+ * Where things stand now. Cheap: one syscall or three. A new libxdp
+ * dispatcher that still runs the agent's program (libxdp builds one
+ * whenever another program is loaded or unloaded beside it) is the agent's
+ * too, and watched from then on. Only when the device or the program is
+ * gone does it wait for the kernel's RTM_DELLINK (a
  * deleted device loses its program first): up to a second while the device
  * is still listed, and for a device that has left, until the message comes.
  */

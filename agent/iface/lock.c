@@ -1,28 +1,42 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Interface indexes are per network namespace, so the lock is named after
- * the namespace's inode too. The file is never removed: unlinking a lock file
- * lets a third agent lock a new file while a second still waits on the old.
+ * the namespace's inode too. A holder that leaves with nothing its record
+ * names attached removes the file, while it still holds the lock: an agent
+ * that opened the file just before then locks a file no one else opens, so
+ * whoever takes a lock checks that the file is still the one at its path,
+ * and opens the new one if not.
  */
+#define _GNU_SOURCE /* struct ucred */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "base/exit_codes.h"
 #include "iface/lock.h"
 #include "base/log.h"
 
-/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
 /* Agents that leave while this one takes the lock, before it gives up. */
 #define LOCK_TRIES 100
 
+static void lock_release(struct iface_lock *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+}
+
+/* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
 static int lock_fail(const char *what, const char *path)
 {
 	int err = errno;
@@ -89,13 +103,76 @@ static int record_write(struct iface_lock *l, __u32 map_id)
 	return 0;
 }
 
-int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
+/* Connections to a holder's name that no one accepts, before a look at it finds no pid. */
+#define NAME_BACKLOG 128
+
+/* "@fizzbuzzfib/ifindex-N", an abstract name: one per network namespace. */
+static socklen_t name_of(struct sockaddr_un *sa, int ifindex)
+{
+	*sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	return offsetof(struct sockaddr_un, sun_path) + 1 +
+	       snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "fizzbuzzfib/ifindex-%d",
+			ifindex);
+}
+
+/* The pid of the process that holds @sa: it listens, so a connection tells. 0 if unknown. */
+static long name_holder(const struct sockaddr_un *sa, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct ucred cred = {};
+	socklen_t size = sizeof(cred);
+	long pid = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!connect(fd, (const struct sockaddr *)sa, len) &&
+	    !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &size))
+		pid = cred.pid;
+	close(fd);
+	return pid;
+}
+
+/*
+ * The half of the lock that --lock-dir cannot split: an abstract unix
+ * socket named after the ifindex, which the kernel keeps per network
+ * namespace and frees when the process ends, however it ends. Two agents
+ * started at once with different lock directories both find the interface
+ * free of programs and both attach where libxdp's dispatcher shares it;
+ * only one of them can bind the name. A system that refuses the socket
+ * still has the file's half. 0, or AGENT_EXIT_LOCKED after saying so.
+ */
+static int name_take(struct iface_lock *l, int ifindex, const char *iface)
+{
+	struct sockaddr_un sa;
+	socklen_t len = name_of(&sa, ifindex);
+	int fd, err;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (!bind(fd, (struct sockaddr *)&sa, len) && !listen(fd, NAME_BACKLOG)) {
+		l->name_fd = fd;
+		return 0;
+	}
+	err = errno;
+	close(fd);
+	return err == EADDRINUSE ? iface_lock_held(name_holder(&sa, len), iface) : 0;
+}
+
+static void name_release(struct iface_lock *l)
+{
+	if (l->name_fd >= 0)
+		close(l->name_fd);
+	l->name_fd = -1;
+}
+
+/* The file's half: see lock.h. 0 or an agent exit status after saying why. */
+static int file_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
 	struct lock_record holder;
 	struct stat netns;
 	int ret, tries, lock_err;
 
-	*l = (struct iface_lock){ .fd = -1 };
 	if (stat("/proc/self/ns/net", &netns)) {
 		pr_err("cannot identify the network namespace from /proc/self/ns/net: %s\n",
 		       strerror(errno));
@@ -117,7 +194,7 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 		if (lock_err || lock_is_current(l->fd, l->path))
 			break;
 		/* Removed under us by an agent that was leaving: take the one there now. */
-		iface_lock_release(l);
+		lock_release(l);
 		if (tries == LOCK_TRIES) {
 			errno = ESTALE;
 			return lock_fail("keep a lock file in", dir);
@@ -127,26 +204,42 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 		errno = lock_err;
 		if (errno != EWOULDBLOCK) {
 			ret = lock_fail("lock", l->path);
-			iface_lock_release(l);
+			lock_release(l);
 			return ret;
 		}
 		holder = record_read(l->fd);
-		if (holder.pid > 0)
-			pr_err("another agent (pid %ld) is attached to %s; "
-			       "stop it first\n", holder.pid, iface);
-		else
-			pr_err("another agent is attached to %s; stop it first\n",
-			       iface);
-		iface_lock_release(l);
-		return AGENT_EXIT_LOCKED;
+		lock_release(l);
+		return iface_lock_held(holder.pid, iface);
 	}
 
 	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
 	ret = record_write(l, l->prev.map_id);
 	if (ret)
-		iface_lock_release(l);
+		lock_release(l);
 	return ret;
+}
+
+int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
+{
+	int ret;
+
+	*l = (struct iface_lock){ .fd = -1, .name_fd = -1 };
+	ret = name_take(l, ifindex, iface);
+	if (!ret)
+		ret = file_take(l, dir, ifindex, iface);
+	if (ret)
+		name_release(l);
+	return ret;
+}
+
+int iface_lock_held(long pid, const char *iface)
+{
+	if (pid > 0)
+		pr_err("another agent (pid %ld) is attached to %s; stop it first\n", pid, iface);
+	else
+		pr_err("another agent is attached to %s; stop it first\n", iface);
+	return AGENT_EXIT_LOCKED;
 }
 
 int iface_lock_record(struct iface_lock *l, __u32 map_id)
@@ -154,17 +247,11 @@ int iface_lock_record(struct iface_lock *l, __u32 map_id)
 	return record_write(l, map_id);
 }
 
-void iface_lock_drop(struct iface_lock *l)
+void iface_lock_leave(struct iface_lock *l, bool attached)
 {
 	/* Removed while still held: whoever locks the file next finds it gone and retries. */
-	if (l->fd >= 0)
+	if (l->fd >= 0 && !attached && !l->prev.map_id)
 		unlink(l->path);
-	iface_lock_release(l);
-}
-
-void iface_lock_release(struct iface_lock *l)
-{
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	lock_release(l);
+	name_release(l);
 }

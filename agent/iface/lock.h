@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One agent per interface: an flock on a file per (network namespace, ifindex).
+ * One agent per interface: an flock on a file per (network namespace, ifindex),
+ * and an abstract unix socket named after the ifindex, which another
+ * --lock-dir cannot put elsewhere (lock.c).
  *
  * The file holds one line, "PID MAP_ID\n": the holder's pid and the id of
  * the event map (queue or ring) of the program it answers for, 0 for none.
@@ -10,11 +12,14 @@
  * same name: it is the one whose maps include that id. Map ids, like program
  * ids, are not reused short of wrapping around 2^31. A new holder carries
  * over the id its dead predecessor recorded until it has removed that
- * program.
+ * program. Whoever leaves with nothing the record names still attached
+ * removes the file (iface_lock_drop), so a file left behind is a dead
+ * agent's that may name a program still on the interface.
  */
 #ifndef AGENT_LOCK_H
 #define AGENT_LOCK_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #define AGENT_LOCK_DIR "/run/fizzbuzzfib"
@@ -26,6 +31,7 @@ struct lock_record {
 
 struct iface_lock {
 	int fd;
+	int name_fd;	/* the abstract socket that --lock-dir cannot split; -1: none */
 	char path[256];
 	struct lock_record prev;	/* what the previous holder left */
 };
@@ -40,13 +46,21 @@ struct iface_lock {
  */
 int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface);
 
+/*
+ * Say that another agent, @pid (0 if unknown), holds @iface, however it was
+ * started: its lock, or its program found with another --lock-dir. Returns
+ * AGENT_EXIT_LOCKED.
+ */
+int iface_lock_held(long pid, const char *iface);
+
 /* Record @map_id as ours. Returns 0 or an agent exit status after printing why. */
 int iface_lock_record(struct iface_lock *l, __u32 map_id);
 
-/* Let go of the lock and keep the file: its record may name a program left attached. */
-void iface_lock_release(struct iface_lock *l);
-
-/* Let go of the lock and remove the file: nothing it records is attached any more. */
-void iface_lock_drop(struct iface_lock *l);
+/*
+ * Let go of the lock. Remove the file, while still holding it, unless its
+ * record may name a program still attached, which the next holder must
+ * find: ours (@attached), or the dead holder's that was not removed.
+ */
+void iface_lock_leave(struct iface_lock *l, bool attached);
 
 #endif /* AGENT_LOCK_H */

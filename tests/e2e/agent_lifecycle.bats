@@ -3,7 +3,10 @@
 #
 # The edges of the agent's life as a daemon: closed standard fds, every
 # signal that would end it, its program replaced or its interface moved to
-# another namespace under it, running counters, the command line's errors.
+# another namespace under it, running counters, the command line's errors;
+# what signals that dump core leave and --detach removes, a second agent
+# however started, lock files after every exit, and other programs loaded
+# beside it through libxdp's dispatcher.
 
 load ../../testing/netns
 
@@ -158,7 +161,8 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	local args
 
 	for args in "" "--iface" "--bogus" "-i a -i b" "-i a -c 18446744073709551616" \
-		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir="; do
+		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir=" \
+		"-i a --quiet --aggregate 1"; do
 		# shellcheck disable=SC2086
 		run "$AGENT" $args
 		echo "agent $args: $output"
@@ -181,6 +185,9 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	run "$AGENT" -i "$(printf 'x%.0s' $(seq 5000))"
 	[ "$status" -eq 2 ]
 	[[ "$output" == "agent: --iface: an interface name is at most 15 bytes, and this one has 5000;"* ]]
+	# --aggregate's intervals are its only output, unless --metrics serves the counts.
+	run "$AGENT" -i a --quiet --aggregate 1
+	[[ "$output" == *"--quiet would hide --aggregate's intervals"* ]]
 	run "$AGENT" -i a --duration 0.0000000001
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"finer than a nanosecond (at most nine decimals)"* ]]
@@ -261,4 +268,223 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[ "$delivered" -eq $((written + $(fbf_summary_value "$ERR" stdout_lost))) ]
 	grep -q "stopped during the drain: $queued events left unread, counted as queued" "$ERR"
 	fbf_xdp_detached
+}
+
+# crash SIGNAL: start the agent, kill it with SIGNAL, which dumps core and so
+# skips every handler; check it died of it and left its program attached.
+crash()
+{
+	local status=0
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	CRASHED_ID=$(fbf_agent_prog_id "$ERR")
+	kill -"$1" "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	echo "SIG$1: exit $status"
+	[ "$status" -eq $((128 + $(kill -l "$1"))) ]
+	fbf_xdp_attached
+}
+
+@test "--detach: removes what an agent killed by a signal that dumps core left, and its lock" {
+	local sig lock
+
+	lock=$(lock_file)
+	ulimit -c 0	# no core files from the agents this kills
+	for sig in ABRT SEGV BUS TRAP SYS; do
+		crash "$sig"
+		[ -f "$lock" ]
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"removed stale xdp_fizzbuzzfib (prog id $CRASHED_ID) left on $FBF_VETH_SRV"* ]]
+		fbf_xdp_detached
+		[ ! -e "$lock" ]
+	done
+	# Nothing left: nothing to say, and success.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ ! -e "$lock" ]
+	# The options of a run are accepted, and nothing is served or attached.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach --quiet --stats-interval 1 \
+		--metrics 127.0.0.1:1
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--detach leaves alone a live agent's program (exit 6) and anyone else's (exit 0, or 8)" {
+	local before lock
+
+	lock=$(lock_file)
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 6 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"another agent (pid $FBF_AGENT_PID) is attached to $FBF_VETH_SRV; stop it first" ]]
+	# With another lock directory too: the program is known by who holds it.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach --lock-dir "$FBF_WORK/other"
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"another agent (pid $FBF_AGENT_PID) is attached to $FBF_VETH_SRV; stop it first" ]]
+	[ -z "$(ls -A "$FBF_WORK/other")" ]
+	fbf_xdp_attached
+	fbf_stop_agent TERM
+
+	# A program of another name is not the agent's to remove.
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	before=$(fbf_attached_prog_id)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 0 ]
+	[ "$(fbf_attached_prog_id)" = "$before" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+	# Nor an xdp_fizzbuzzfib no agent recorded: the run's exit 8, and its remedy.
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	before=$(fbf_attached_prog_id)
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --detach
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"no agent recorded as its own; remove it with"* ]]
+	[ "$(fbf_attached_prog_id)" = "$before" ]
+	[ ! -e "$lock" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+}
+
+@test "an agent that exits 6 or 8 leaves no lock file; a foreign dispatcher is one line" {
+	local dir=$FBF_WORK/locks dispatcher
+
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
+	[ "$status" -eq 6 ]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_stop_agent TERM
+
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$FBF_BUILD/fizzbuzzfib.bpf.o" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --lock-dir "$dir"
+	[ "$status" -eq 8 ]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+
+	# libxdp's own dispatcher, attached by hand, has no pins for libxdp to read.
+	dispatcher=$(ls /usr/lib/*/bpf/xdp-dispatcher.o 2>/dev/null | head -n 1)
+	[ -n "$dispatcher" ] || skip "no xdp-dispatcher.o from libxdp's package"
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric obj "$dispatcher" sec xdp
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --mode skb --lock-dir "$dir"
+	echo "$output"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"already runs XDP program xdp_dispatcher"* ]]
+	[ -z "$(ls -A "$dir")" ]
+	fbf_in_srv ip link set dev "$FBF_VETH_SRV" xdpgeneric off
+}
+
+# start_bg ERR LOCKDIR: an agent in the server namespace in the background,
+# its pid in STARTED.
+start_bg()
+{
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" --quiet \
+		--lock-dir "$2" 2>"$1" 3>&- &
+	STARTED=$!
+}
+
+@test "two agents started at once with other lock directories: one exits 6, as for a held lock" {
+	local round a b i loser winner lerr status
+
+	for round in 1 2 3 4 5; do
+		loser=
+		start_bg "$FBF_WORK/a.err" "$FBF_WORK/la"
+		a=$STARTED
+		start_bg "$FBF_WORK/b.err" "$FBF_WORK/lb"
+		b=$STARTED
+		# The one that loses leaves at once; bounded only to fail a hang.
+		for i in $(seq 300); do
+			kill -0 "$a" 2>/dev/null || { loser=$a winner=$b lerr=a; break; }
+			kill -0 "$b" 2>/dev/null || { loser=$b winner=$a lerr=b; break; }
+			sleep 0.1
+		done
+		[ -n "$loser" ]
+		status=0
+		wait "$loser" || status=$?
+		cat "$FBF_WORK/$lerr.err"
+		[ "$status" -eq 6 ]
+		[ "$(wc -l <"$FBF_WORK/$lerr.err")" -eq 1 ]
+		grep -q "another agent (pid $winner) is attached to $FBF_VETH_SRV; stop it first" \
+			"$FBF_WORK/$lerr.err"
+		kill -TERM "$winner"
+		wait "$winner"
+		fbf_xdp_detached
+		[ -z "$(compgen -G "$FBF_WORK/l[ab]/*.lock")" ]
+	done
+}
+
+# xdp_id NAME: the id of the program NAME on the server veth as xdp-loader
+# lists it, in libxdp's dispatcher or not; nothing if none.
+xdp_id()
+{
+	fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | awk -v name="$1" '$0 ~ " " name " " {
+		for (i = 1; i < NF; i++)	# the id is what the 16-digit tag follows
+			if ($i ~ /^[0-9]+$/ && $(i + 1) ~ /^[0-9a-f]+$/ && length($(i + 1)) == 16)
+				print $i
+	}'
+}
+
+# events_after N: wait until the agent has printed more than N events;
+# bounded only to fail a hang.
+events_after()
+{
+	local i
+
+	for i in $(seq 300); do
+		[ "$(wc -l <"$OUT")" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The agent's start line says whether it went through libxdp's dispatcher.
+need_dispatcher()
+{
+	grep -q 'libxdp dispatcher' "$ERR" && return 0
+	fbf_stop_agent INT
+	skip "libxdp's dispatcher does not load on this kernel (freplace refused): no other program can join the agent's"
+}
+
+@test "a program loaded and unloaded beside it through libxdp: it runs on, counted, and leaves nothing" {
+	local id pass before
+
+	fbf_agent_start "$OUT" "$ERR"
+	need_dispatcher
+	id=$(fbf_agent_prog_id "$ERR")
+	# libxdp builds a new dispatcher with both programs and swaps it in.
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	pass=$(xdp_id xdp_pass)
+	[ -n "$pass" ]
+	[ "$(xdp_id xdp_fizzbuzzfib)" = "$id" ]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	events_after "$before"
+	kill -0 "$FBF_AGENT_PID"
+	# And another without xdp_pass.
+	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --id "$pass"
+	[ -z "$(xdp_id xdp_pass)" ]
+	[ "$(xdp_id xdp_fizzbuzzfib)" = "$id" ]
+	before=$(wc -l <"$OUT")
+	fbf_traffic 1
+	events_after "$before"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ ! -e "$(lock_file)" ]
+}
+
+@test "everything unloaded through libxdp under it: exit 10, nothing left, no lock file" {
+	fbf_agent_start "$OUT" "$ERR"
+	need_dispatcher
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+	wait_exit 30
+	[ "$EXIT" -eq 10 ]
+	grep -q "someone replaced or removed xdp_fizzbuzzfib on $FBF_VETH_SRV" "$ERR"
+	fbf_xdp_detached
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ ! -e "$(lock_file)" ]
 }

@@ -5,12 +5,23 @@
 # container booted from this machine's root (testing/nspawn/), with the agent
 # installed by make install and a veth pair of its own. Start with readiness,
 # traffic, the journal and a scrape, stop, SIGKILL and the restart that
-# removes what the killed agent left, the watchdog, a permanent error, and
-# the sandbox's exposure score.
+# removes what the killed agent left, crashes and a watchdog kill with no
+# restart after which ExecStopPost= left nothing, the watchdog, a permanent
+# error, the start limit, the interface moved to another namespace under the
+# sandbox, and the sandbox's exposure score.
 
 load ../../testing/nspawn/nspawn
 
 UNIT=fizzbuzzfib-agent@veth0.service
+
+# The interface, without IPv6 so that nothing but the test's frames reach it.
+veth_up()
+{
+	fbf_box ip link add veth0 type veth peer name veth1
+	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
+	fbf_box ip link set veth0 up
+	fbf_box ip link set veth1 up
+}
 
 setup_file()
 {
@@ -23,11 +34,7 @@ setup_file()
 	fi
 	mkdir -p "$BATS_FILE_TMPDIR/box"
 	fbf_box_up "$BATS_FILE_TMPDIR/box" || { fbf_box_down; return 1; }
-	# The interface, without IPv6 so that nothing but the test's frames reach it.
-	fbf_box ip link add veth0 type veth peer name veth1
-	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
-	fbf_box ip link set veth0 up
-	fbf_box ip link set veth1 up
+	veth_up
 	# What systemd mounts on a host and PID 1 in a container does not: libxdp's dispatcher needs it.
 	fbf_box mkdir -p /sys/fs/bpf
 	fbf_box mount -t bpf bpf /sys/fs/bpf
@@ -50,6 +57,17 @@ teardown()
 	fbf_box rm -rf "/run/systemd/system/$UNIT.d" /etc/default/fizzbuzzfib-agent@veth0
 	fbf_box systemctl daemon-reload
 }
+
+# dropin TEXT: the unit's settings for this test (teardown removes them).
+dropin()
+{
+	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
+	printf '%b' "$1" | fbf_box tee "/run/systemd/system/$UNIT.d/test.conf" >/dev/null
+	fbf_box systemctl daemon-reload
+}
+
+# The lock files left in the unit's lock directory, one a line.
+lock_files() { fbf_box find /run/fizzbuzzfib -name '*.lock'; }
 
 # The unit's journal since the test began; the journal can lag a little.
 unit_journal() { sleep 1; fbf_box journalctl -u "$UNIT" --after-cursor="$CURSOR" -o cat -q; }
@@ -112,14 +130,40 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	[[ "$(unit_journal)" == *"removed stale xdp_fizzbuzzfib (prog id $old) left on veth0"* ]]
 }
 
+@test "a crash or a watchdog kill, with no restart to follow: nothing left attached, no lock file" {
+	local how id journal
+
+	# Restart=no: what is left is what the unit's ExecStopPost= left, not what a new agent removed.
+	dropin '[Service]\nRestart=no\nWatchdogSec=1s\nTimeoutAbortSec=5s\n'
+	for how in ABRT SEGV BUS watchdog; do
+		fbf_box systemctl start "$UNIT"
+		id=$(status_id)
+		[ -n "$id" ] && [ "$(attached_id)" = "$id" ]
+		if [ "$how" = watchdog ]; then
+			# A loop that no longer runs says nothing: SIGSTOP stands in for a hang.
+			fbf_box kill -STOP "$(fbf_box_prop "$UNIT" MainPID)"
+		else
+			# Signals that dump core: no handler of the agent's runs.
+			fbf_box systemctl kill -s "$how" --kill-who=main "$UNIT"
+		fi
+		fbf_box_wait "$UNIT" ActiveState failed
+		echo "$how: prog id $id, result $(fbf_box_prop "$UNIT" Result)"
+		[ -z "$(attached_id)" ]
+		[ -z "$(lock_files)" ]
+		journal=$(unit_journal)
+		[[ "$journal" == *"removed stale xdp_fizzbuzzfib (prog id $id) left on veth0"* ]]
+		fbf_box systemctl reset-failed "$UNIT"
+	done
+	echo "$journal"
+	[[ "$journal" == *"Watchdog timeout"* ]]
+	[ "$(fbf_box_prop "$UNIT" WatchdogSignal)" = 6 ]	# SIGABRT, as the unit chooses
+}
+
 @test "watchdog: an idle agent keeps it fed; a stuck one is killed and restarted" {
 	local pid
 
 	# A short watchdog, so that the test waits seconds, not the unit's 30.
-	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
-	printf '[Service]\nWatchdogSec=1s\nTimeoutAbortSec=1s\n' |
-		fbf_box tee "/run/systemd/system/$UNIT.d/watchdog.conf" >/dev/null
-	fbf_box systemctl daemon-reload
+	dropin '[Service]\nWatchdogSec=1s\nTimeoutAbortSec=1s\n'
 	fbf_box systemctl start "$UNIT"
 	pid=$(fbf_box_prop "$UNIT" MainPID)
 	# No traffic: the drain loop sleeps, and still wakes to say it is alive.
@@ -160,7 +204,12 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 5 ]
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
 	[[ "$(unit_journal)" == *"Start request repeated too quickly"* ]]
+	# The unit's agents left nothing, and the one run by hand was left alone.
+	[ "$(lock_files | wc -l)" -eq 1 ]
+	[ -n "$(attached_id)" ]
 	fbf_box systemctl stop fbf-by-hand.service
+	[ -z "$(attached_id)" ]
+	[ -z "$(lock_files)" ]
 }
 
 @test "systemd-analyze security rates the running unit's sandbox OK (below 3.0)" {
@@ -172,4 +221,31 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 	echo "exposure $score"
 	[ -n "$score" ]
 	awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'
+}
+
+# Last: the interface leaves the container's namespace, and comes back new.
+@test "its interface moved to another namespace: under the sandbox it detaches it there, exit 11" {
+	local id other=fbf-other journal i
+
+	dropin '[Service]\nRestart=no\n'
+	fbf_box ip netns add "$other"
+	fbf_box systemctl start "$UNIT"
+	id=$(status_id)
+	fbf_box ip link set veth0 netns "$other"
+	fbf_box_wait "$UNIT" ActiveState failed
+	journal=$(unit_journal)
+	echo "$journal"
+	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 11 ]
+	[[ "$journal" == *"interface veth0 moved to network namespace $other; xdp_fizzbuzzfib detached from it there"* ]]
+	run fbf_box ip -n "$other" -details link show veth0
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"prog/xdp"* ]]
+	[ -z "$(lock_files)" ]
+	# Its namespace gone, veth0 goes with it, and veth1 with its peer, a moment later.
+	fbf_box ip netns del "$other"
+	for i in $(seq 100); do
+		fbf_box ip link show veth1 >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	veth_up
 }

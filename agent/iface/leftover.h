@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --detach: take off what a dead agent left on the interface, without
+ * attaching anything. libxdp attaches through netlink, so a program outlives
+ * an agent killed by a signal it cannot catch (SIGKILL, or SIGABRT, SIGSEGV
+ * and the other signals that dump core); the next agent removes it, but a
+ * service manager that starts no next agent (a stop, the start limit) runs
+ * this after every exit instead: the unit's ExecStopPost=.
+ */
+#ifndef AGENT_LEFTOVER_H
+#define AGENT_LEFTOVER_H
+
+/*
+ * Take @iface's lock in @lock_dir, remove the program its dead holder
+ * recorded (stale_remove(): never any other) and the lock file. Nothing to
+ * remove is success, an @ifindex of 0 (no such interface) included.
+ * Returns 0 or an agent exit status after saying why: AGENT_EXIT_LOCKED if
+ * a live agent holds the interface, which is left alone.
+ */
+int leftover_remove(const char *lock_dir, int ifindex, const char *iface);
+
+#endif /* AGENT_LEFTOVER_H */
