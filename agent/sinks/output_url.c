@@ -76,6 +76,10 @@ int nats_url_parse(const char *rest, struct nats_url *u, const char **why)
 		       "spaces or wildcards, at most 255 bytes)";
 		return -EINVAL;
 	}
+	if (slash == rest) {
+		*why = "no server: use nats://HOST:PORT/SUBJECT";
+		return -EINVAL;
+	}
 	snprintf(u->subject, sizeof(u->subject), "%s", slash + 1);
 	for (p = rest; p < slash; p = comma + 1) {
 		comma = memchr(p, ',', slash - p);

@@ -286,6 +286,51 @@ crash()
 	fbf_xdp_attached
 }
 
+@test "a stop while stdout's reader stalls: detached at once, the unwritten lines counted lost" {
+	local events=20000 fifo=$FBF_WORK/stalled.fifo delivered written lost i
+
+	# A reader that holds the pipe open and never reads: the pipe fills, writes block.
+	mkfifo "$fifo"
+	exec 5<>"$fifo"
+	fbf_agent_start "$fifo" "$ERR" --queue-size "$events" --output-timeout 600
+	"$FBF_BUILD/testing/drain_rate" fill "$(fbf_attached_prog_id)" "$events"
+	kill -TERM "$FBF_AGENT_PID"
+	# Detached while it still waits for stdout (600 s), not after.
+	for i in $(seq 100); do
+		fbf_xdp_detached && break
+		sleep 0.1
+	done
+	fbf_xdp_detached
+	kill -0 "$FBF_AGENT_PID"
+	for i in $(seq 100); do
+		grep -q "output stdout: waiting up to" "$ERR" && break
+		sleep 0.1
+	done
+	grep -q "output stdout: waiting up to .* stop again to count them lost" "$ERR"
+	# A second signal ends the wait; what the pipe holds is read after the exit.
+	kill -TERM "$FBF_AGENT_PID"
+	wait_exit 60
+	cat "$ERR"
+	[ "$EXIT" -eq 0 ]
+	# A read end first (a write end is still open, so the open does not wait), then
+	# no writer is left: cat reads what the pipe holds and sees its end.
+	exec 6<"$fifo"
+	exec 5>&-
+	timeout 10 cat <&6 >"$OUT"
+	exec 6<&-
+	delivered=$(fbf_summary_value "$ERR" delivered)
+	written=$(fbf_summary_value "$ERR" stdout_delivered)
+	lost=$(fbf_summary_value "$ERR" stdout_lost)
+	echo "delivered $delivered stdout_delivered $written stdout_lost $lost lines $(wc -l <"$OUT")"
+	[ "$delivered" -eq "$events" ]
+	[ "$lost" -gt 0 ]
+	# Whole lines only, each counted: the pipe took pieces of at most PIPE_BUF, whole or not.
+	[ "$written" -eq "$(wc -l <"$OUT")" ]
+	[ -z "$(tail -c 1 "$OUT")" ]
+	[ "$delivered" -eq $((written + lost)) ]
+	fbf_check_summary "$ERR" "$events"
+}
+
 @test "--detach: removes what an agent killed by a signal that dumps core left, and its lock" {
 	local sig lock
 

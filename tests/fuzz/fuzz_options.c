@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for the agent's option value parsers (agent/options.c).
+ * libFuzzer harness for the agent's option value parsers (agent/options.c) and
+ * --output's nats:// values (agent/sinks/output_url.c).
  * Input: one range byte, then the option value. Besides what the sanitizers
  * catch, every result is checked against the parsers' contract: 0, -EINVAL
  * or -ERANGE; the output untouched on failure; on success, a value in range
@@ -18,6 +19,7 @@
 #include "metrics/listen_addr.h"
 #include "options.h"
 #include "iface/xdp_mode.h"
+#include "sinks/output_url.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 
@@ -117,6 +119,35 @@ static void fuzz_listen_addr(const char *s)
 	}
 }
 
+/*
+ * An accepted --output nats:// value: servers that NATS can dial (nats://,
+ * a port from 1 to 65535, no space) and a subject with no empty token, no
+ * wildcard and no space; a refused one says why.
+ */
+static void fuzz_nats_url(const char *s)
+{
+	static struct nats_url u;
+	const char *why = NULL, *p, *colon;
+	unsigned int i;
+
+	if (nats_url_parse(s, &u, &why)) {
+		check(why && *why, "refused without a reason", s);
+		return;
+	}
+	check(u.nr_servers >= 1 && u.nr_servers <= NATS_URL_SERVERS_MAX, "server count", s);
+	for (i = 0; i < u.nr_servers; i++) {
+		check(!strncmp(u.servers[i], "nats://", 7), "server without nats://", s);
+		colon = strrchr(u.servers[i], ':');
+		check(colon && colon > u.servers[i] + 7 && atoi(colon + 1) >= 1 &&
+		      atoi(colon + 1) <= 65535, "server without a port in range", s);
+		/* After the scheme: HOST:PORT, no space, no slash. */
+		for (p = u.servers[i] + 7; *p; p++)
+			check(*p > ' ' && *p != '/', "server with a space or a slash", s);
+	}
+	check(u.subject[0] && u.subject[0] != '.' && !strstr(u.subject, ".."), "empty token", s);
+	check(!strpbrk(u.subject, " *>\t\n"), "subject with a wildcard or a space", s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const __u64 bounds[][2] = {
@@ -148,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_seconds(s, AGENT_DURATION_MAX_S);
 	fuzz_seconds(s, data[0]);
 	fuzz_listen_addr(s);
+	fuzz_nats_url(s);
 	free(s);
 	return 0;
 }

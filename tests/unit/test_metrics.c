@@ -52,11 +52,22 @@ static void test_exposition_of_known_counters(void **state)
 			.not_sampled = 4, .queue_full = 4, .queue_busy = 1,
 		},
 		.delivered = 70,
+		.sinks = { { .name = "stdout", .delivered = 70 },
+			   { .name = "nats", .delivered = 60, .lost = 10 } },
+		.nr_sinks = 2,
 	};
 	char *text;
 
 	(void)state;
 	text = format(&s);
+	assert_line(text, "fizzbuzzfib_sink_events_total{device=\"eth0\",sink=\"stdout\","
+			  "result=\"delivered\"} 70");
+	assert_line(text, "fizzbuzzfib_sink_events_total{device=\"eth0\",sink=\"stdout\","
+			  "result=\"lost\"} 0");
+	assert_line(text, "fizzbuzzfib_sink_events_total{device=\"eth0\",sink=\"nats\","
+			  "result=\"delivered\"} 60");
+	assert_line(text, "fizzbuzzfib_sink_events_total{device=\"eth0\",sink=\"nats\","
+			  "result=\"lost\"} 10");
 	assert_line(text, "fizzbuzzfib_build_info{version=\"1.2.3\",transport=\"queue\","
 			  "mode=\"native\"} 1");
 	assert_line(text, "fizzbuzzfib_packets_total{device=\"eth0\"} 104");
