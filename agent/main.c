@@ -465,5 +465,11 @@ int main(int argc, char **argv)
 		ret = agent_stop(&a, ret);
 	}
 	agent_cleanup(&a);
+	/*
+	 * An output's writer still stuck in a write (counted lost already) must
+	 * not meet the libraries' exit handlers: leave without them.
+	 */
+	if (event_sink_stuck(&a.sink))
+		_exit(ret);
 	return ret;
 }

@@ -156,5 +156,14 @@ void event_sink_free(struct event_sink *s)
 
 	for (i = 0; i < s->nr; i++)
 		sink_free(&s->sinks[i]);
-	s->nr = 0;
+}
+
+bool event_sink_stuck(const struct event_sink *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->sinks[i].thread_started)
+			return true;
+	return false;
 }

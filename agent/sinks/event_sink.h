@@ -86,4 +86,7 @@ static inline __u64 event_sink_offered(const struct event_sink *s)
 /* Safe on one never started. */
 void event_sink_free(struct event_sink *s);
 
+/* After event_sink_free(): an output's writer is still stuck in a write (a stalled reader). */
+bool event_sink_stuck(const struct event_sink *s);
+
 #endif /* AGENT_EVENT_SINK_H */
