@@ -40,8 +40,9 @@ static const char doc_head[] =
 	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address), of 1 in N "
 	"(--sample), or per interval the packets per class and the top sources, counted in the "
 	"kernel (--aggregate).\v"
-	"The agent stops on Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGALRM or any other signal that "
-	"would end it, and on --duration or --count. It then detaches the program first and "
+	"The agent stops on Ctrl-C, SIGTERM, SIGHUP (which reopens the files instead, with a "
+	"file --output), SIGQUIT, SIGALRM or any other signal that would end it, and on "
+	"--duration or --count. It then detaches the program first and "
 	"prints every event still queued, so --count N may print more than N lines; the summary "
 	"on stderr accounts for every packet and event. SIGUSR1 prints the running counters.";
 
@@ -114,7 +115,7 @@ static const struct argp_option argp_options[] = {
 	  "Keep K rotated files, PATH.1 the newest, 0..1000 (default: 5)", 0 },
 	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", 0,
 	  "What each output may hold while it cannot keep up; past it, events are counted lost "
-	  "(default: 4194304)", 0 },
+	  "(default: 4194304; at least two chunks, 1 MiB for NATS)", 0 },
 	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", 0,
 	  "At exit, how long the outputs may take to write what they hold; the rest is counted "
 	  "lost (default: 5)", 0 },

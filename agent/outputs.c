@@ -30,8 +30,10 @@ bool outputs_has(const struct agent_options *opts, enum output_kind kind)
 static int output_open(struct sink *k, const char *url, const struct agent_options *opts,
 		       const char *run_id, const char **kind)
 {
+	static unsigned int nats_outputs;
+	char stream[288];
 	const struct sink_nats_options nats = {
-		.stream = opts->nats_stream,
+		.stream = stream,
 		.replicas = opts->nats_replicas,
 		.creds = opts->nats_creds,
 		.ca = opts->nats_ca,
@@ -45,6 +47,11 @@ static int output_open(struct sink *k, const char *url, const struct agent_optio
 		return sink_file_open(k, rest, opts->output_rotate_bytes, opts->output_keep);
 	case OUTPUT_NATS:
 		*kind = "nats";
+		/* A stream per NATS output, should each need one: NAME, NAME_2, ... */
+		if (++nats_outputs == 1)
+			snprintf(stream, sizeof(stream), "%s", opts->nats_stream);
+		else
+			snprintf(stream, sizeof(stream), "%s_%u", opts->nats_stream, nats_outputs);
 		return sink_nats_open(k, rest, &nats);
 	case OUTPUT_STDOUT:
 	default:

@@ -16,6 +16,8 @@
 void event_sink_init(struct event_sink *s, const char *host_json, const char *iface_json)
 {
 	memset(s, 0, sizeof(*s));
+	/* Once: the same event has the same time in every output. */
+	s->wall_offset_ns = format_wall_offset();
 	snprintf(s->envelope, sizeof(s->envelope), "{\"host\":\"%s\",\"iface\":\"%s\"",
 		 host_json, iface_json);
 }
@@ -39,7 +41,7 @@ int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, boo
 		snprintf(k->name, sizeof(k->name), "%s", kind);
 	else
 		snprintf(k->name, sizeof(k->name), "%s%u", kind, same);
-	format_init(&k->fmt, json, off_host ? s->envelope : NULL);
+	format_init(&k->fmt, json, off_host ? s->envelope : NULL, s->wall_offset_ns);
 	err = sink_start(k, buffer_bytes);
 
 	/* Counted in, so that event_sink_free() frees what it started. */

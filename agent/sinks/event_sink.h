@@ -27,6 +27,7 @@ struct event_sink {
 	struct sink sinks[EVENT_SINK_MAX];
 	unsigned int nr;		/* sinks[] in use */
 	char envelope[FORMAT_ENVELOPE_MAX]; /* for lines that leave the host */
+	__u64 wall_offset_ns;		/* one timeline for every output: format_wall_offset() */
 };
 
 /*

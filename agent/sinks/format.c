@@ -7,16 +7,21 @@
 #include "sinks/format.h"
 #include "userspace_util.h"
 
-void format_init(struct format *f, bool json, const char *envelope)
+__u64 format_wall_offset(void)
 {
 	struct timespec rt;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
+	return rt.tv_sec * 1000000000ULL + rt.tv_nsec - fbf_monotonic_ns();
+}
+
+void format_init(struct format *f, bool json, const char *envelope, __u64 wall_offset_ns)
+{
 	*f = (struct format){
 		.json = json,
 		.envelope = envelope,
 		.envelope_len = envelope ? strlen(envelope) : 0,
-		.wall_offset_ns = rt.tv_sec * 1000000000ULL + rt.tv_nsec - fbf_monotonic_ns(),
+		.wall_offset_ns = wall_offset_ns,
 		.wall_cached_secs = -1,
 	};
 }

@@ -24,8 +24,11 @@ struct format {
 	char wall_cached[24];		/* "YYYY-MM-DDTHH:MM:SS" of that second */
 };
 
-/* Its times on the timeline every line of this run uses. */
-void format_init(struct format *f, bool json, const char *envelope);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: taken once per run, for every output alike. */
+__u64 format_wall_offset(void);
+
+/* Times on the timeline @wall_offset_ns gives, which every output of a run shares. */
+void format_init(struct format *f, bool json, const char *envelope, __u64 wall_offset_ns);
 
 /* The longest event line, envelope aside; and with the longest envelope. */
 #define FORMAT_EVENT_MAX 192

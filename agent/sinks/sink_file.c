@@ -32,6 +32,7 @@ struct file_sink {
 	int fd;
 	__u64 rotate_bytes;	/* 0: never */
 	__u32 keep;		/* old files kept on rotation */
+	bool failing;		/* said that writes fail; say when they work again */
 };
 
 static int file_open_fd(struct file_sink *f)
@@ -78,9 +79,9 @@ static void file_drop_partial(struct file_sink *f, size_t partial)
 		(void)!ftruncate(f->fd, st.st_size - partial);
 }
 
-static int file_write(struct sink *s, struct sink_chunk *c)
+/* Open if need be, rotate if due, write. 0 or -errno. */
+static int file_write_chunk(struct sink *s, struct file_sink *f, struct sink_chunk *c)
 {
-	struct file_sink *f = s->priv;
 	const char *nl;
 	struct stat st;
 	int err;
@@ -101,6 +102,26 @@ static int file_write(struct sink *s, struct sink_chunk *c)
 		nl = memrchr(c->data, '\n', c->done);
 		file_drop_partial(f, c->done - (nl ? (size_t)(nl + 1 - c->data) : 0));
 	}
+	return err;
+}
+
+static int file_write(struct sink *s, struct sink_chunk *c)
+{
+	struct file_sink *f = s->priv;
+	char shown[PATH_MAX];
+	int err;
+
+	err = file_write_chunk(s, f, c);
+	/* Once per outage, not per chunk: a full disk fails every write. */
+	if (err != 0 && !f->failing) {
+		escape_log(shown, sizeof(shown), f->path);
+		pr_warn("output %s: cannot write to %s: %s; what it cannot take is counted lost, "
+			"and it tries again\n", s->name, shown, strerror(-err));
+	} else if (!err && f->failing) {
+		escape_log(shown, sizeof(shown), f->path);
+		pr_info("output %s: writing to %s again\n", s->name, shown);
+	}
+	f->failing = err != 0;
 	return err;
 }
 

@@ -42,6 +42,8 @@
  * by default (max_payload).
  */
 #define NATS_CHUNK_SIZE (512 * 1024)
+/* Below this a server's max_payload is not followed: a chunk holds a few lines at least. */
+#define NATS_CHUNK_MIN 4096
 /* How long the start waits for a server, per server of the list. */
 #define NATS_CONNECT_TIMEOUT_MS 2000
 
@@ -233,7 +235,6 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 
 	s->ops = &nats_ops;
 	s->priv = n;
-	s->chunk_size = NATS_CHUNK_SIZE;
 	s->target = url;
 	/* Its name for messages is the kind's: the sink is named only once started. */
 	snprintf(s->name, sizeof(s->name), "nats");
@@ -255,6 +256,11 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 		nats_close(s);
 		return AGENT_EXIT_OUTPUT;
 	}
+	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
+	s->chunk_size = NATS_CHUNK_SIZE;
+	if (natsConnection_GetMaxPayload(n->nc) >= NATS_CHUNK_MIN &&
+	    (size_t)natsConnection_GetMaxPayload(n->nc) < s->chunk_size)
+		s->chunk_size = natsConnection_GetMaxPayload(n->nc);
 	ret = nats_stream_ensure(s, n, o);
 	if (ret)
 		nats_close(s);
