@@ -37,3 +37,14 @@ $(WAKE_PROBE): $(call obj,testing/wake_probe.c testing/frames.c)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -lm -o $@
+
+# nats_stream: a JetStream stream read back message by message, for the NATS
+# output's suite (tests/e2e/outputs.bats); links nats.c (libnats-dev).
+NATS_STREAM := $(OUTPUT)/testing/nats_stream
+
+lab: $(NATS_STREAM)
+
+$(NATS_STREAM): $(call obj,testing/nats_stream.c)
+	$(call msg,BINARY,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(NATS_LIBS) -o $@
