@@ -7,6 +7,7 @@
 # `make stress` and `make fuzz` (docs/hardening.md).
 
 load ../../testing/netns
+load ../../testing/nats
 
 # Sanitizer reports end the process with a failure, and leaks count.
 SANITIZER_ENV=(
@@ -22,6 +23,7 @@ teardown()
 {
 	ip -n "$FBF_NS_SRV" link del fbfgone0 2>/dev/null || true
 	fbf_bats_teardown
+	fbf_nats_stop_all
 }
 
 # Every capability this kernel knows but those named: for capsh --drop.
@@ -101,6 +103,36 @@ run_with_caps()
 	[ "$(fbf_summary_value "$ERR" no_room)" -gt 0 ]
 	[ "$(fbf_summary_value "$ERR" aggregated_read)" -eq "$(fbf_summary_value "$ERR" aggregated)" ]
 	grep -q '"fibonacci":\[{"saddr":"[0-9.]*","packets":[0-9]*},{' "$OUT"
+}
+
+@test "the same with every output: stdout, a file rotated and reopened, NATS; no report" {
+	local agent=$FBF_BUILD/agent status=0 port dir=$FBF_WORK/outputs outputs=()
+
+	fbf_is_sanitized "$agent" || agent=$FBF_ROOT/build-sanitize/agent
+	fbf_is_sanitized "$agent" || skip "no sanitizer build of the agent: run make SANITIZE=1"
+	mkdir -p "$dir"
+	# NATS where it can run: the writer threads and nats.c's own under ASan too.
+	if [ -z "$(fbf_nats_skip_reason)" ]; then
+		fbf_nats_free_port port
+		fbf_nats_start single "$dir" "$port"
+		outputs=(--output "nats://127.0.0.1:$port/fbf.hardening")
+	fi
+	fbf_srv_start "$OUT" "$ERR" env "${SANITIZER_ENV[@]}" "$agent" --iface "$FBF_VETH_SRV" \
+		--duration 4 --output stdout --output "file:$dir/events.json" \
+		--output-rotate-bytes 4096 --output-keep 2 "${outputs[@]}"
+	fbf_traffic 3
+	kill -HUP "$FBF_AGENT_PID"
+	fbf_traffic 2
+	wait "$FBF_AGENT_PID" || status=$?
+	FBF_AGENT_PID=
+	cat "$ERR"
+	[ "$status" -eq 0 ]
+	if grep -E 'Sanitizer|runtime error' "$ERR"; then false; fi
+	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+	[ "$(fbf_summary_value "$ERR" file_delivered)" -eq "$(fbf_summary_value "$ERR" delivered)" ]
+	[ -z "${outputs[*]}" ] ||
+		[ "$(fbf_summary_value "$ERR" nats_delivered)" -eq "$(fbf_summary_value "$ERR" delivered)" ]
+	[ -e "$dir/events.json.1" ]
 }
 
 @test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
