@@ -431,9 +431,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->aggregate_ns && opts->count)
 			usage_error("--aggregate sends no events, so --count would never stop it; "
 				    "use --duration");
-		if (opts->aggregate_ns && opts->quiet && !opts->metrics)
+		if (opts->aggregate_ns && opts->quiet && !opts->metrics && !opts->nr_outputs)
 			usage_error("--quiet would hide --aggregate's intervals, its only output; "
-				    "drop --quiet, or read the counts from --metrics");
+				    "drop --quiet, send them to an --output, or read the counts "
+				    "from --metrics");
 		break;
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */
