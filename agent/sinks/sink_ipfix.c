@@ -307,7 +307,8 @@ static const struct sink_ops ipfix_ops = {
 /* A UDP socket connected to the collector: 0, or an exit status after one line. */
 static int ipfix_connect(struct sink *s, struct ipfix_sink *x)
 {
-	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_ADDRCONFIG };
+	/* No AI_ADDRCONFIG: it would refuse 127.0.0.1 on a host whose only address is loopback. */
+	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM };
 	struct addrinfo *ai, *a;
 	int err;
 
