@@ -12,9 +12,9 @@ fbf_ipfix_tools() { command -v nfcapd >/dev/null && command -v nfdump >/dev/null
 # the dynamic range, different for each caller.
 fbf_ipfix_port()
 {
-	local port i
+	local port
 
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		port=$((20000 + (RANDOM % 20000)))
 		fbf_in_srv ss -Hlun "sport = :$port" | grep -q . || { echo "$port"; return 0; }
 	done
@@ -26,14 +26,14 @@ fbf_ipfix_port()
 # until it listens (up to 5 s).
 fbf_nfcapd_start()
 {
-	local port=$1 dir=$2 i
+	local port=$1 dir=$2
 
 	mkdir -p "$dir"
 	# -t 3600: one file for the whole test, written when nfcapd stops.
 	nsenter --net="/run/netns/$FBF_NS_SRV" nfcapd -p "$port" -b 127.0.0.1 -w "$dir" \
 		-t 3600 -v >"$dir.log" 2>&1 3>&- &
 	FBF_NFCAPD_PID=$!
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		fbf_in_srv ss -Hlun "sport = :$port" | grep -q . && return 0
 		kill -0 "$FBF_NFCAPD_PID" 2>/dev/null || break
 		sleep 0.1
@@ -47,11 +47,9 @@ fbf_nfcapd_start()
 # for it (up to 10 s).
 fbf_nfcapd_stop()
 {
-	local i
-
 	[ -n "${FBF_NFCAPD_PID:-}" ] || return 0
 	kill -TERM "$FBF_NFCAPD_PID" 2>/dev/null || true
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		kill -0 "$FBF_NFCAPD_PID" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -32,7 +32,7 @@ first=10.216.0.0
 count=132726
 ns=fbf-ipfixb-$$
 work=$(mktemp -d /tmp/fbf-ipfixb.XXXXXX)
-sub= nats= nfcapd=
+sub='' nats='' nfcapd=''
 cleanup()
 {
 	if [ -n "$sub" ]; then
