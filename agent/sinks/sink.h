@@ -50,7 +50,8 @@ struct sink_chunk {
 	__u64 first_seq;		/* its first event's number; 0: no events */
 	size_t done;			/* bytes written so far (sink_progress) */
 	__u32 delivered;		/* records among them */
-	char data[];
+	/* Aligned: an interval's struct sink_counts and its __u64 counts are read in place. */
+	char data[] __attribute__((aligned(8)));
 };
 
 struct sink;
