@@ -221,3 +221,23 @@ usage_error()
 	grep 'New ipfix exporter' "$FLOWS.log"
 	grep -q 'New ipfix exporter.*Observation domain 4242 ' "$FLOWS.log"
 }
+
+@test "under AddressSanitizer and UBSan: intervals sent, refused and sent again, no report" {
+	local agent=$FBF_ROOT/build-sanitize/agent
+
+	fbf_is_sanitized "$agent" || skip "no sanitizer build of the agent: run make SANITIZE=1"
+	fbf_srv_start "$OUT" "$ERR" env ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:halt_on_error=1 \
+		UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 "$agent" \
+		--iface "$FBF_VETH_SRV" --aggregate 0.2 --output "ipfix://127.0.0.1:$PORT"
+	# Refused first, then taken.
+	flood "$FEW_FIRST" "$FEW_COUNT"
+	fbf_nfcapd_start "$PORT" "$FLOWS"
+	flood "$MANY_FIRST" "$MANY_COUNT"
+	sleep 0.5
+	fbf_stop_agent INT
+	fbf_nfcapd_stop
+	! grep -E 'runtime error|Sanitizer' "$ERR"
+	fbf_check_summary "$ERR" 0
+	[ "$(fbf_summary_value "$ERR" ipfix_delivered)" -ge 1 ]
+	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -ge 1 ]
+}
