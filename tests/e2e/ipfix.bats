@@ -136,11 +136,20 @@ intervals() { grep -c '"type":"interval"' "$1"; }
 	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -eq 0 ]
 }
 
+# sink_metric RESULT: fizzbuzzfib_sink_events_total of the ipfix output, from --metrics on PORT + 1.
+sink_metric()
+{
+	fbf_in_srv curl -sS --max-time 10 "http://127.0.0.1:$((PORT + 1))/metrics" |
+		awk -v r="result=\"$1\"" 'index($1, "fizzbuzzfib_sink_events_total{") == 1 &&
+			index($1, "sink=\"ipfix\"") && index($1, r) { print $2 }'
+}
+
 @test "no collector at the start, one started later: the intervals before it counted lost" {
 	local delivered lost n i
 
+	command -v curl >/dev/null || skip "curl is not installed"
 	fbf_agent_start "$OUT" "$ERR" --aggregate 0.2 --output "ipfix://127.0.0.1:$PORT" \
-		--output "file:$JSON"
+		--output "file:$JSON" --metrics "127.0.0.1:$((PORT + 1))"
 	flood "$FEW_FIRST" "$FEW_COUNT"
 	# Until the agent said so, in a bounded wait.
 	for i in $(seq 50); do
@@ -155,6 +164,9 @@ intervals() { grep -c '"type":"interval"' "$1"; }
 	done
 	flood "$FEW_FIRST" "$FEW_COUNT"
 	sleep 0.5
+	# The same counts in the metrics, as for every output.
+	[ "$(sink_metric lost)" -ge 1 ]
+	[ "$(sink_metric delivered)" -ge 1 ]
 	fbf_stop_agent TERM
 	fbf_nfcapd_stop
 
