@@ -18,9 +18,9 @@
  * makes the kernel report ECONNREFUSED (an ICMP port unreachable): on
  * loopback before the send returns, and the interval is counted lost;
  * from a remote host later, so that the interval sent then is the one
- * counted lost. UDP tells no more: a
- * collector that drops messages in its own buffer is not seen here, which
- * is why the sending is paced (IPFIX_PACE_*).
+ * counted lost. UDP tells no more: a collector that drops messages in its
+ * own buffer is not seen here, which is why the sending is paced
+ * (IPFIX_PACE_*).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -277,6 +277,9 @@ static int ipfix_write(struct sink *s, struct sink_chunk *c)
 		x->failing = false;
 		return 0;
 	}
+	/* Stopped waiting at exit (-ETIMEDOUT): sink_stop() says so, and counts it. */
+	if (ret == -ETIMEDOUT)
+		return ret;
 	if (!x->failing)
 		pr_warn("output %s: cannot send to ipfix://%s: %s; the interval is lost, and "
 			"each until the collector takes them again\n", s->name, s->target,
