@@ -253,3 +253,20 @@ usage_error()
 	[ "$(fbf_summary_value "$ERR" ipfix_delivered)" -ge 1 ]
 	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -ge 1 ]
 }
+
+@test "a stop that will not wait for an interval's 100 ms of pacing: counted lost, exit 0" {
+	fbf_nfcapd_start "$PORT" "$FLOWS"
+	fbf_agent_start "$OUT" "$ERR" --aggregate 3600 --output-timeout 0.02 \
+		--output "ipfix://127.0.0.1:$PORT"
+	flood "$MANY_FIRST" "$MANY_COUNT"
+	# 1,560 messages at 8 a half millisecond take 97 ms at the least, on any machine.
+	fbf_stop_agent INT
+	fbf_nfcapd_stop
+
+	fbf_check_summary "$ERR" 0
+	[ "$(fbf_summary_value "$ERR" ipfix_delivered)" -eq 0 ]
+	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -eq 1 ]
+	! grep -q 'cannot send to ipfix' "$ERR"
+	# What it sent before the stop reached nfcapd, and no more than that.
+	[ "$(fbf_nfdump_sources "$FLOWS" | wc -l)" -lt "$MANY_SOURCES" ]
+}
