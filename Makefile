@@ -93,6 +93,8 @@ CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 SYSTEMD_LIBS := $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
+FIXBUF_CFLAGS := $(shell pkg-config --cflags libfixbuf 2>/dev/null)
+FIXBUF_LIBS := $(shell pkg-config --libs libfixbuf 2>/dev/null || echo -lfixbuf -lglib-2.0)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The scripts find the build here.
@@ -163,7 +165,10 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 $(OUTPUT)/agent: $(AGENT_OBJS) $(LIB_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) $(NATS_LIBS) \
-		-lpthread -o $@
+		$(FIXBUF_LIBS) -lpthread -o $@
+
+# The IPFIX sink alone includes libfixbuf, and with it glib.
+$(call obj,agent/sinks/sink_ipfix.c): CFLAGS += $(FIXBUF_CFLAGS)
 
 # What make demo and make test need, installed if missing, said in a line.
 deps:

@@ -107,7 +107,8 @@ static const struct argp_option argp_options[] = {
 	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)", 0 },
 	{ "output", 'o', "URL", 0,
 	  "Where events go (or under --aggregate the intervals), repeatable: stdout (or -), "
-	  "file:PATH (NDJSON lines), nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream). "
+	  "file:PATH (NDJSON lines), nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream), "
+	  "ipfix://HOST:PORT[?domain=N] (IPFIX over UDP, with --aggregate). "
 	  "Default: stdout; with --output, stdout only if named", 0 },
 	{ "output-rotate-bytes", OPT_OUTPUT_ROTATE_BYTES, "N", 0,
 	  "Rotate file outputs once they would pass N bytes (at least 4096; default: never)", 0 },
@@ -192,6 +193,7 @@ static void seconds_option(const char *opt, const char *arg, __u64 max_s, const 
 static void output_option(struct agent_options *opts, const char *arg)
 {
 	char shown[ARG_SHOWN_SIZE];
+	struct ipfix_url ipfix;
 	struct nats_url *u;
 	const char *rest, *why;
 
@@ -205,9 +207,14 @@ static void output_option(struct agent_options *opts, const char *arg)
 			usage_error("--output '%s': %s", arg_shown(shown, arg), why);
 		free(u);
 		break;
+	case OUTPUT_IPFIX:
+		if (ipfix_url_parse(rest, &ipfix, &why))
+			usage_error("--output '%s': %s", arg_shown(shown, arg), why);
+		break;
 	default:
-		usage_error("--output '%s': use stdout, file:PATH or "
-			    "nats://HOST:PORT[,HOST:PORT...]/SUBJECT", arg_shown(shown, arg));
+		usage_error("--output '%s': use stdout, file:PATH, "
+			    "nats://HOST:PORT[,HOST:PORT...]/SUBJECT or ipfix://HOST:PORT",
+			    arg_shown(shown, arg));
 	}
 	if (opts->nr_outputs == AGENT_OUTPUTS_MAX)
 		usage_error("--output given more than %d times", AGENT_OUTPUTS_MAX);
@@ -428,6 +435,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->needs_nats && !has_output(opts, OUTPUT_NATS))
 			usage_error("%s sets how a NATS --output publishes, and none is given",
 				    opts->needs_nats);
+		if (!opts->aggregate_ns && has_output(opts, OUTPUT_IPFIX))
+			usage_error("--output ipfix:// exports each interval's packets per source, "
+				    "and without --aggregate there are no intervals; add --aggregate "
+				    "SECONDS");
 		if (opts->aggregate_ns && opts->count)
 			usage_error("--aggregate sends no events, so --count would never stop it; "
 				    "use --duration");

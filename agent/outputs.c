@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <linux/types.h>
 
 #include "base/escape.h"
@@ -53,6 +54,9 @@ static int output_open(struct sink *k, const char *url, const struct agent_optio
 		else
 			snprintf(stream, sizeof(stream), "%s_%u", opts->nats_stream, nats_outputs);
 		return sink_nats_open(k, rest, &nats);
+	case OUTPUT_IPFIX:
+		*kind = "ipfix";
+		return sink_ipfix_open(k, rest, if_nametoindex(opts->iface));
 	case OUTPUT_STDOUT:
 	default:
 		*kind = "stdout";
@@ -64,9 +68,10 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 		 __u64 start_ns)
 {
 	char host[256], host_json[ESCAPE_IFNAME_SIZE * 4], run_id[FORMAT_ENVELOPE_MAX];
-	const char *url, *kind;
+	const char *url, *kind, *rest;
 	unsigned int i, n;
 	struct sink *k;
+	bool off_host;
 	int ret, err;
 
 	if (gethostname(host, sizeof(host)))
@@ -85,8 +90,9 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 		ret = output_open(k, url, opts, run_id, &kind);
 		if (ret)
 			return ret;
-		err = event_sink_start(s, k, kind, strcmp(kind, "stdout") || opts->json,
-				       strcmp(kind, "stdout"), opts->output_buffer);
+		off_host = output_url_kind(url, &rest) != OUTPUT_STDOUT;
+		err = event_sink_start(s, k, kind, off_host || opts->json, off_host,
+				       opts->output_buffer);
 		if (err) {
 			pr_err("cannot start the writer of --output %s: %s\n", kind, strerror(-err));
 			return AGENT_EXIT_FAILURE;

@@ -22,6 +22,10 @@ enum output_kind output_url_kind(const char *url, const char **rest)
 		*rest = url + 7;
 		return OUTPUT_NATS;
 	}
+	if (!strncmp(url, "ipfix://", 8)) {
+		*rest = url + 8;
+		return OUTPUT_IPFIX;
+	}
 	return OUTPUT_INVALID;
 }
 
@@ -99,5 +103,58 @@ int nats_url_parse(const char *rest, struct nats_url *u, const char **why)
 		if (comma == slash)
 			break;
 	}
+	return 0;
+}
+
+/* "N" from 0 to 4294967295, digits only: an observation domain. */
+static bool domain_valid(const char *s, __u32 *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > 0xffffffffULL)
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
+{
+	const char *query = strchr(rest, '?'), *end = query ?: rest + strlen(rest), *host, *colon;
+	size_t host_len;
+
+	memset(u, 0, sizeof(*u));
+	*why = "use ipfix://HOST:PORT or ipfix://HOST:PORT?domain=N, the port from 1 to 65535";
+	if (!server_valid(rest, end - rest))
+		return -EINVAL;
+	colon = memrchr(rest, ':', end - rest);
+	host = rest;
+	host_len = colon - rest;
+	/* An IPv6 address is written in brackets, as in any URL. */
+	if (*host == '[') {
+		if (host_len < 3 || host[host_len - 1] != ']')
+			return -EINVAL;
+		host++;
+		host_len -= 2;
+	} else if (memchr(host, ':', host_len)) {
+		return -EINVAL;
+	}
+	if (host_len >= sizeof(u->host) || end - colon - 1 >= (long)sizeof(u->port))
+		return -EINVAL;
+	memcpy(u->host, host, host_len);
+	memcpy(u->port, colon + 1, end - colon - 1);
+	if (!query)
+		return 0;
+	if (strncmp(query, "?domain=", 8) || !domain_valid(query + 8, &u->domain)) {
+		*why = "the only parameter is ?domain=N, an observation domain from 0 to 4294967295";
+		return -EINVAL;
+	}
+	u->has_domain = true;
 	return 0;
 }

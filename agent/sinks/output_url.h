@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * --output's values: stdout (or -), file:PATH, nats://HOST:PORT[,HOST:PORT...]/SUBJECT.
+ * --output's values: stdout (or -), file:PATH, nats://HOST:PORT[,HOST:PORT...]/SUBJECT,
+ * ipfix://HOST:PORT[?domain=N].
  * Pure parsers, no I/O: the options check every value before anything opens.
  */
 #ifndef AGENT_OUTPUT_URL_H
 #define AGENT_OUTPUT_URL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 enum output_kind {
 	OUTPUT_INVALID,
 	OUTPUT_STDOUT,
 	OUTPUT_FILE,
 	OUTPUT_NATS,
+	OUTPUT_IPFIX,
 };
 
 /* The kind of @url, and in *rest what follows its scheme ("PATH", "HOST:PORT.../SUBJECT"). */
@@ -34,5 +38,22 @@ struct nats_url {
  * with *why saying what is wrong.
  */
 int nats_url_parse(const char *rest, struct nats_url *u, const char **why);
+
+#define IPFIX_HOST_SIZE 256
+#define IPFIX_PORT_SIZE 6
+
+struct ipfix_url {
+	char host[IPFIX_HOST_SIZE];	/* a name or an address; an IPv6 one without its [] */
+	char port[IPFIX_PORT_SIZE];
+	bool has_domain;		/* ?domain=N given; else the interface's index */
+	__u32 domain;			/* the observation domain */
+};
+
+/*
+ * Split "HOST:PORT[?domain=N]" (after "ipfix://"), an IPv6 HOST in
+ * brackets, N from 0 to 4294967295. 0, or -EINVAL with *why saying what is
+ * wrong.
+ */
+int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why);
 
 #endif /* AGENT_OUTPUT_URL_H */

@@ -50,7 +50,8 @@ struct sink_chunk {
 	__u64 first_seq;		/* its first event's number; 0: no events */
 	size_t done;			/* bytes written so far (sink_progress) */
 	__u32 delivered;		/* records among them */
-	char data[];
+	/* Aligned: an interval's struct sink_counts and its __u64 counts are read in place. */
+	char data[] __attribute__((aligned(8)));
 };
 
 struct sink;
@@ -175,5 +176,7 @@ struct sink_nats_options {
 int sink_stdout_open(struct sink *s);
 int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 keep);
 int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_options *o);
+/* @url after "ipfix://"; @ifindex: the ingressInterface, and the domain unless the URL names one. */
+int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex);
 
 #endif /* AGENT_SINK_H */

@@ -90,3 +90,22 @@ setup() { fbf_bench_setup; }
 	done
 	grep -qP '^agent/output/nats\tvs-stdout-percent\t' "$RESULTS/o.tsv"
 }
+
+@test "the IPFIX export benchmark writes BMF for every arm, nfcapd having every source" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	command -v nfcapd >/dev/null || skip "needs nfcapd and nfdump (make deps installs nfdump)"
+	command -v nats-server >/dev/null || skip "needs nats-server (make deps installs it)"
+	local arm
+
+	bench/kernel/ipfix_export.sh 1 >"$RESULTS/x.tsv"
+	bench/report.py samples "$RESULTS/x.tsv" "$RESULTS/ipfix.bmf.json"
+	check_bmf "$RESULTS/ipfix.bmf.json" agent/export-65536/quiet agent/export-65536/stdout \
+		agent/export-65536/ipfix agent/export-65536/nats
+	check_bmf_measures "$RESULTS/ipfix.bmf.json" agent/export-65536/ipfix:stop-ms \
+		agent/export-65536/ipfix:cpu-ms agent/export-65536/ipfix:writer-cpu-ms
+	# Not a speed: that each output sent the interval, and the collector has every source.
+	for arm in stdout ipfix nats; do
+		grep -qP "^agent/export-65536/$arm\tdelivered\t1\$" "$RESULTS/x.tsv"
+	done
+	grep -qP '^agent/export-65536/ipfix\tcollector-sources\t65536$' "$RESULTS/x.tsv"
+}

@@ -64,6 +64,12 @@ bench/kernel/output_rates.sh "${FBF_OUTPUT_ROUNDS:-3}" "${FBF_OUTPUT_EVENTS:-500
 bench/report.py samples "$results/outputs.tsv" "$results/outputs.bmf.json"
 
 echo
+echo "== macro: one interval of 65,536 sources exported: to --output ipfix:// (nfcapd on loopback),"
+echo "   beside the same interval to stdout and to NATS, and --quiet; SIGTERM to exit and CPU =="
+bench/kernel/ipfix_export.sh "${FBF_IPFIX_ROUNDS:-3}" >"$results/ipfix.tsv"
+bench/report.py samples "$results/ipfix.tsv" "$results/ipfix.bmf.json"
+
+echo
 echo "== macro: events or counts lost in make stress's flood (HTTP + raw frames), per transport"
 echo "   and --aggregate 1, and the agent's CPU share =="
 : >"$results/flood.tsv"
