@@ -33,8 +33,13 @@ int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pie
 	ssize_t n;
 
 	while (done < c->len) {
+		/* A stop that gave up waiting: what is written is counted, the rest lost. */
+		if (sink_given_up(s))
+			return -ECANCELED;
 		end = atomic_pieces ? piece_end(c, done) : c->len;
 		n = write(fd, c->data + done, end - done);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0 && errno == EAGAIN) {
 			/* Someone made it non-blocking: wait as a blocking write would. */
 			poll(&pfd, 1, -1);

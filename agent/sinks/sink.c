@@ -15,6 +15,17 @@
 #include "sinks/sink.h"
 #include "userspace_util.h"
 
+/*
+ * How sink_stop() gets a writer out of a write() blocked on a stalled
+ * reader: a signal only writer threads take, with a handler that does
+ * nothing and no SA_RESTART, so the write fails with EINTR. SIGURG's
+ * default is to ignore it, so one sent to the process from outside is
+ * harmless too.
+ */
+#define SINK_KICK_SIGNAL SIGURG
+/* How long a stop kicks a writer before it leaves it to the exit, and how often. */
+#define SINK_STOP_KICK_NS 200000000ULL
+#define SINK_STOP_KICK_POLL_NS 5000000ULL
 /* A stop that waits on an output longer than this says so. */
 #define SINK_STOP_ANNOUNCE_NS 100000000ULL
 /* After a failed write, the writer waits this long before the next: a full disk is not spun on. */
@@ -146,7 +157,7 @@ bool sink_given_up(struct sink *s)
 	bool given_up;
 
 	pthread_mutex_lock(&s->lock);
-	given_up = s->abandoned;
+	given_up = s->stop_now || s->abandoned;
 	pthread_mutex_unlock(&s->lock);
 	return given_up;
 }
@@ -287,8 +298,14 @@ static void *sink_writer(void *arg)
 	return NULL;
 }
 
+static void on_kick(int signo)
+{
+	(void)signo;
+}
+
 int sink_start(struct sink *s, size_t buffer_bytes)
 {
+	struct sigaction kick = { .sa_handler = on_kick };
 	sigset_t all, old;
 	int err;
 
@@ -305,9 +322,13 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	s->cur = chunk_new(s->chunk_size, true);
 	if (!s->cur)
 		return -ENOMEM;
-	/* Signals are the drain's: a writer blocked in write() must not take them. */
+	/* No SA_RESTART: the kick must end a blocked write(). */
+	sigemptyset(&kick.sa_mask);
+	sigaction(SINK_KICK_SIGNAL, &kick, NULL);
+	/* Signals are the drain's, but the kick: a writer must not take a stop signal. */
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	sigdelset(&all, SINK_KICK_SIGNAL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&s->thread, NULL, sink_writer, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
@@ -338,7 +359,7 @@ static struct timespec realtime_at(__u64 mono_ns)
 void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 	       sig_atomic_t stops_then)
 {
-	__u64 start = fbf_monotonic_ns(), now;
+	__u64 start = fbf_monotonic_ns(), now, kick_until;
 	bool stuck, said = false;
 	struct sink_chunk *c;
 	struct timespec ts;
@@ -375,6 +396,19 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 		chunk_recycle(s, c);
 	}
 	s->tail = &s->head;
+	/*
+	 * A writer still in a write is told to stop and kicked out of a blocked
+	 * write() (EINTR): it then counts what it wrote and loses the rest
+	 * itself, exactly. Only one that does not come back in time is left to
+	 * the exit, its chunk counted lost from what it had said by then.
+	 */
+	s->stop_now = true;
+	kick_until = fbf_monotonic_ns() + SINK_STOP_KICK_NS;
+	while (s->writing && fbf_monotonic_ns() < kick_until) {
+		pthread_kill(s->thread, SINK_KICK_SIGNAL);
+		ts = realtime_at(fbf_monotonic_ns() + SINK_STOP_KICK_POLL_NS);
+		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
+	}
 	stuck = s->writing;
 	if (stuck) {
 		note_lost(s, s->writing->records - s->writing->delivered);

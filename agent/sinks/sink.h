@@ -100,6 +100,7 @@ struct sink {
 	struct sink_chunk *writing;	/* the chunk the writer holds, or NULL */
 	bool reopen;			/* SIGHUP came */
 	bool closing;			/* write what is left, then stop */
+	bool stop_now;			/* the stop gave up waiting: write no more */
 	bool abandoned;			/* stopped while a write was stuck: count nothing more */
 	int end_err;			/* a failure that ends the run (stdout only); 0: none */
 	__u64 lost_pending;		/* lost since the last record that said so */
@@ -138,7 +139,11 @@ int sink_end_err(struct sink *s);
 /* For the kinds, on the writer thread: the first @done bytes of @c are written. */
 void sink_progress(struct sink *s, struct sink_chunk *c, size_t done);
 
-/* For the kinds, on the writer thread: sink_stop() stopped waiting; retry no more. */
+/*
+ * For the kinds, on the writer thread: sink_stop() stopped waiting; write
+ * and retry no more (return -ECANCELED). A blocked write() is interrupted
+ * (EINTR) when it is so.
+ */
 bool sink_given_up(struct sink *s);
 
 /* For the kinds: @err ends the run (stdout's reader is gone, say). */

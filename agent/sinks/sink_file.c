@@ -112,6 +112,8 @@ static int file_write(struct sink *s, struct sink_chunk *c)
 	int err;
 
 	err = file_write_chunk(s, f, c);
+	if (err == -ECANCELED)
+		return err; /* the stop gave up waiting: no failure of the file's */
 	/* Once per outage, not per chunk: a full disk fails every write. */
 	if (err != 0 && !f->failing) {
 		escape_log(shown, sizeof(shown), f->path);

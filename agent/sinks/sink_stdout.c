@@ -27,7 +27,8 @@ static int stdout_write(struct sink *s, struct sink_chunk *c)
 	if (sink_end_err(s))
 		return -sink_end_err(s);
 	err = fd_write_chunk(s, c, STDOUT_FILENO, o->atomic_pieces);
-	if (err)
+	/* Not a stop that gave up waiting: that ends the run already. */
+	if (err && err != -ECANCELED)
 		sink_end_run(s, -err);
 	return err;
 }
