@@ -32,7 +32,7 @@ teardown()
 	echo "# output:" && sed 's/^/#   /' <<<"$output"
 }
 
-agent_delivered() { sed -n 's/.* agent: summary .*delivered=\([0-9]*\).*/\1/p' "$1"; }
+agent_delivered() { sed -n 's/.* agent: summary .* delivered=\([0-9]*\).*/\1/p' "$1"; }
 
 # dhat_total FILE FIELD: 'bytes' or 'blocks' from DHAT's "Total:" line.
 dhat_total()
