@@ -116,7 +116,7 @@ static const struct argp_option argp_options[] = {
 	  "Keep K rotated files, PATH.1 the newest, 0..1000 (default: 5)", 0 },
 	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", 0,
 	  "What each output may hold while it cannot keep up; past it, events are counted lost "
-	  "(default: 4194304; at least two chunks, 1 MiB for NATS)", 0 },
+	  "(default: 4194304; raised to two chunks: 512 KiB, 1 MiB for NATS)", 0 },
 	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", 0,
 	  "At exit, how long the outputs may take to write what they hold; the rest is counted "
 	  "lost (default: 5)", 0 },

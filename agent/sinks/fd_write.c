@@ -26,17 +26,17 @@ static size_t piece_end(const struct sink_chunk *c, size_t from)
 	return nl ? (size_t)(nl + 1 - c->data) : c->len;
 }
 
-int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces)
+int fd_write_upto(struct sink *s, struct sink_chunk *c, size_t upto, int fd, bool atomic_pieces)
 {
 	size_t done = c->done, end;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	ssize_t n;
 
-	while (done < c->len) {
+	while (done < upto) {
 		/* A stop that gave up waiting: what is written is counted, the rest lost. */
 		if (sink_given_up(s))
 			return -ECANCELED;
-		end = atomic_pieces ? piece_end(c, done) : c->len;
+		end = atomic_pieces ? piece_end(c, done) : upto;
 		n = write(fd, c->data + done, end - done);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -51,4 +51,9 @@ int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pie
 		sink_progress(s, c, done);
 	}
 	return 0;
+}
+
+int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces)
+{
+	return fd_write_upto(s, c, c->len, fd, atomic_pieces);
 }

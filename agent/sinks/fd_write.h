@@ -16,4 +16,7 @@ struct sink_chunk;
  */
 int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces);
 
+/* The same, of @c's bytes up to @upto, the end of a line (a file's rotation point). */
+int fd_write_upto(struct sink *s, struct sink_chunk *c, size_t upto, int fd, bool atomic_pieces);
+
 #endif /* AGENT_FD_WRITE_H */

@@ -23,11 +23,14 @@
 
 #include "sinks/format.h"
 
-/* An event chunk's size, unless its kind sets another: one write of a few hundred lines. */
-#define SINK_CHUNK_SIZE (64 * 1024)
+/*
+ * An event chunk's size, unless its kind sets another: one hand-over to the
+ * writer, and one wake-up of it, per a few thousand lines.
+ */
+#define SINK_CHUNK_SIZE (256 * 1024)
 /* What each sink may hold, unless --output-buffer says otherwise. */
 #define SINK_BUFFER_DEFAULT (4U << 20)
-#define SINK_BUFFER_MIN (2U * SINK_CHUNK_SIZE)
+#define SINK_BUFFER_MIN (128U * 1024)
 #define SINK_BUFFER_MAX (1U << 30)
 
 /*
@@ -83,7 +86,7 @@ struct sink {
 	struct format fmt;		/* how its lines look */
 	bool takes_counts;		/* intervals as struct sink_counts, not lines */
 	size_t chunk_size;		/* its event chunks' size; 0: SINK_CHUNK_SIZE */
-	size_t buffer_bytes;		/* the bound on what it holds, two chunks at least */
+	size_t buffer_bytes;		/* the bound on what it holds, raised to two chunks */
 	void *priv;			/* the kind's own state */
 	struct sink_figures figures;
 

@@ -79,25 +79,49 @@ static void file_drop_partial(struct file_sink *f, size_t partial)
 		(void)!ftruncate(f->fd, st.st_size - partial);
 }
 
-/* Open if need be, rotate if due, write. 0 or -errno. */
+/*
+ * Where the write that is due now ends: the whole rest of @c, or, where the
+ * file would pass --output-rotate-bytes, the last whole line that fits (0:
+ * none fits, rotate first). A file that is empty takes at least one line,
+ * however long.
+ */
+static size_t file_write_end(const struct file_sink *f, const struct sink_chunk *c)
+{
+	size_t room, rest = c->len - c->done;
+	const char *nl;
+	struct stat st;
+
+	if (!f->rotate_bytes || fstat(f->fd, &st) || (__u64)st.st_size + rest <= f->rotate_bytes)
+		return c->len;
+	room = (__u64)st.st_size < f->rotate_bytes ? f->rotate_bytes - st.st_size : 0;
+	nl = room ? memrchr(c->data + c->done, '\n', room < rest ? room : rest) : NULL;
+	if (nl)
+		return nl + 1 - c->data;
+	if (st.st_size > 0)
+		return 0;
+	nl = memchr(c->data + c->done, '\n', rest);
+	return nl ? (size_t)(nl + 1 - c->data) : c->len;
+}
+
+/* Open if need be, write, rotating wherever the file would pass its size. 0 or -errno. */
 static int file_write_chunk(struct sink *s, struct file_sink *f, struct sink_chunk *c)
 {
 	const char *nl;
-	struct stat st;
-	int err;
+	size_t end;
+	int err = 0;
 
 	if (f->fd < 0) {
 		err = file_open_fd(f);
 		if (err)
 			return err;
 	}
-	if (f->rotate_bytes && !fstat(f->fd, &st) && st.st_size > 0 &&
-	    (__u64)st.st_size + c->len > f->rotate_bytes) {
-		err = file_rotate(f);
-		if (err)
-			return err;
+	while (!err && c->done < c->len) {
+		end = file_write_end(f, c);
+		if (end > c->done)
+			err = fd_write_upto(s, c, end, f->fd, false);
+		if (!err && c->done < c->len)
+			err = file_rotate(f);
 	}
-	err = fd_write_chunk(s, c, f->fd, false);
 	if (err && c->done) {
 		nl = memrchr(c->data, '\n', c->done);
 		file_drop_partial(f, c->done - (nl ? (size_t)(nl + 1 - c->data) : 0));
