@@ -136,7 +136,7 @@ run_with_caps()
 }
 
 @test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
-	local agent=$FBF_BUILD/agent status=0
+	local agent=$FBF_BUILD/agent status=0 kind
 
 	command -v valgrind >/dev/null || skip "valgrind is not installed (make deps)"
 	# Valgrind cannot run an ASan binary: use the plain build.
@@ -152,7 +152,12 @@ run_with_caps()
 	FBF_AGENT_PID=
 	[ "$status" -eq 0 ]
 	grep -q 'ERROR SUMMARY: 0 errors' "$ERR"
-	grep -q 'All heap blocks were freed -- no leaks are possible' "$ERR"
+	# Every block freed, but glib's own tables (hardening.supp says why).
+	grep -q 'All heap blocks were freed -- no leaks are possible' "$ERR" || {
+		for kind in 'definitely lost' 'indirectly lost' 'possibly lost' 'still reachable'; do
+			grep -q "$kind: 0 bytes in 0 blocks" "$ERR"
+		done
+	}
 	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
 }
 

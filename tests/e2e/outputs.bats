@@ -489,7 +489,9 @@ rotate_under_flood()
 	fbf_agent_start "$fifo" "$ERR" -Q 262144 --output - --output-buffer 131072 \
 		--output-timeout 120
 	kill -STOP "$READER_PID"
-	send_frames 20000
+	# 46,000 text lines, some 800 KB: more than the pipe and the smallest
+	# buffer an output holds (two chunks, 512 KiB) take.
+	send_frames 80000
 	# The drain took every event while the reader was stopped: what did not
 	# fit in the pipe and the buffer is lost.
 	wait_for "the agent to count lost events" 30 running_lost stdout
