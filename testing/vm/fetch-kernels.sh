@@ -23,17 +23,37 @@ shift
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-# Options that point apt at Debian 11 without touching the host's own lists.
+# The archive the host's own apt sources use for SUITES (an extended regular
+# expression of suite names), as apt reads them: a local mirror or proxy is
+# the only way some hosts have to Debian's packages.
+host_archive()
+{
+	apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
+		awk -v suites="^($1)\$" '$1 ~ suites { print $2; exit }'
+}
+
+# Options that point apt at Debian 11 without touching the host's own lists,
+# through the mirror the host's sources name for Debian 12.
 bullseye_apt()
 {
-	local root=$dir/apt-bullseye
+	local root=$dir/apt-bullseye main security
 
 	if [ ! -f "$root/sources.list" ]; then
+		main=$(host_archive 'bookworm|bullseye|trixie|stable')
+		security=$(host_archive 'bookworm-security|bullseye-security|trixie-security')
+		if [ -z "$main" ]; then
+			echo "fetch-kernels: no Debian archive in this host's apt sources" \
+				"(apt-get indextargets); add one to fetch Debian 11's kernel" >&2
+			return 1
+		fi
 		mkdir -p "$root/lists/partial" "$root/cache/archives/partial"
-		cat >"$root/sources.list" <<-EOF
-		deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bullseye main
-		deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bullseye-security main
-		EOF
+		{
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+				"$main bullseye main"
+			[ -z "$security" ] ||
+				echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+					"$security bullseye-security main"
+		} >"$root/sources.list"
 	fi
 	apt_opts+=(-o "Dir::Etc::sourcelist=$root/sources.list" -o Dir::Etc::sourceparts=-
 		   -o "Dir::State::Lists=$root/lists" -o "Dir::Cache=$root/cache")
