@@ -115,9 +115,13 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 				(fbf_divisible(addr, 0xcccccccdU, 5) << 1));
 }
 
-/* One event in the queue map or the ring buffer: what was seen, and when. 16 bytes, no padding. */
+/*
+ * One event in the queue map or the ring buffer: what was seen, and for 1 in
+ * FBF_STAMP_EVERY on each CPU and the first after the reader slept, when
+ * (xdp/fizzbuzzfib.bpf.c, event_time()). 16 bytes, no padding.
+ */
 struct fbf_event {
-	__u64 ktime_ns;	/* bpf_ktime_get_ns(): CLOCK_MONOTONIC at classification */
+	__u64 ktime_ns;	/* CLOCK_MONOTONIC at classification, or 0: not stamped */
 	__u32 saddr;	/* IPv4 source address, host byte order */
 	__u32 class_id;	/* enum fbf_class, never FBF_NONE */
 };
@@ -157,7 +161,12 @@ struct fbf_counters {
 	 * Userspace sums it with the rest and reads it never.
 	 */
 	__u64 sample_countdown;
+	/* Not a counter either: events to send unstamped before the next stamped one. */
+	__u64 stamp_countdown;
 };
+
+/* 1 event in this many on each CPU carries its time (and each first after the reader slept). */
+#define FBF_STAMP_EVERY 64
 
 /* Classified frames: every IPv4 frame but a none, each of which makes an event or a count. */
 static inline __u64 fbf_classified(const struct fbf_counters *c)
@@ -194,6 +203,21 @@ static inline __u64 fbf_events_produced(const struct fbf_counters *c)
  * source on one CPU since userspace last took the map.
  */
 #define FBF_AGGREGATE_DEFAULT_SOURCES 65536U
+
+/*
+ * In front of the hash, each CPU counts its hot sources in a direct-mapped
+ * table of this many slots, in each of two halves (xdp/fizzbuzzfib.bpf.c,
+ * count_source()); userspace reads a half's slots with the hash. A power of
+ * two: a slot is a mask of the address.
+ */
+#define FBF_SOURCE_CACHE_SLOTS 4096U
+
+/* One slot of that table, on one CPU. 16 bytes, no padding. */
+struct fbf_source_slot {
+	__u32 saddr;	/* host byte order; the slot is empty while packets is 0 */
+	__u32 unused;
+	__u64 packets;	/* frames from saddr on this CPU, not yet in the hash */
+};
 
 /* Events lost: to a full queue or ring, or to a contended queue. */
 static inline __u64 fbf_events_lost(const struct fbf_counters *c)

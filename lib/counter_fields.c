@@ -21,8 +21,10 @@ const size_t fbf_counter_nr_fields = sizeof(fbf_counter_fields) / sizeof(fbf_cou
 
 /*
  * A counter added to struct fbf_counters must be added above, or no account
- * shows it; sample_countdown, the program's state, is the one field that is none.
+ * shows it; sample_countdown and stamp_countdown, the program's state, are the
+ * fields that are none.
  */
 _Static_assert(sizeof(fbf_counter_fields) / sizeof(fbf_counter_fields[0]) * sizeof(__u64) +
-	       sizeof(((struct fbf_counters *)0)->sample_countdown) == sizeof(struct fbf_counters),
+	       sizeof(((struct fbf_counters *)0)->sample_countdown) +
+	       sizeof(((struct fbf_counters *)0)->stamp_countdown) == sizeof(struct fbf_counters),
 	       "fbf_counter_fields does not cover struct fbf_counters");

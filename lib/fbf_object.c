@@ -42,8 +42,10 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->sources = bpf_object__find_map_by_name(o->obj, "sources");
 	o->source_maps[0] = bpf_object__find_map_by_name(o->obj, "sources_a");
 	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
+	o->source_cache = bpf_object__find_map_by_name(o->obj, "source_cache");
+	o->source_half = bpf_object__find_map_by_name(o->obj, "source_half");
 	if (!o->prog || !o->events || !o->counters || !o->doorbell || !o->sources ||
-	    !o->source_maps[0] || !o->source_maps[1]) {
+	    !o->source_maps[0] || !o->source_maps[1] || !o->source_cache || !o->source_half) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -79,7 +81,8 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
 	 * array of maps holds, only an array's is.
 	 */
 	err = bpf_map__set_max_entries(o->source_maps[0], max_sources) ?:
-	      bpf_map__set_max_entries(o->source_maps[1], max_sources);
+	      bpf_map__set_max_entries(o->source_maps[1], max_sources) ?:
+	      bpf_map__set_max_entries(o->source_cache, 2 * FBF_SOURCE_CACHE_SLOTS);
 	if (err)
 		return err;
 	if (o->transport == FBF_TRANSPORT_RINGBUF)
@@ -149,5 +152,5 @@ void fbf_object_close(struct fbf_object *o)
 	o->obj = NULL;
 	o->prog = NULL;
 	o->events = o->counters = o->doorbell = o->bss = o->sources = NULL;
-	o->source_maps[0] = o->source_maps[1] = NULL;
+	o->source_maps[0] = o->source_maps[1] = o->source_cache = o->source_half = NULL;
 }

@@ -27,6 +27,8 @@ struct fbf_object {
 	struct bpf_map *bss;		/* the program's global data: reader_asleep */
 	struct bpf_map *sources;	/* --aggregate: which source map the program counts into */
 	struct bpf_map *source_maps[2];	/* ... the two it swaps between */
+	struct bpf_map *source_cache;	/* ... and each CPU's hot sources in front of them */
+	struct bpf_map *source_half;	/* ... of which half the program counts into */
 	/* After fbf_object_reader_map(): the program's reader_asleep, shared with it. */
 	volatile __u32 *reader_asleep;
 	void *bss_mapped;

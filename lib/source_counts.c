@@ -6,16 +6,24 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fizzbuzzfib.h"
 #include "fbf_object.h"
 #include "source_counts.h"
 
-/* Point sources[0] at map @which; returns once no run of the program counts elsewhere. */
-static int source_reader_count_into(struct source_reader *r, int which)
+/*
+ * Name half @half to the program, then point sources[0] at map @which; returns
+ * once no run of the program counts into another half or map: the update of
+ * the array of maps waits for an RCU grace period, and a run that begins after
+ * it sees the half named before it (xdp/fizzbuzzfib.bpf.c, count_source()).
+ */
+static int source_reader_count_into(struct source_reader *r, int half, int which)
 {
-	__u32 slot = 0;
+	__u32 slot = 0, value = half;
 
-	if (bpf_map_update_elem(r->outer_fd, &slot, &r->map_fd[which], BPF_ANY))
+	if (bpf_map_update_elem(r->half_fd, &slot, &value, BPF_ANY) ||
+	    bpf_map_update_elem(r->outer_fd, &slot, &r->map_fd[which], BPF_ANY))
 		return -errno;
+	r->half = half;
 	r->counting = which;
 	return 0;
 }
@@ -23,6 +31,7 @@ static int source_reader_count_into(struct source_reader *r, int which)
 int source_reader_open(struct source_reader *r, const struct fbf_object *o, __u32 capacity)
 {
 	int ncpus = libbpf_num_possible_cpus();
+	size_t slots;
 
 	memset(r, 0, sizeof(*r));
 	if (ncpus < 0)
@@ -30,25 +39,32 @@ int source_reader_open(struct source_reader *r, const struct fbf_object *o, __u3
 	r->outer_fd = bpf_map__fd(o->sources);
 	r->map_fd[0] = bpf_map__fd(o->source_maps[0]);
 	r->map_fd[1] = bpf_map__fd(o->source_maps[1]);
+	r->cache_fd = bpf_map__fd(o->source_cache);
+	r->half_fd = bpf_map__fd(o->source_half);
 	r->capacity = capacity;
 	r->nr_cpus = ncpus;
-	r->keys = calloc(capacity, sizeof(*r->keys));
+	slots = (size_t)FBF_SOURCE_CACHE_SLOTS * ncpus;
+	r->room = capacity + slots;
+	r->keys = calloc(r->room, sizeof(*r->keys));
 	r->values = calloc((size_t)capacity * ncpus, sizeof(*r->values));
-	r->counts = calloc(capacity, sizeof(*r->counts));
-	if (!r->keys || !r->values || !r->counts) {
+	r->slots = calloc(slots, sizeof(*r->slots));
+	r->zeros = calloc(slots, sizeof(*r->zeros));
+	r->counts = calloc(r->room, sizeof(*r->counts));
+	if (!r->keys || !r->values || !r->slots || !r->zeros || !r->counts) {
 		source_reader_close(r);
 		return -ENOMEM;
 	}
-	/* The load put the first map there already; say so again rather than trust it. */
-	return source_reader_count_into(r, 0);
+	/* The load put the first map there already, and half 0; say so again rather than trust it. */
+	return source_reader_count_into(r, 0, 0);
 }
 
 /*
  * Read and delete every entry of map @fd, nobody counting into it any more:
  * batches of what room is left, until the kernel says there is no more. A
- * per-CPU hash gives each key one 8-byte value per possible CPU.
+ * per-CPU hash gives each key one 8-byte value per possible CPU. The map's
+ * sources go to counts[0..n); returns n or -errno.
  */
-static long source_reader_empty(struct source_reader *r, int fd)
+static long source_reader_empty_map(struct source_reader *r, int fd)
 {
 	__u32 batch, n, total = 0;
 	void *in = NULL;
@@ -78,20 +94,100 @@ static long source_reader_empty(struct source_reader *r, int fd)
 	return total;
 }
 
+/*
+ * Read and empty half @half of the table, nobody counting into it any more,
+ * and add each CPU's taken slots to counts[n..). Returns the new n, or -errno.
+ * A per-CPU array gives each slot one value per possible CPU; its batches
+ * go by slot number, the last one read standing for where to go on.
+ */
+static long source_reader_empty_half(struct source_reader *r, int half, long n)
+{
+	__u32 first = half * FBF_SOURCE_CACHE_SLOTS, batch, got, total = 0, i;
+	size_t slots = (size_t)FBF_SOURCE_CACHE_SLOTS * r->nr_cpus;
+	void *in = NULL;
+	int err;
+
+	if (first) {
+		batch = first - 1;
+		in = &batch;
+	}
+	while (total < FBF_SOURCE_CACHE_SLOTS) {
+		got = FBF_SOURCE_CACHE_SLOTS - total;
+		err = bpf_map_lookup_batch(r->cache_fd, in, &batch, r->keys + total,
+					   r->slots + (size_t)total * r->nr_cpus, &got, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		total += got;
+		if (err)
+			break;
+		in = &batch;
+	}
+	if (total != FBF_SOURCE_CACHE_SLOTS || r->keys[0] != first)
+		return -EIO;
+	got = total;
+	if (bpf_map_update_batch(r->cache_fd, r->keys, r->zeros, &got, NULL))
+		return -errno;
+	for (i = 0; i < slots; i++)
+		if (r->slots[i].packets)
+			r->counts[n++] = (struct fbf_source_count){ r->slots[i].saddr,
+								    r->slots[i].packets };
+	return n;
+}
+
+static int by_saddr(const void *a, const void *b)
+{
+	__u32 x = ((const struct fbf_source_count *)a)->saddr;
+	__u32 y = ((const struct fbf_source_count *)b)->saddr;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One count per source: a source can be in the map and in a slot of each
+ * CPU. Sorted, then summed in place; entries made but never counted into
+ * (a source that took a slot in the other half) are left out.
+ */
+static long source_reader_merge(struct source_reader *r, long n)
+{
+	struct fbf_source_count *c = r->counts;
+	long i, out = 0;
+
+	qsort(c, n, sizeof(*c), by_saddr);
+	for (i = 0; i < n; i++) {
+		if (!c[i].packets)
+			continue;
+		if (out && c[out - 1].saddr == c[i].saddr)
+			c[out - 1].packets += c[i].packets;
+		else
+			c[out++] = c[i];
+	}
+	return out;
+}
+
 long source_reader_take(struct source_reader *r)
 {
-	int full = r->counting, err;
+	int full = r->counting, half = r->half, err;
+	long n;
 
-	err = source_reader_count_into(r, !full);
-	return err ?: source_reader_empty(r, r->map_fd[full]);
+	err = source_reader_count_into(r, !half, !full);
+	if (err)
+		return err;
+	n = source_reader_empty_map(r, r->map_fd[full]);
+	if (n >= 0)
+		n = source_reader_empty_half(r, half, n);
+	return n < 0 ? n : source_reader_merge(r, n);
 }
 
 void source_reader_close(struct source_reader *r)
 {
 	free(r->keys);
 	free(r->values);
+	free(r->slots);
+	free(r->zeros);
 	free(r->counts);
 	r->keys = NULL;
 	r->values = NULL;
+	r->slots = NULL;
+	r->zeros = NULL;
 	r->counts = NULL;
 }

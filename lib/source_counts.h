@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Userspace only: taking the per-source counts of --aggregate from the
- * program's two source maps, an interval at a time. The swap that makes
- * this exact is argued beside the maps, in xdp/fizzbuzzfib.bpf.c.
+ * program's two source maps and the two halves of its table of hot sources,
+ * an interval at a time. The swap that makes this exact is argued beside the
+ * maps, in xdp/fizzbuzzfib.bpf.c.
  */
 #ifndef FBF_SOURCE_COUNTS_H
 #define FBF_SOURCE_COUNTS_H
@@ -10,6 +11,7 @@
 #include <linux/types.h>
 
 struct fbf_object;
+struct fbf_source_slot;
 
 /* One source's frames over an interval, summed over the CPUs. */
 struct fbf_source_count {
@@ -21,24 +23,31 @@ struct source_reader {
 	int outer_fd;			/* the array of maps: sources[0] is counted into */
 	int map_fd[2];			/* the two source maps */
 	int counting;			/* which of them is in sources[0] */
+	int cache_fd;			/* the table of hot sources, two halves */
+	int half_fd;			/* which half the program counts into */
+	int half;			/* ... as this reader last set it */
 	__u32 capacity;			/* sources a map holds */
+	__u32 room;			/* counts[] and keys[]: capacity plus every CPU's slots */
 	int nr_cpus;			/* possible CPUs: a lookup's values per key */
-	__u32 *keys;			/* read buffers, of capacity entries */
-	__u64 *values;			/* ... times nr_cpus */
+	__u32 *keys;			/* read buffers: a map's keys, or a half's slot numbers */
+	__u64 *values;			/* a map's values, nr_cpus a key */
+	struct fbf_source_slot *slots;	/* a half's slots, nr_cpus a slot */
+	struct fbf_source_slot *zeros;	/* as many empty slots, to empty a half with */
 	struct fbf_source_count *counts; /* the last interval, of source_reader_take() */
 };
 
 /*
  * Get ready to read @o's source maps, loaded with room for @capacity sources
- * each, and make sure the program counts into the first. 0 or -errno.
+ * each, and make sure the program counts into the first map and half. 0 or -errno.
  */
 int source_reader_open(struct source_reader *r, const struct fbf_object *o, __u32 capacity);
 
 /*
- * Swap the other map in, so that the program counts there from now on, then
- * read and empty the one swapped out: r->counts[0..n). Returns n, or -errno
- * (after a failed read, the map swapped out may keep some counts: the
- * next take but one reads them). Takes at least an RCU grace period.
+ * Name the other half and swap the other map in, so that the program counts
+ * there from now on, then read and empty the half and the map swapped out:
+ * r->counts[0..n), one per source, sorted by address. Returns n, or -errno
+ * (after a failed read, what was swapped out may keep some counts: the next
+ * take but one reads them). Takes at least an RCU grace period.
  */
 long source_reader_take(struct source_reader *r);
 

@@ -127,13 +127,13 @@ struct {
  * kernel's own wake-up, which fires whenever the reader has caught up, that
  * is for every event to a fast reader: wake_reader() decides instead.
  */
-static __always_inline int send_event(__u32 saddr, __u32 class_id)
+static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_ns)
 {
 	struct fbf_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
 	if (!ev)
 		return -E2BIG;
-	ev->ktime_ns = bpf_ktime_get_ns();
+	ev->ktime_ns = ktime_ns;
 	ev->saddr = saddr;
 	ev->class_id = class_id;
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
@@ -147,10 +147,10 @@ struct {
 	__type(value, struct fbf_event);
 } events SEC(".maps");
 
-static __always_inline int send_event(__u32 saddr, __u32 class_id)
+static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_ns)
 {
 	struct fbf_event ev = {
-		.ktime_ns = bpf_ktime_get_ns(),
+		.ktime_ns = ktime_ns,
 		.saddr = saddr,
 		.class_id = class_id,
 	};
@@ -253,6 +253,29 @@ static __always_inline int sample_skip(struct fbf_counters *cnt, __u32 every)
 }
 
 /*
+ * The event's time: bpf_ktime_get_ns() for 1 event in FBF_STAMP_EVERY on each
+ * CPU, and for the first event the reader is asleep for; 0, "not stamped",
+ * for the rest. Why: the clock read cost more than the event it stamped
+ * (event_parts: +30 ns on a TSC in a VM, the push +27), and what the time is
+ * for is the event's age, classification to the agent's read, which is a
+ * distribution: 1 in 64 events give its percentiles, as 1 in 64 did when
+ * the agent alone sampled them. The first event after a quiet spell, which
+ * waits for the reader's wake-up and is the oldest the agent reads, is always
+ * stamped. What it gives up: a time on every event; an unstamped event falls
+ * between the stamped ones before and after it from the same CPU. A per-CPU
+ * countdown as sample_skip()'s, not a draw: exact, and no helper call.
+ */
+static __always_inline __u64 event_time(struct fbf_counters *cnt)
+{
+	if (cnt->stamp_countdown && !reader_asleep) {
+		cnt->stamp_countdown--;
+		return 0;
+	}
+	cnt->stamp_countdown = FBF_STAMP_EVERY - 1;
+	return bpf_ktime_get_ns();
+}
+
+/*
  * Two source maps, of which the program counts into the one in sources[0].
  * Userspace takes a map's counts by swapping the other in first: the update
  * of an array of maps returns only after an RCU grace period
@@ -281,33 +304,119 @@ struct {
 };
 
 /*
- * Count a frame from @saddr in the source map; a full map, or none
- * installed, counts it as no_room, still under its class. A per-CPU hash:
- * each CPU adds to its own copy of a source's count, no atomic and no
- * shared cache line, and userspace sums them.
+ * The hot sources, in front of the hash: a per-CPU direct-mapped table of
+ * FBF_SOURCE_CACHE_SLOTS slots, two halves of it, of which the program counts
+ * into the one source_half names. Why: a frame counted in the hash costs a
+ * hash of the key, a walk of its bucket and a per-CPU value, three lines of a
+ * map of megabytes that a flood from thousands of sources keeps out of the
+ * cache, and that was as much as the rest of the program and an event
+ * together. A slot is one 16-byte line of a table of 64 KiB a CPU, which
+ * stays in its L2: a frame whose source holds its slot costs an index, a
+ * compare and an add, and touches the hash never.
+ *
+ * Exact: every frame is counted once, in its source's slot or in the hash,
+ * and a slot's count goes to the hash when another source takes the slot
+ * (spill_source()). The same RCU swap that takes the hash takes the half:
+ * userspace names the other half, then swaps the hash, whose update returns
+ * after a grace period, so that no run counts into the half or the hash it
+ * then reads and empties (lib/source_counts.c), and any run that began after
+ * the swap sees the new half. A source takes a slot only once it has an entry
+ * in the hash, so a full hash bounds the sources counted as it did before the
+ * table, and a frame without room in either is no_room.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);	/* 2 * FBF_SOURCE_CACHE_SLOTS under --aggregate (fbf_object.c) */
+	__type(key, __u32);
+	__type(value, struct fbf_source_slot);
+} source_cache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);	/* 0 or 1: the half of source_cache counted into */
+} source_half SEC(".maps");
+
+/*
+ * A source's slot: the low 12 bits, folded with the high 16 so that sources
+ * that differ only above a /20 spread too. The sources of one /20 (any 4,096
+ * consecutive addresses) never share a slot, which is where a flood or a
+ * busy subnet's clients come from; sources that do collide take the slot in
+ * turns, each turn spilling to the hash, and cost about what a hash count did.
+ */
+static __always_inline __u32 source_slot(__u32 saddr)
+{
+	return (saddr ^ (saddr >> 16)) & (FBF_SOURCE_CACHE_SLOTS - 1);
+}
+
+/*
+ * An entry for @saddr in the hash @map, 0 here and elsewhere if it had none:
+ * 0, or -E2BIG when the map is full. -EEXIST means another CPU made it.
+ */
+static __always_inline int source_entry(void *map, __u32 saddr)
+{
+	__u64 zero = 0;
+	int err;
+
+	if (bpf_map_lookup_elem(map, &saddr))
+		return 0;
+	err = bpf_map_update_elem(map, &saddr, &zero, BPF_NOEXIST);
+	return err == -EEXIST ? 0 : err;
+}
+
+/*
+ * Add a slot's @packets from @saddr to its entry in @map. The entry exists
+ * unless the slot was taken in the runs between userspace's naming of the
+ * half and its swap of the hash; then it is made, and if the hash is full the
+ * frames move from aggregated to no_room, in that order (see struct
+ * fbf_counters: a reader sees them in neither for a moment, never in both).
+ */
+static __always_inline void spill_source(struct fbf_counters *cnt, void *map, __u32 saddr,
+					 __u64 packets)
+{
+	__u64 *count;
+
+	if (source_entry(map, saddr) || !(count = bpf_map_lookup_elem(map, &saddr))) {
+		cnt->aggregated -= packets;
+		asm volatile("" ::: "memory");
+		cnt->no_room += packets;
+		return;
+	}
+	*count += packets;
+}
+
+/*
+ * Count a frame from @saddr: in its slot if it holds it, else take the slot,
+ * once the source has an entry in the hash, spilling what the slot held. A
+ * hash with no room for the source, or none installed, counts the frame as
+ * no_room, still under its class.
  */
 static __always_inline void count_source(struct fbf_counters *cnt, __u32 saddr)
 {
-	__u64 one = 1, *count;
-	__u32 slot = 0;
+	struct fbf_source_slot *slot;
+	__u32 key = 0, *half;
 	void *map;
 
-	map = bpf_map_lookup_elem(&sources, &slot);
-	if (!map)
-		goto no_room;
-	count = bpf_map_lookup_elem(map, &saddr);
-	if (!count) {
-		/* The first frame from @saddr this interval: its entry, 1 here, 0 elsewhere. */
-		if (!bpf_map_update_elem(map, &saddr, &one, BPF_NOEXIST))
-			goto counted;
-		/* -EEXIST: another CPU added it since; count on ours. -E2BIG: full. */
-		count = bpf_map_lookup_elem(map, &saddr);
-		if (!count)
-			goto no_room;
+	half = bpf_map_lookup_elem(&source_half, &key);
+	if (!half)
+		goto no_room; /* cannot happen: a one-entry array always has key 0 */
+	key = (*half & 1) * FBF_SOURCE_CACHE_SLOTS + source_slot(saddr);
+	slot = bpf_map_lookup_elem(&source_cache, &key);
+	if (slot && slot->packets && slot->saddr == saddr) {
+		slot->packets++;
+		cnt->aggregated++;
+		return;
 	}
-	(*count)++;
-counted:
+	key = 0;
+	map = bpf_map_lookup_elem(&sources, &key);
+	if (!map || !slot || source_entry(map, saddr))
+		goto no_room;
 	cnt->aggregated++;
+	if (slot->packets)
+		spill_source(cnt, map, slot->saddr, slot->packets);
+	slot->saddr = saddr;
+	slot->packets = 1;
 	return;
 no_room:
 	cnt->no_room++;
@@ -352,7 +461,7 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	if (sample_skip(cnt, every))
 		return XDP_PASS;
 
-	err = send_event(saddr, class_id);
+	err = send_event(saddr, class_id, event_time(cnt));
 	if (err == -E2BIG)
 		cnt->queue_full++;
 	else if (err)

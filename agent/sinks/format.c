@@ -138,7 +138,6 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 	__u64 now;
 
 	if (f->json) {
-		now = fbf_monotonic_ns();
 		if (f->envelope) {
 			p += format_open_object(f, p);
 			p = fmt_str(p, "\"seq\":");
@@ -150,14 +149,19 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p = fmt_ipv4(p, ev->saddr);
 		p = fmt_str(p, "\",\"class\":\"");
 		p = fmt_str(p, fbf_class_name(ev->class_id));
-		p = fmt_str(p, "\",\"ktime_ns\":");
-		p = fmt_u64(p, ev->ktime_ns);
-		p = fmt_str(p, ",\"time\":\"");
-		p = fmt_wall_time(p, f, ev->ktime_ns);
 		*p++ = '"';
-		p = fmt_str(p, ",\"age_ns\":");
-		/* Both clocks are CLOCK_MONOTONIC; the event is never from the future. */
-		p = fmt_u64(p, now > ev->ktime_ns ? now - ev->ktime_ns : 0);
+		/* Only a stamped event has a time (FBF_STAMP_EVERY): the others, none. */
+		if (ev->ktime_ns) {
+			now = fbf_monotonic_ns();
+			p = fmt_str(p, ",\"ktime_ns\":");
+			p = fmt_u64(p, ev->ktime_ns);
+			p = fmt_str(p, ",\"time\":\"");
+			p = fmt_wall_time(p, f, ev->ktime_ns);
+			*p++ = '"';
+			p = fmt_str(p, ",\"age_ns\":");
+			/* Both clocks are CLOCK_MONOTONIC; the event is never from the future. */
+			p = fmt_u64(p, now > ev->ktime_ns ? now - ev->ktime_ns : 0);
+		}
 		*p++ = '}';
 	} else {
 		p = fmt_ipv4(p, ev->saddr);

@@ -6,7 +6,10 @@
  * no_room. Then the same while two threads, one on each of two CPUs, run
  * the program on the same sources and the main thread swaps and reads over
  * and over: every frame must be read exactly once, or counted as no_room.
- * Every test runs on both transports. Needs the privileges to load BPF
+ * Each of those runs twice: with sources that each have a slot of their own
+ * in the program's table of hot sources, and with sources 16 to a slot, which
+ * take it in turns and spill to the hash at every turn. Every test runs on
+ * both transports. Needs the privileges to load BPF
  * programs; without them, every test is skipped.
  */
 #define _GNU_SOURCE /* pthread_setaffinity_np, CPU_SET */
@@ -30,9 +33,15 @@
 #include "program_loaded.h"
 #include "transport_groups.h"
 
-/* SOURCES consecutive addresses from BASE: every class among them, and none. */
+/*
+ * SOURCES addresses from BASE, every class among them and none: consecutive,
+ * or a table's slots apart (the fold of the high half moves every 16 of
+ * them), so that 16 share each slot.
+ */
 #define BASE IPV4_ADDR(198, 51, 100, 0)
 #define SOURCES 64
+#define STRIDE_SPREAD 1U
+#define STRIDE_COLLIDE FBF_SOURCE_CACHE_SLOTS
 /* The small maps' room, well below the classified sources among SOURCES. */
 #define SMALL_SOURCES 8
 /* Swaps while the two threads run, at least; and frames per BPF_PROG_TEST_RUN. */
@@ -48,13 +57,19 @@ struct suite {
 
 static enum fbf_transport suite_transport;
 
-/* A frame from each source, built once. */
+/* A frame from each source, built for the stride the test asks. */
+static __u32 stride;
 static __u8 frames[SOURCES][FRAME_MAX_LEN];
 static size_t frame_len[SOURCES];
 
+static __u32 source_addr(int i)
+{
+	return BASE + i * stride;
+}
+
 static bool classified(int i)
 {
-	return fbf_classify(BASE + i) != FBF_NONE;
+	return fbf_classify(source_addr(i)) != FBF_NONE;
 }
 
 static int nr_classified(void)
@@ -86,8 +101,8 @@ static long take_into(struct bpf_fixture *fx, __u64 *got)
 	if (n < 0)
 		fail_msg("taking the source counts: %s", strerror(-n));
 	for (i = 0; i < n; i++) {
-		off = fx->sources.counts[i].saddr - BASE;
-		if (off >= SOURCES)
+		off = (fx->sources.counts[i].saddr - BASE) / stride;
+		if (off >= SOURCES || source_addr(off) != fx->sources.counts[i].saddr)
 			fail_msg("a count for %#x, which sent nothing", fx->sources.counts[i].saddr);
 		if (!classified(off))
 			fail_msg("a count for %#x, of class none", fx->sources.counts[i].saddr);
@@ -297,6 +312,27 @@ static int reset_maps(void **state)
 	return bpf_fixture_reset(&s->fx) || bpf_fixture_reset(&s->small);
 }
 
+static int sources_at(void **state, __u32 step)
+{
+	int i;
+
+	stride = step;
+	for (i = 0; i < SOURCES; i++)
+		frame_len[i] = frame_build_ipv4(frames[i], sizeof(frames[i]), NULL,
+						&FRAME_IPV4(source_addr(i)));
+	return reset_maps(state);
+}
+
+static int sources_spread(void **state)
+{
+	return sources_at(state, STRIDE_SPREAD);
+}
+
+static int sources_collide(void **state)
+{
+	return sources_at(state, STRIDE_COLLIDE);
+}
+
 static int suite_setup(void **state)
 {
 	struct suite *s = calloc(1, sizeof(*s));
@@ -323,7 +359,9 @@ static int suite_teardown(void **state)
 	return 0;
 }
 
-#define xdp_test(fn) cmocka_unit_test_setup(fn, reset_maps)
+#define xdp_test(fn) cmocka_unit_test_setup(fn, sources_spread)
+/* The same test, named apart: sources that share the table's slots. */
+#define xdp_test_colliding(fn) { #fn "_sharing_slots", fn, sources_collide, NULL, NULL }
 
 int main(void)
 {
@@ -332,12 +370,12 @@ int main(void)
 		xdp_test(test_a_full_map_counts_the_rest_as_no_room),
 		xdp_test(test_two_cpus_and_swaps_lose_and_repeat_nothing),
 		xdp_test(test_two_cpus_and_a_full_map_count_every_frame),
+		xdp_test_colliding(test_each_source_is_counted_exactly),
+		xdp_test_colliding(test_a_full_map_counts_the_rest_as_no_room),
+		xdp_test_colliding(test_two_cpus_and_swaps_lose_and_repeat_nothing),
+		xdp_test_colliding(test_two_cpus_and_a_full_map_count_every_frame),
 	};
-	int i;
 
-	for (i = 0; i < SOURCES; i++)
-		frame_len[i] = frame_build_ipv4(frames[i], sizeof(frames[i]), NULL,
-						&FRAME_IPV4(BASE + i));
 	return run_groups_per_transport("xdp_aggregate", tests, sizeof(tests) / sizeof(tests[0]),
 					suite_setup, suite_teardown, &suite_transport);
 }

@@ -412,13 +412,14 @@ static const char *check_queue(struct fuzz *f, const struct fbf_event *want, siz
 				 got, ev.saddr, ev.class_id, want[got].saddr, want[got].class_id);
 			goto empty_queue;
 		}
-		if (ev.ktime_ns < prev || ev.ktime_ns > t1) {
+		/* Unstamped (0), or stamped in order within the run (FBF_STAMP_EVERY). */
+		if (ev.ktime_ns && (ev.ktime_ns < prev || ev.ktime_ns > t1)) {
 			snprintf(why, size, "event %zu ktime_ns %llu outside [%llu, %llu]", got,
 				 (unsigned long long)ev.ktime_ns, (unsigned long long)prev,
 				 (unsigned long long)t1);
 			goto empty_queue;
 		}
-		prev = ev.ktime_ns;
+		prev = ev.ktime_ns ?: prev;
 		got++;
 	}
 	if (err != -ENOENT)

@@ -98,9 +98,12 @@ static void run_frame(struct bpf_fixture *fx, const void *frame, size_t len)
 	run_frames(fx, frame, len, 1);
 }
 
-/* Pop the oldest event: it must be @saddr, @class, stamped within [@not_before, @not_after]. */
-static __u64 assert_popped(struct bpf_fixture *fx, __u32 saddr, enum fbf_class class,
-			   __u64 not_before, __u64 not_after)
+/*
+ * Pop the oldest event: it must be @saddr, @class, and unstamped (0) or
+ * stamped within [@not_before, @not_after]. Its time, 0 if none.
+ */
+static __u64 pop_checked(struct bpf_fixture *fx, __u32 saddr, enum fbf_class class,
+			 __u64 not_before, __u64 not_after)
 {
 	struct fbf_event event;
 	int err;
@@ -110,9 +113,16 @@ static __u64 assert_popped(struct bpf_fixture *fx, __u32 saddr, enum fbf_class c
 		fail_msg("popping an event: %s", strerror(-err));
 	assert_int_equal(event.saddr, saddr);
 	assert_int_equal(event.class_id, class);
-	assert_true(event.ktime_ns != 0);
-	assert_in_range(event.ktime_ns, not_before, not_after);
+	if (event.ktime_ns)
+		assert_in_range(event.ktime_ns, not_before, not_after);
 	return event.ktime_ns;
+}
+
+/* The same, and the time the next event's must not precede. */
+static __u64 assert_popped(struct bpf_fixture *fx, __u32 saddr, enum fbf_class class,
+			   __u64 not_before, __u64 not_after)
+{
+	return pop_checked(fx, saddr, class, not_before, not_after) ?: not_before;
 }
 
 static void assert_queue_empty(struct bpf_fixture *fx)
@@ -153,7 +163,8 @@ static void check_pushed(void **state, const void *frame, size_t len, __u32 sadd
 	before = fbf_monotonic_ns();
 	run_frame(&s->fx, frame, len);
 	after = fbf_monotonic_ns();
-	assert_popped(&s->fx, saddr, class, before, after);
+	/* The first event on a CPU is stamped. */
+	assert_true(pop_checked(&s->fx, saddr, class, before, after) != 0);
 	assert_queue_empty(&s->fx);
 	assert_counters(&s->fx, &want);
 }
@@ -454,6 +465,51 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 	assert_queue_empty(&s->small);
 }
 
+/* ---- the event's time ---- */
+
+static void pin_to_this_cpu(cpu_set_t *old);
+
+/*
+ * 2 * FBF_STAMP_EVERY + 1 FizzBuzz frames in one BPF_PROG_TEST_RUN, on one CPU:
+ * the events 0, 64 and 128 carry their time, in order, and no other does;
+ * then, with the reader asleep, the next event carries it too, and the
+ * program clears the flag as it rings, so the one after does not.
+ */
+static void test_one_event_in_64_and_the_first_after_sleep_are_stamped(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 n = 2 * FBF_STAMP_EVERY + 1, i, addr = fizzbuzz_addr(0);
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(addr));
+	__u64 before, after, t, prev;
+	cpu_set_t old;
+
+	if (!s->fx.obj.reader_asleep)
+		assert_int_equal(fbf_object_reader_map(&s->fx.obj), 0);
+	pin_to_this_cpu(&old);
+	before = prev = fbf_monotonic_ns();
+	run_frames(&s->fx, frame, len, n);
+	after = fbf_monotonic_ns();
+	for (i = 0; i < n; i++) {
+		t = pop_checked(&s->fx, addr, FBF_FIZZBUZZ, prev, after);
+		if ((i % FBF_STAMP_EVERY == 0) != (t != 0))
+			fail_msg("event %u: time %llu", i, (unsigned long long)t);
+		prev = t ?: prev;
+	}
+	assert_queue_empty(&s->fx);
+
+	*s->fx.obj.reader_asleep = 1;
+	before = fbf_monotonic_ns();
+	run_frame(&s->fx, frame, len);
+	run_frame(&s->fx, frame, len);
+	after = fbf_monotonic_ns();
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_int_equal(*s->fx.obj.reader_asleep, 0);
+	assert_true(pop_checked(&s->fx, addr, FBF_FIZZBUZZ, before, after) != 0);
+	assert_int_equal(pop_checked(&s->fx, addr, FBF_FIZZBUZZ, before, after), 0);
+	assert_queue_empty(&s->fx);
+}
+
 /* ---- 1-in-N sampling ---- */
 
 /* @fx's counters on each CPU: exactly one CPU ran the program, and it has all of them. */
@@ -740,6 +796,7 @@ int main(void)
 		xdp_test(test_sample_16_counts_events_lost_to_a_full_queue),
 		xdp_test(test_sample_16_matches_the_reference_model),
 		xdp_test(test_sample_1_sends_every_event),
+		xdp_test(test_one_event_in_64_and_the_first_after_sleep_are_stamped),
 	};
 
 	return run_groups_per_transport("xdp_prog", tests, sizeof(tests) / sizeof(tests[0]),

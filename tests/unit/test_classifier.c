@@ -275,7 +275,7 @@ static void test_counters_layout_has_no_padding(void **state)
 	 * packets, not_sampled, aggregated, no_room, the classes, four more
 	 * counters, the sampling's countdown
 	 */
-	assert_int_equal(sizeof(struct fbf_counters), (4 + FBF_NR_CLASSES + 4 + 1) * sizeof(__u64));
+	assert_int_equal(sizeof(struct fbf_counters), (4 + FBF_NR_CLASSES + 4 + 2) * sizeof(__u64));
 }
 
 int main(void)
