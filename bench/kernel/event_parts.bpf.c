@@ -114,6 +114,18 @@ int part_ring_nowake(struct xdp_md *ctx)
 	return ring_event(ctx, BPF_RB_NO_WAKEUP);
 }
 
+/* The same record copied in by one helper call: reserve, copy and submit in the kernel. */
+SEC("xdp")
+int part_ring_output(struct xdp_md *ctx)
+{
+	struct fbf_event ev = { .class_id = FBF_FIZZ };
+
+	if (!read_saddr(ctx, &ev.saddr))
+		return XDP_DROP;
+	bpf_ringbuf_output(&events_ring, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
+	return XDP_PASS;
+}
+
 /* The same record, and an irq_work queued to wake the ring's waiters. */
 SEC("xdp")
 int part_ring_wake(struct xdp_md *ctx)

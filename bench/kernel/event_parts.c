@@ -3,7 +3,8 @@
  * One event's cost in the XDP program, part by part, through
  * BPF_PROG_TEST_RUN on the Fizz frame of kernel_test_run: the programs of
  * event_parts.bpf.c (the baseline, which makes no event, then a clock read,
- * a queue push, a ring record without and with a forced wake-up, and the
+ * a queue push, a ring record without a wake-up, reserved and submitted or
+ * copied in by bpf_ringbuf_output(), and with a forced wake-up, and the
  * doorbell) interleaved run by run as kernel_test_run's arms are, so each
  * part's difference from the baseline comes from runs a few milliseconds
  * apart. Prints raw samples as "benchmark<TAB>measure<TAB>value" for
@@ -40,8 +41,8 @@
 /* Larger than the L2 of the CPUs this runs on (2 MiB a core here), not the L3. */
 #define COLD_BYTES (8UL << 20)
 
-enum arm { ARM_NONE, ARM_CLOCK, ARM_QUEUE, ARM_RING_NOWAKEUP, ARM_RING_WAKEUP, ARM_DOORBELL,
-	   NR_ARMS };
+enum arm { ARM_NONE, ARM_CLOCK, ARM_QUEUE, ARM_RING_NOWAKEUP, ARM_RING_OUTPUT, ARM_RING_WAKEUP,
+	   ARM_DOORBELL, NR_ARMS };
 
 static const struct {
 	const char *name;	/* the benchmark's: parts/NAME */
@@ -51,6 +52,7 @@ static const struct {
 	[ARM_CLOCK] = { "clock", "part_clock" },
 	[ARM_QUEUE] = { "queue-push", "part_queue_push" },
 	[ARM_RING_NOWAKEUP] = { "ring-nowakeup", "part_ring_nowake" },
+	[ARM_RING_OUTPUT] = { "ring-output", "part_ring_output" },
 	[ARM_RING_WAKEUP] = { "ring-wakeup", "part_ring_wake" },
 	[ARM_DOORBELL] = { "doorbell", "part_doorbell" },
 };

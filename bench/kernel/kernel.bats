@@ -29,7 +29,7 @@ setup() { fbf_bench_setup; }
 	"$FBF_BUILD/bench/event_parts" "$FBF_BUILD/event_parts.bpf.o" 2 1000 >"$RESULTS/p.tsv"
 	bench/report.py samples "$RESULTS/p.tsv" "$RESULTS/parts.bmf.json"
 	check_bmf "$RESULTS/parts.bmf.json" parts/none parts/clock parts/queue-push \
-		parts/ring-nowakeup parts/ring-wakeup parts/doorbell parts-cold/none \
+		parts/ring-nowakeup parts/ring-output parts/ring-wakeup parts/doorbell parts-cold/none \
 		parts-cold/queue-push parts-cold/ring-nowakeup
 }
 

@@ -7,9 +7,11 @@
 # both), or none, counting packets per source in the kernel and reading the
 # counts every second (--aggregate 1); then a bare XDP_PASS program attached
 # by xdp-loader, taking turns round after round on one veth pair with two
-# queues. FBF_BASE_AGENT=PATH adds another agent's two transports as arms of
-# their own (-base, -base-ringbuf): a change to the event path measured
-# against what it changes, in one run. Each arm gets
+# queues. FBF_BASE_AGENT=PATH adds another agent's two transports and its
+# --aggregate 1 as arms of their own (-base, -base-ringbuf, -base-aggregate):
+# a change to the event path or the counting measured against what it
+# changes, in one run. FBF_MACRO_ARMS="ARM ..." runs those arms only (with
+# xdp_pass always, which the ratios need). Each arm gets
 #
 #   - HTTP requests from the traffic generator: ns per packet, and the age
 #     of the events the agent printed (p50, p99 of age_ns, from --json);
@@ -74,11 +76,21 @@ declare -A arm_args=(
 )
 declare -A arm_agent=()
 if [ -n "${FBF_BASE_AGENT:-}" ]; then
-	arms=(xdp_fizzbuzzfib-base xdp_fizzbuzzfib-base-ringbuf "${arms[@]}")
+	arms=(xdp_fizzbuzzfib-base xdp_fizzbuzzfib-base-ringbuf xdp_fizzbuzzfib-base-aggregate
+	      "${arms[@]}")
 	arm_args[xdp_fizzbuzzfib-base]=""
 	arm_args[xdp_fizzbuzzfib-base-ringbuf]="--transport ringbuf"
+	arm_args[xdp_fizzbuzzfib-base-aggregate]=${arm_args[xdp_fizzbuzzfib-aggregate]}
 	arm_agent[xdp_fizzbuzzfib-base]=$FBF_BASE_AGENT
 	arm_agent[xdp_fizzbuzzfib-base-ringbuf]=$FBF_BASE_AGENT
+	arm_agent[xdp_fizzbuzzfib-base-aggregate]=$FBF_BASE_AGENT
+fi
+if [ -n "${FBF_MACRO_ARMS:-}" ]; then
+	chosen=()
+	for arm in "${arms[@]}"; do
+		[[ " $FBF_MACRO_ARMS xdp_pass " == *" $arm "* ]] && chosen+=("$arm")
+	done
+	arms=("${chosen[@]}")
 fi
 
 work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
@@ -263,7 +275,7 @@ flood_figures()
 	done
 	# What a user of --aggregate reads: the per-class totals and no_room of
 	# every interval printed, summed; they should be what the summary read.
-	if [[ "$name" == */xdp_fizzbuzzfib-aggregate/* ]]; then
+	if [[ "$name" == *-aggregate/* ]]; then
 		reported=$(awk '$1 == "interval" { for (i = 2; i <= NF; i++) {
 			split($i, kv, "=")
 			if (kv[1] ~ /^(fizz|buzz|fizzbuzz|fibonacci|no_room)$/) t += kv[2] } }
