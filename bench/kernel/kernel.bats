@@ -139,7 +139,8 @@ setup() { fbf_bench_setup; }
 	check_bmf "$RESULTS/peers.bmf.json" "${benches[@]}"
 	check_bmf_measures "$RESULTS/peers.bmf.json" "${measures[@]}"
 
-	# Every flood sent frames; the agent counts every one it was sent, exactly;
+	# Every flood sent frames; the agent counts every one its program saw
+	# (the veth may drop some before XDP runs), exactly;
 	# the flow meters count some and never more than were sent (and the few
 	# IPv6 frames of the namespaces' own); nothing attached counts nothing.
 	python3 - "$RESULTS/peers.bmf.json" <<-'PY'
@@ -150,7 +151,7 @@ setup() { fbf_bench_setup; }
 	    assert m["sent"]["value"] > 0 and m["throughput"]["value"] > 0, bench
 	    counted = m.get("counted-percent", {}).get("value")
 	    if arm.startswith("agent-aggregate"):
-	        assert counted == 100, (bench, counted)
+	        assert 0 < counted == m["xdp-seen-percent"]["value"] <= 100, (bench, m)
 	    elif arm in ("softflowd", "pmacctd"):
 	        assert 0 < counted <= 100.1, (bench, counted)
 	    elif arm.startswith("agent-sample"):

@@ -35,9 +35,10 @@
 # per million frames sent), rx-cpu-ms-per-mpkt (softirq time of every CPU,
 # /proc/stat: the receive path, where XDP and the packet taps run), pss-kb
 # (the meter's memory, proportional so that processes sharing a buffer count
-# it once); for the agent map-kb (its maps' kernel memory), for softflowd and
-# pmacctd capture-dropped (frames their libpcap capture dropped). The arms
-# take turns in an order that rotates each round.
+# it once); for the agent map-kb (its maps' kernel memory) and
+# xdp-seen-percent (the IPv4 frames its program saw of those sent), for
+# softflowd and pmacctd capture-dropped (frames their libpcap capture
+# dropped). The arms take turns in an order that rotates each round.
 #
 #   peers.sh [ROUNDS [FLOOD_SECONDS]]
 set -euo pipefail
@@ -98,13 +99,19 @@ meter_pids()
 	cat /proc/"$meter_pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true
 }
 
+# The meter's CPU time (cpu_ns) and memory (pss_kb), over all its processes.
+# shellcheck disable=SC2046 # one word a pid
+meter_cpu_ns() { cpu_ns $(meter_pids); }
+# shellcheck disable=SC2046 # one word a pid
+meter_pss_kb() { pss_kb $(meter_pids); }
+
 # wait_until WHAT COMMAND...: retry COMMAND for up to 10 s; fail naming WHAT.
 wait_until()
 {
-	local what=$1 i
+	local what=$1
 
 	shift
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		"$@" >/dev/null 2>&1 && return 0
 		kill -0 "$meter_pid" 2>/dev/null || break
 		sleep 0.1
@@ -158,14 +165,14 @@ attach()
 # its CPU time grows by less than 2 ms in 200 ms (at most 10 s).
 settle()
 {
-	local i a b
+	local a b
 
 	[ -n "$meter_pid" ] || return 0
-	b=$(cpu_ns $(meter_pids))
-	for i in $(seq 50); do
+	b=$(meter_cpu_ns)
+	for _ in $(seq 50); do
 		sleep 0.2
 		a=$b
-		b=$(cpu_ns $(meter_pids))
+		b=$(meter_cpu_ns)
 		[ $((b - a)) -lt 2000000 ] && return 0
 	done
 }
@@ -174,7 +181,7 @@ settle()
 # source, if it counts, and dropped to those its packet capture dropped.
 detach()
 {
-	counted= dropped=
+	counted='' dropped='' seen=''
 	case $1 in
 	none) return ;;
 	xdp_pass-*) fbf_in_srv xdp-loader unload --all "$FBF_VETH_SRV"; return ;;
@@ -190,6 +197,10 @@ detach()
 		wait "$meter_pid" ;;
 	esac
 	meter_pid=
+	# The IPv4 frames the agent's program saw: the veth drops what its ring
+	# cannot take before XDP runs.
+	[[ "$1" != agent-* ]] || seen=$(($(fbf_summary_value "$work/meter.err" packets) - \
+		$(fbf_summary_value "$work/meter.err" non_ipv4)))
 	case $1 in
 	# The agent counts the frames of class none by class only (its summary).
 	agent-aggregate*)
@@ -228,20 +239,20 @@ run()
 	local cpu0 cpu1=0 irq0 irq1 pss=0
 
 	attach "$arm"
-	cpu0=$(cpu_ns $(meter_pids))
+	cpu0=$(meter_cpu_ns)
 	irq0=$(softirq_ticks)
 	sent=$(flood $(seq 0 $((cpus - 1))))
 	irq1=$(softirq_ticks)
 	settle
 	if [ -n "$meter_pid" ]; then
-		cpu1=$(cpu_ns $(meter_pids))
-		pss=$(pss_kb $(meter_pids))
+		cpu1=$(meter_cpu_ns)
+		pss=$(meter_pss_kb)
 		[[ "$arm" != agent-* ]] || maps=$(map_kb "$meter_pid" "$work/meter.err")
 	fi
 	detach "$arm"
 	awk -v n="$name" -v sent="$sent" -v s="$flood_seconds" -v cpu=$((cpu1 - cpu0)) \
 		-v irq=$((irq1 - irq0)) -v hz="$hz" -v counted="$counted" -v pss="$pss" \
-		-v maps="$maps" -v dropped="$dropped" 'BEGIN {
+		-v maps="$maps" -v dropped="$dropped" -v seen="$seen" 'BEGIN {
 		m = sent / 1e6
 		printf "%s\tthroughput\t%.0f\n", n, sent / s
 		printf "%s\tsent\t%d\n", n, sent
@@ -251,6 +262,8 @@ run()
 			printf "%s\tmeter-cpu-ms-per-mpkt\t%.2f\n", n, cpu / 1e6 / m
 			printf "%s\tpss-kb\t%d\n", n, pss
 		}
+		if (seen != "")
+			printf "%s\txdp-seen-percent\t%.3f\n", n, 100 * seen / sent
 		if (dropped != "")
 			printf "%s\tcapture-dropped\t%d\n", n, dropped
 		if (maps != "")
