@@ -7,6 +7,8 @@
   report.py samples SAMPLES.tsv BMF.json     rows "benchmark<TAB>measure<TAB>value"
   report.py designs LIVE.bmf.json -          macro_live.sh's figures, one row per way of
                                              reporting (arm) and traffic, side by side
+  report.py peers PEERS.bmf.json -           peers.sh's figures: each arm on the receiving
+                                             veth, beside nothing attached
   report.py figures RESULTS_DIR OUT.md       every BMF file there as tables, each with the
                                              machine, kernel, date and commit it came from
 
@@ -223,9 +225,57 @@ def report_designs(src, _dst):
                  "maps kB", "XDP saw %", "accounted %"], rows)
 
 
+# peers.sh's arms in the order its table shows them.
+PEER_NAMES = {
+    "none": "nothing attached",
+    "xdp_pass-native": "bare XDP_PASS, native",
+    "xdp_pass-skb": "bare XDP_PASS, skb",
+    "agent-aggregate": "agent --aggregate 1",
+    "agent-aggregate-skb": "agent --aggregate 1 --mode skb",
+    "agent-sample256": "agent --sample 256",
+    "softflowd": "softflowd",
+    "pmacctd": "pmacctd",
+}
+
+
+def report_peers(src, _dst):
+    """One row per arm and flood of peers.sh's BMF: the medians side by side."""
+    with open(src) as f:
+        bmf = json.load(f)
+
+    def value(bench, measure, form, scale=1):
+        entry = bmf.get(bench, {}).get(measure)
+        return form.format(entry["value"] * scale) if entry else "-"
+
+    order = list(PEER_NAMES)
+    arms = sorted({b.split("/")[2] for b in bmf if b.startswith("macro/peers/")},
+                  key=lambda a: (order.index(a) if a in order else len(order), a))
+    rows = []
+    for cpus in ("1-cpu", "2-cpu"):
+        none = bmf.get(f"macro/peers/none/{cpus}", {}).get("throughput")
+        for arm in arms:
+            bench = f"macro/peers/{arm}/{cpus}"
+            if bench not in bmf:
+                continue
+            rate = bmf[bench]["throughput"]["value"]
+            rows.append([PEER_NAMES.get(arm, arm), cpus, value(bench, "throughput", "{:.0f}"),
+                         f"{100 * rate / none['value']:.0f}" if none else "-",
+                         value(bench, "counted-percent", "{:.2f}"),
+                         value(bench, "meter-cpu-ms-per-mpkt", "{:.0f}"),
+                         value(bench, "rx-cpu-ms-per-mpkt", "{:.0f}"),
+                         value(bench, "pss-kb", "{:.1f}", 1 / 1024),
+                         value(bench, "map-kb", "{:.1f}", 1 / 1024)])
+    print("The flood with each arm on the receiving veth, medians of the rounds (frames/s: the"
+          "\nflood's rate; of none: of the rate with nothing attached; counted: packets counted"
+          " per\nsource of those sent; CPU: ms per million frames sent, the meter's own and"
+          " softirq's;\nPSS and maps: the meter's memory and its maps' kernel memory, MB)\n")
+    print_table(["on the veth", "flood", "frames/s", "of none %", "counted %", "meter CPU",
+                 "rx CPU", "PSS MB", "maps MB"], rows)
+
+
 # The order make bench writes them in; any other BMF file there follows, by name.
 FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
-                 "flood", "metrics", "scrape", "stop"]
+                 "peers", "flood", "metrics", "scrape", "stop"]
 
 
 def report_figures(src, dst):
@@ -268,7 +318,8 @@ def report_figures(src, dst):
 
 def main():
     modes = {"gbench": report_gbench, "callgrind": report_callgrind,
-             "samples": report_samples, "figures": report_figures, "designs": report_designs}
+             "samples": report_samples, "figures": report_figures, "designs": report_designs,
+             "peers": report_peers}
     if len(sys.argv) != 4 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](sys.argv[2], sys.argv[3])

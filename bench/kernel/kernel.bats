@@ -5,7 +5,8 @@
 # that bencher can read, for every frame shape, both transports and the
 # queue sampled at 1 in 16; and the live one for every design (events,
 # sampled events, per-source counts) with every column of the table of
-# designs. Only names and exact counts are checked, never a speed.
+# designs; and the peers beside the agent, each meter counting. Only names
+# and exact counts are checked, never a speed.
 
 load ../../testing/netns
 load ../bmf
@@ -108,4 +109,59 @@ setup() { fbf_bench_setup; }
 		grep -qP "^agent/export-65536/$arm\tdelivered\t1\$" "$RESULTS/x.tsv"
 	done
 	grep -qP '^agent/export-65536/ipfix\tcollector-sources\t65536$' "$RESULTS/x.tsv"
+}
+
+@test "the peers benchmark writes BMF for every arm and flood, each meter's count sane" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP, packet capture"
+	command -v softflowd >/dev/null || skip "needs softflowd (make deps installs it)"
+	command -v pmacctd >/dev/null || skip "needs pmacctd (make deps installs pmacct)"
+	local arm cpus benches=() measures=()
+
+	# One short round: the names and the counts, not the rates.
+	bench/kernel/peers.sh 1 0.5 >"$RESULTS/peers.tsv"
+	bench/report.py samples "$RESULTS/peers.tsv" "$RESULTS/peers.bmf.json"
+	for cpus in 1 2; do
+		for arm in none xdp_pass-native xdp_pass-skb agent-aggregate agent-aggregate-skb \
+			agent-sample256 softflowd pmacctd; do
+			benches+=("macro/peers/$arm/$cpus-cpu")
+			measures+=("macro/peers/$arm/$cpus-cpu:throughput"
+				   "macro/peers/$arm/$cpus-cpu:rx-cpu-ms-per-mpkt")
+		done
+		for arm in agent-aggregate agent-aggregate-skb agent-sample256 softflowd pmacctd; do
+			measures+=("macro/peers/$arm/$cpus-cpu:counted-percent"
+				   "macro/peers/$arm/$cpus-cpu:meter-cpu-ms-per-mpkt"
+				   "macro/peers/$arm/$cpus-cpu:pss-kb")
+		done
+		measures+=("macro/peers/agent-aggregate/$cpus-cpu:map-kb"
+			   "macro/peers/softflowd/$cpus-cpu:capture-dropped"
+			   "macro/peers/pmacctd/$cpus-cpu:capture-dropped")
+	done
+	check_bmf "$RESULTS/peers.bmf.json" "${benches[@]}"
+	check_bmf_measures "$RESULTS/peers.bmf.json" "${measures[@]}"
+
+	# Every flood sent frames; the agent counts every one its program saw
+	# (the veth may drop some before XDP runs), exactly;
+	# the flow meters count some and never more than were sent (and the few
+	# IPv6 frames of the namespaces' own); nothing attached counts nothing.
+	python3 - "$RESULTS/peers.bmf.json" <<-'PY'
+	import json, sys
+	bmf = json.load(open(sys.argv[1]))
+	for bench, m in bmf.items():
+	    arm = bench.split("/")[2]
+	    assert m["sent"]["value"] > 0 and m["throughput"]["value"] > 0, bench
+	    counted = m.get("counted-percent", {}).get("value")
+	    if arm.startswith("agent-aggregate"):
+	        assert 0 < counted == m["xdp-seen-percent"]["value"] <= 100, (bench, m)
+	    elif arm in ("softflowd", "pmacctd"):
+	        assert 0 < counted <= 100.1, (bench, counted)
+	    elif arm.startswith("agent-sample"):
+	        assert counted > 0, (bench, counted)
+	    else:
+	        assert counted is None, (bench, counted)
+	PY
+
+	run bench/report.py peers "$RESULTS/peers.bmf.json" -
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"agent --aggregate 1 --mode skb"*"2-cpu"* ]]
+	[[ "$output" == *"pmacctd"*"2-cpu"* ]]
 }

@@ -7,7 +7,8 @@
 # cost, a scrape beside idle connections and a stop with a backlog, on both
 # event transports (queue map and ring buffer) side by side; the live part
 # and the stress flood put sampled events and per-source counts
-# (--aggregate) beside them, with the side-by-side table of designs.
+# (--aggregate) beside them, with the side-by-side table of designs; the
+# whole path a flood takes beside the flow meters a user would run instead.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
@@ -43,6 +44,14 @@ bench/kernel/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" 
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
 echo
 bench/report.py designs "$results/live.bmf.json" -
+
+echo
+echo "== macro: the whole path beside the peers: a raw flood from 4,096 sources into a veth, from"
+echo "   1 and 2 CPUs, with nothing attached, bare XDP_PASS, the agent, softflowd and pmacctd =="
+bench/kernel/peers.sh "${FBF_PEERS_ROUNDS:-2}" "${FBF_PEERS_SECONDS:-4}" >"$results/peers.tsv"
+bench/report.py samples "$results/peers.tsv" "$results/peers.bmf.json"
+echo
+bench/report.py peers "$results/peers.bmf.json" -
 
 echo
 echo "== macro: a single event after a quiet second, to an agent asleep in epoll, per transport =="

@@ -42,14 +42,11 @@
 set -euo pipefail
 
 . "$(dirname "$0")/../../testing/netns.bash"
+. "$(dirname "$0")/flood.bash"
 
 rounds=${1:-5}
 requests=${2:-2000}
 flood_seconds=${3:-2}
-rawflood=$FBF_BUILD/rawflood
-# Raw frames' (spoofed) sources: 4096 addresses of every class.
-flood_first=10.213.16.1
-flood_count=4096
 progress=
 [ -t 2 ] && [ -z "${CI:-}" ] && progress=1
 
@@ -173,26 +170,6 @@ http()
 		"$(grep -o 'rate=[0-9.]*' "$work/run.out" | cut -d= -f2)"
 }
 
-# flood CPUS...: one rawflood pinned to each CPU, all at once; prints frames sent.
-flood()
-{
-	local cpu pids=() total=0 n
-
-	for cpu in "$@"; do
-		taskset -c "$cpu" nsenter --net="/run/netns/$FBF_NS_CLI" "$rawflood" \
-			"$FBF_VETH_CLI" "$flood_seconds" "$flood_first" "$flood_count" \
-			"$FBF_SERVER" >"$work/flood-$cpu.out" 2>"$work/flood-$cpu.err" &
-		pids+=($!)
-	done
-	for cpu in "${!pids[@]}"; do
-		wait "${pids[cpu]}" || { cat "$work"/flood-*.err >&2; return 1; }
-	done
-	for cpu in "$@"; do
-		read -r n <"$work/flood-$cpu.out"
-		total=$((total + n))
-	done
-	echo "$total"
-}
 export -f flood
 export rawflood flood_seconds flood_first flood_count work FBF_SERVER
 
@@ -231,33 +208,6 @@ ratio()
 	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN { printf "%.3f", (a / b) / (c / d) }'
 }
 
-# cpu_ns PID: the CPU time all of PID's threads have had so far, in ns, from
-# schedstat: /proc/PID/stat's utime and stime step by a clock tick (10 ms),
-# half a percent of a 2 s flood, too coarse to tell 1% of a core from none.
-cpu_ns()
-{
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%d", t }'
-}
-
-# map_kb PID ERR: the kernel memory of the agent's maps (bpftool's
-# bytes_memlock, in kB): those its program uses (the program's map_ids) and
-# those the agent holds an fd to (/proc/PID/fdinfo), which include
-# --aggregate's two per-source hashes: the program reaches them only through
-# an array of maps, and they are most of that mode's memory.
-map_kb()
-{
-	local id
-
-	{
-		bpftool -j prog show id "$(fbf_agent_prog_id "$2")" | python3 -c \
-			'import json, sys; print(*json.load(sys.stdin).get("map_ids", []), sep="\n")'
-		grep -h '^map_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }'
-	} | sort -un | while read -r id; do
-		bpftool -j map show id "$id" && echo
-	done | python3 -c 'import json, sys
-print("%.1f" % (sum(json.loads(l).get("bytes_memlock", 0) for l in sys.stdin if l.strip()) / 1024))'
-}
-
 # flood_figures NAME SENT CPU_NS WALL_NS RSS_KB MAP_KB: what was lost, what the
 # agent cost, and how its totals compare with the frames sent and classified,
 # from the summary in $work/agent.err and, for --aggregate, the intervals it
@@ -276,10 +226,7 @@ flood_figures()
 	# What a user of --aggregate reads: the per-class totals and no_room of
 	# every interval printed, summed; they should be what the summary read.
 	if [[ "$name" == *-aggregate/* ]]; then
-		reported=$(awk '$1 == "interval" { for (i = 2; i <= NF; i++) {
-			split($i, kv, "=")
-			if (kv[1] ~ /^(fizz|buzz|fizzbuzz|fibonacci|no_room)$/) t += kv[2] } }
-			END { printf "%d", t }' "$work/agent.out")
+		reported=$(aggregate_reported "$work/agent.out")
 		[ "$reported" -eq $((aggregated_read + no_room)) ] ||
 			echo "macro_live: $name: the intervals printed $reported frames," \
 				"the summary read $aggregated_read and no_room $no_room" >&2
