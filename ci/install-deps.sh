@@ -44,8 +44,25 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 	echo "install-deps: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# The servers and meters the tests run (NATS, nfcapd, softflowd, pmacctd)
+	# ship units that would start at install and at every boot: on this host
+	# they run only when a test starts them. policy-rc.d keeps the install
+	# from starting any daemon; the units the install enabled are disabled.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 755 "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	[ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
+	for unit in nats-server.service nfdump.service softflowd.service pmacctd.service; do
+		pkg=$(dpkg-query -S "/lib/systemd/system/$unit" 2>/dev/null | cut -d: -f1) || continue
+		[[ " ${missing[*]} " == *" $pkg "* ]] || continue
+		systemctl disable "$unit" >/dev/null 2>&1 || true
+	done
 fi
 
 # libxdp keeps its multi-program dispatcher state in bpffs.
