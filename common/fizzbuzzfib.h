@@ -87,16 +87,18 @@ static inline __u32 fbf_is_fibonacci(__u32 addr)
 }
 
 /*
- * True if @d, odd, divides @addr, given @inverse, d's inverse mod 2^32: the
- * multiples of d are the numbers that the multiplication by the inverse
- * maps onto [0, (2^32 - 1) / d] (Hacker's Delight, 10-17). One 32-bit
- * multiply and a compare, where addr % d is a division: clang does not
- * rewrite it for the BPF target, and the JIT emits a div, some 10 to 40
- * cycles of x86 each, two for every classified address.
+ * True if an odd d divides @addr, given @inverse, d's inverse mod 2^32, and
+ * @limit, (2^32 - 1) / d: the multiples of d are the numbers that the
+ * multiplication by the inverse maps onto [0, limit] (Hacker's Delight,
+ * 10-17). One 32-bit multiply and a compare, where addr % d is a division:
+ * clang does not rewrite it for the BPF target, and the JIT emits a div,
+ * some 10 to 40 cycles of x86 each, two for every classified address. The
+ * limit is a constant, not (2^32 - 1) / d here: gcc reads that form as an
+ * overflow check and emits a widening multiply.
  */
-static inline __u32 fbf_divisible(__u32 addr, __u32 inverse, __u32 d)
+static inline __u32 fbf_divisible(__u32 addr, __u32 inverse, __u32 limit)
 {
-	return (__u32)(addr * inverse) <= 0xffffffffU / d;
+	return (__u32)(addr * inverse) <= limit;
 }
 
 /*
@@ -111,8 +113,8 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 	 * Bit 0 for "divisible by 3", bit 1 for "by 5": FBF_FIZZ, FBF_BUZZ or
 	 * FBF_FIZZBUZZ. 0xaaaaaaab * 3 and 0xcccccccd * 5 are 1 mod 2^32.
 	 */
-	return (enum fbf_class)(fbf_divisible(addr, 0xaaaaaaabU, 3) |
-				(fbf_divisible(addr, 0xcccccccdU, 5) << 1));
+	return (enum fbf_class)(fbf_divisible(addr, 0xaaaaaaabU, 0x55555555U) |
+				(fbf_divisible(addr, 0xcccccccdU, 0x33333333U) << 1));
 }
 
 /*
