@@ -61,6 +61,9 @@ VERSION := 0.1.0
 KERNELS ?= debian11 debian12 debian12-6.12
 KERNEL_SUITES ?= debian11=bpf,e2e:queue,wake:ringbuf \
 	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue debian12-6.12=bpf,wake
+# Where make kernels puts them, unless FBF_KERNELS says where they are (as
+# tests/run-kernels reads it): for the gate, which measures the programs there too.
+KERNELS_DIR = $${FBF_KERNELS:-$(FBF_BUILD)/kernels}
 
 ifeq ($(V),1)
 	Q =
