@@ -79,8 +79,8 @@ static int arm_load(struct arm *arm, __u32 queue_size)
 		return -ENOENT;
 	is_ring = bpf_map__type(events) == BPF_MAP_TYPE_RINGBUF;
 	err = bpf_map__set_max_entries(events, is_ring ? fbf_ring_bytes(queue_size) :
-							      queue_size);
-	err = bpf_program__set_log_buf(prog, arm->log, sizeof(arm->log)) ?:
+							      queue_size) ?:
+	      bpf_program__set_log_buf(prog, arm->log, sizeof(arm->log)) ?:
 	      bpf_program__set_log_level(prog, LOG_LEVEL_STATS);
 	if (err)
 		return err;
