@@ -192,7 +192,7 @@ judge()
 # prepare: the base resolved and built, the matrix's kernels found, the results' directory.
 prepare()
 {
-	local rev=${FBF_GATE_BASE:-} kernel
+	local rev=${FBF_GATE_BASE:-} kernel sha
 
 	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
 	mkdir -p "$results"
@@ -201,7 +201,9 @@ prepare()
 	done
 	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
 		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
-	build_base "$(resolve_base "$rev")"
+	# An assignment, so that resolve_base's one line ends the gate (set -e).
+	sha=$(resolve_base "$rev")
+	build_base "$sha"
 }
 
 check()
