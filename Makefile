@@ -13,7 +13,8 @@
 # make bench-micro    the classifier in userspace: timing and instruction counts
 # make bench-macro    the XDP program in the kernel (as root)
 # make bench-check    the regression gate: this tree against the base revision that
-#                     bench/gate/baseline.json names (or BASE=<rev>), side by side (as root)
+#                     bench/gate/baseline.json names (or BASE=<rev>), side by side (as root),
+#                     its programs' exact measures on each kernel of KERNELS too
 # make bench-baseline WHY='...'   make HEAD the gate's base, saying why
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
@@ -23,7 +24,7 @@
 # make deps       install the Debian packages the project needs (as root), which
 #                 make demo, make test and make test-kernels do first; the other
 #                 targets only check that they are there
-# make kernels    fetch Debian's kernels of KERNELS for make test-kernels
+# make kernels    fetch Debian's kernels of KERNELS for make test-kernels and bench-check
 # make clean      remove all build output
 #
 # V=1 shows the full commands. Build variants, each in an output directory of
@@ -61,6 +62,9 @@ VERSION := 0.1.0
 KERNELS ?= debian11 debian12 debian12-6.12
 KERNEL_SUITES ?= debian11=bpf,e2e:queue,wake:ringbuf \
 	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue debian12-6.12=bpf,wake
+# Where make kernels puts them, unless FBF_KERNELS says where they are (as
+# tests/run-kernels reads it): for the gate, which measures the programs there too.
+KERNELS_DIR = $${FBF_KERNELS:-$(FBF_BUILD)/kernels}
 
 ifeq ($(V),1)
 	Q =

@@ -5,31 +5,9 @@
 # it fails on each planted regression, naming what regressed, so it is known
 # to be able to fail; a base it cannot have is one clear error.
 
-load ../../testing/netns
+load gate_helpers
 
-setup()
-{
-	# The counts compared are of the optimised build, not of sanitizer code.
-	! fbf_is_sanitized "$FBF_BUILD/agent" ||
-		skip "the gate measures the build without sanitizers"
-	cd "$FBF_ROOT"
-	# A history of its own: test runs must not show up in the user's trend.
-	export FBF_HISTORY=$BATS_TEST_TMPDIR/history.tsv
-}
-
-require_root() { [ "$(id -u)" -eq 0 ] || skip "needs root: the gate loads XDP programs"; }
-
-require_base()
-{
-	local base
-
-	base=$(python3 -c 'import json; print(json.load(open("bench/gate/baseline.json"))["base"])')
-	git rev-parse --verify --quiet "$base^{commit}" >/dev/null ||
-		skip "the base $base is not in this clone (shallow?): git fetch --unshallow"
-}
-
-# gate_on BUILD: the gate with BUILD as the candidate.
-gate_on() { run env FBF_BUILD="$1" bench/gate/gate.sh check; echo "$output"; }
+setup() { gate_setup; }
 
 @test "the regression gate passes on this tree against the committed base" {
 	require_root
@@ -47,10 +25,8 @@ gate_on() { run env FBF_BUILD="$1" bench/gate/gate.sh check; echo "$output"; }
 @test "the gate fails on the planted v3 classifier and names what regressed" {
 	require_root
 	require_base
-	make -s CANARY=1 build-canary/agent build-canary/fizzbuzzfib.bpf.o \
-		build-canary/fizzbuzzfib_ringbuf.bpf.o build-canary/bench/micro_count \
-		build-canary/bench/gate_kernel build-canary/testing/drain_rate >/dev/null
-	gate_on "$FBF_ROOT/build-canary"
+	build_canary 1
+	gate_on "$canary"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"REGRESSION: classifier/SourceAddr/v4 instructions"* ]]
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib verified-instructions"* ]]
@@ -61,10 +37,8 @@ gate_on() { run env FBF_BUILD="$1" bench/gate/gate.sh check; echo "$output"; }
 @test "the gate fails on the agent canary, one write per event, and names the drain rates" {
 	require_root
 	require_base
-	make -s CANARY=agent build-canary-agent/agent build-canary-agent/fizzbuzzfib.bpf.o \
-		build-canary-agent/fizzbuzzfib_ringbuf.bpf.o build-canary-agent/bench/micro_count \
-		build-canary-agent/bench/gate_kernel build-canary-agent/testing/drain_rate >/dev/null
-	gate_on "$FBF_ROOT/build-canary-agent"
+	build_canary agent
+	gate_on "$canary"
 	[ "$status" -eq 1 ]
 	# Each event is a line in text and in JSON, on either transport; --quiet
 	# writes nothing, and the classifier is the same, so its exact counts must

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make bench-check     the regression gate: this tree against the base that
-#                      bench/gate/baseline.json names (or BASE=<rev>), side by side
+#                      bench/gate/baseline.json names (or BASE=<rev>), side by side,
+#                      with the programs' exact measures on each kernel of KERNELS
+#                      too (KERNELS= for this kernel's alone)
 # make bench-baseline WHY='...'   make HEAD the gate's base, saying why
 # make bench-report    plot the gate's local history (bench-history.tsv) as SVG
 
@@ -16,8 +18,9 @@ $(GATE_KERNEL): $(call obj,bench/gate/gate_kernel.c) $(KERNEL_CASES_OBJS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
 
-bench-check: check-deps all bench-build
-	$(Q)FBF_GATE_BASE=$(BASE) bench/gate/gate.sh check
+bench-check: check-deps all bench-build $(if $(strip $(KERNELS)),kernels)
+	$(Q)FBF_GATE_BASE=$(BASE) FBF_GATE_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+		bench/gate/gate.sh check
 
 bench-baseline:
 	$(Q)bench/gate/gate.sh baseline "$(WHY)"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The regression gate's verdicts: the candidate against the base, measured in one run.
 
-  gate.py check OUT_DIR HISTORY [ARM=CALLGRIND_DIR ...] SAMPLES.tsv ...
+  gate.py check OUT_DIR HISTORY [ARM=CALLGRIND_DIR ...] SAMPLES.tsv ... [on:KERNEL=FIGURES ...]
+  gate.py kernels OUT_DIR HISTORY on:KERNEL=FIGURES ...   the matrix's exact measures alone
   gate.py thresholds      each measure's percentage boundary, for ci/bencher.sh
   gate.py compare SAMPLES.tsv ...    the timing table alone, for other side-by-side runs
 
@@ -10,7 +11,10 @@ Arms: "base", "base-again" (the base loaded or started a second time, for the A/
 comparison) and "candidate". SAMPLES rows are "arm<TAB>benchmark<TAB>measure<TAB>value",
 one per sample, in the order the rounds ran; the n-th sample of an arm is paired with the
 n-th of the others, since they ran milliseconds apart. CALLGRIND_DIR holds one arm's
-callgrind counts (bench/micro/callgrind.sh).
+callgrind counts (bench/micro/callgrind.sh). FIGURES holds the programs' static figures, base
+and candidate, as kernel KERNEL of the matrix gave them in a guest (bench/gate/gate.sh figures),
+after a line "# kernel RELEASE"; they are judged as the host's are, as benchmarks named
+BENCHMARK@KERNEL, and a kernel that gave none fails, named.
 
 Writes OUT_DIR/gate.bmf.json (the candidate's values and changes), OUT_DIR/base.bmf.json and
 OUT_DIR/candidate.bmf.json (each arm's own results, for Bencher's relative mode), and appends
@@ -51,6 +55,9 @@ EXACT = [
 # The ring buffer's object, alike.
 EXACT += [(bench + "-ringbuf", measure) for bench, measure in EXACT
           if bench == "kernel/xdp_fizzbuzzfib"]
+# What each kernel of the matrix makes of the programs: the verifier, its rewrites and the
+# JIT differ by kernel, so a change can grow the program on 5.10 and not on the host's.
+MATRIX_EXACT = [(bench, measure) for bench, measure in EXACT if bench.startswith("kernel/")]
 
 # Timing measures: (benchmark, measure, which way is worse, floor %, absolute floor).
 # A timing regression needs all of:
@@ -166,12 +173,38 @@ def judge_timing(samples, bench, measure, worse, floor, abs_floor):
     }
 
 
-def check(out_dir, history, inputs):
+def add_matrix_kernel(samples, name, path):
+    """One kernel's figures into SAMPLES as BENCH@NAME; its release, or None if it gave none."""
+    release = None
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("# kernel "):
+                    release = line.split()[2]
+    if release is None:
+        return None
+    for arm, measures in load_samples([path]).items():
+        for (bench, measure), values in measures.items():
+            samples[arm][(f"{bench}@{name}", measure)].extend(values)
+    return release
+
+
+def check(out_dir, history, inputs, host=True):
     samples = defaultdict(lambda: defaultdict(list))
     tsvs = []
+    host_kernel = platform.release()
+    # (benchmark, measure, the kernel it was measured on): the host's, then each matrix kernel's.
+    exact = [(bench, measure, host_kernel) for bench, measure in EXACT] if host else []
+    matrix = []
     for arg in inputs:
         arm, sep, directory = arg.partition("=")
-        if sep and os.path.isdir(directory):
+        if arg.startswith("on:") and sep:
+            name = arm[len("on:"):]
+            release = add_matrix_kernel(samples, name, directory)
+            matrix.append(f"{name} ({release or 'gave no figures'})")
+            exact += [(f"{bench}@{name}", measure, release or name)
+                      for bench, measure in MATRIX_EXACT]
+        elif sep and os.path.isdir(directory):
             add_callgrind(samples, arm, directory)
         else:
             tsvs.append(arg)
@@ -181,7 +214,7 @@ def check(out_dir, history, inputs):
 
     rows, gate_bmf, hist = [], {}, []
     regressed_exact, regressed_timing, missing = [], [], []
-    for bench, measure in EXACT:
+    for bench, measure, kernel in exact:
         key = (bench, measure)
         b, c = samples[BASE].get(key), samples[CANDIDATE].get(key)
         if not b or not c or not b[0] or not c[0]:
@@ -198,9 +231,9 @@ def check(out_dir, history, inputs):
                      "any rise", v])
         gate_bmf.setdefault(bench, {})[measure] = {"value": c[0]}
         gate_bmf[bench][f"{measure}-change-percent"] = {"value": round(change, 4)}
-        hist.append([bench, measure, fmt(b[0]), fmt(c[0]), f"{change:+.2f}", v])
+        hist.append([kernel, bench, measure, fmt(b[0]), fmt(c[0]), f"{change:+.2f}", v])
 
-    for bench, measure, worse, floor, abs_floor in TIMING:
+    for bench, measure, worse, floor, abs_floor in TIMING if host else []:
         r = judge_timing(samples, bench, measure, worse, floor, abs_floor)
         if r is None:
             missing.append((bench, measure))
@@ -219,16 +252,21 @@ def check(out_dir, history, inputs):
         gate_bmf[bench][f"{measure}-change-percent"] = {
             "value": round(r["change"], 4), "lower_value": round(lo, 4),
             "upper_value": round(hi, 4)}
-        hist.append([bench, measure, fmt(r["base"]), fmt(r["candidate"]),
+        hist.append([host_kernel, bench, measure, fmt(r["base"]), fmt(r["candidate"]),
                      f"{r['change']:+.2f}", r["verdict"]])
 
-    print(f"Measured on {machine()}, kernel {platform.release()}: the exact measures of "
-          "the programs are this kernel's own, and differ on others (docs/kernels.md).")
-    print("Candidate against base, measured side by side in this run. Timings: median of "
+    if host:
+        print(f"Measured on {machine()}, kernel {host_kernel}: the exact measures of "
+              "the programs are this kernel's own, and differ on others (docs/kernels.md).")
+    if matrix:
+        print("Benchmarks named @KERNEL: the programs' exact measures on that kernel of the "
+              "matrix, booted under QEMU: " + ", ".join(matrix) + ".")
+    print("Candidate against base, measured side by side in this run." + (
+          " Timings: median of "
           "the paired per-round changes [95% bootstrap interval]; A/A: the same for the "
           "base against a second copy of itself in the same rounds. A timing regression "
           "must be significant and above the threshold, the larger of the measure's floor "
-          "and the A/A change, and a second run must confirm it.\n")
+          "and the A/A change, and a second run must confirm it." if host else "") + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
 
@@ -240,21 +278,23 @@ def check(out_dir, history, inputs):
             arm_bmf.setdefault(bench, {})[measure] = bmf_entry(values)
         write_json(os.path.join(out_dir, f"{name}.bmf.json"), arm_bmf)
 
-    date, commit, host, kernel = now(), git_commit(), machine(), platform.release()
+    date, commit, host_name = now(), git_commit(), machine()
     new_history = not os.path.exists(history)
     with open(history, "a") as f:
         if new_history:
             f.write("# commit\tdate\tmachine\tkernel\tbenchmark\tmeasure\tbase\tcandidate"
                     "\tchange%\tverdict\n")
         for h in hist:
-            f.write("\t".join([commit, date, host, kernel] + h) + "\n")
+            f.write("\t".join([commit, date, host_name] + h) + "\n")
 
     print(f"\ngate: results in Bencher Metric Format in {out_dir} (gate, base, candidate); "
           f"history: {history}")
-    for bench, measure in missing:
-        print(f"gate: FAIL: {bench} {measure} was not measured")
-    for bench, measure in regressed_exact + regressed_timing:
-        print(f"gate: REGRESSION: {bench} {measure}")
+    on = {(bench, measure): f" (kernel {kernel})" for bench, measure, kernel in exact
+          if "@" in bench}
+    for key in missing:
+        print(f"gate: FAIL: {key[0]} {key[1]}{on.get(key, '')} was not measured")
+    for key in regressed_exact + regressed_timing:
+        print(f"gate: REGRESSION: {key[0]} {key[1]}{on.get(key, '')}")
     if missing or regressed_exact:
         return EXIT_REGRESSION
     if regressed_timing:
@@ -303,6 +343,8 @@ def thresholds():
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "check":
         return check(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if len(sys.argv) >= 5 and sys.argv[1] == "kernels":
+        return check(sys.argv[2], sys.argv[3], sys.argv[4:], host=False)
     if len(sys.argv) == 2 and sys.argv[1] == "thresholds":
         return thresholds()
     if len(sys.argv) >= 3 and sys.argv[1] == "compare":

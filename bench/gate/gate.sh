@@ -8,7 +8,8 @@
 #
 #   exact   callgrind counts of the classifier; verified and translated
 #           instructions and JIT bytes of both programs, on both transports,
-#           loaded into this kernel: any rise fails
+#           loaded into this kernel, and into each kernel FBF_GATE_KERNELS
+#           names, booted once under QEMU (testing/vm/vm-run): any rise fails
 #   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
 #           same frames; both agents drain the same pre-filled queue in turn,
 #           for --quiet, text and --json, and idle in turn; the same again
@@ -18,7 +19,14 @@
 # make bench-baseline: record HEAD as the base, and why.
 #
 #   gate.sh check            base: BASE, or the one bench/gate/baseline.json names
+#   gate.sh kernels          the exact measures on the kernels of FBF_GATE_KERNELS alone
+#   gate.sh figures FILE     (in a guest) both programs' static figures, base and
+#                            candidate, on the kernel it runs on, into FILE
 #   gate.sh baseline WHY     write bench/gate/baseline.json: base = HEAD, and WHY
+#
+# FBF_GATE_KERNELS: names of kernels under FBF_KERNELS (default build/kernels, where
+# make kernels fetches them), or directories with boot/vmlinuz-RELEASE and
+# lib/modules/RELEASE, as tests/run-kernels takes them.
 #
 # The base's Makefile must build build/agent (with --transport ringbuf),
 # build/fizzbuzzfib.bpf.o, build/fizzbuzzfib_ringbuf.bpf.o and
@@ -33,6 +41,8 @@ base_src=${FBF_GATE_BASE_DIR:-$(pwd)/build/gate-base}
 kernel_rounds=${FBF_GATE_KERNEL_ROUNDS:-15}
 kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
 agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
+kernels_dir=${FBF_KERNELS:-$(pwd)/build/kernels}
+gate_kernels=${FBF_GATE_KERNELS:-}
 
 die() { echo "gate: $*" >&2; exit 2; }
 
@@ -87,17 +97,76 @@ measure_exact()
 	bench/micro/callgrind.sh "$build" "$results/callgrind-candidate" v4
 }
 
+# gate_kernel ROUNDS REPEAT ARM=BUILD...: bench/gate/gate_kernel on each transport's
+# object of each arm's build.
+gate_kernel()
+{
+	local rounds=$1 repeat=$2 object arm arms
+
+	shift 2
+	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
+		arms=()
+		for arm in "$@"; do
+			arms+=("${arm%%=*}=${arm#*=}/$object.bpf.o")
+		done
+		"$build/bench/gate_kernel" "$rounds" "$repeat" "${arms[@]}" || return
+	done
+}
+
 measure_kernel()
 {
-	local object
+	gate_kernel "$kernel_rounds" "$kernel_repeat" base="$base_src/build" \
+		base-again="$base_src/build" candidate="$build" >"$results/kernel$1.tsv"
+}
 
-	: >"$results/kernel$1.tsv"
-	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
-		"$build/bench/gate_kernel" "$kernel_rounds" "$kernel_repeat" \
-			base="$base_src/build/$object.bpf.o" \
-			base-again="$base_src/build/$object.bpf.o" \
-			candidate="$build/$object.bpf.o" >>"$results/kernel$1.tsv"
+# kernel_dir KERNEL: where a kernel of FBF_GATE_KERNELS is unpacked, or one line on what to do.
+kernel_dir()
+{
+	if [ -d "$kernels_dir/$1/boot" ]; then
+		echo "$kernels_dir/$1"
+	elif [ -d "$1/boot" ]; then
+		(cd "$1" && pwd)
+	else
+		die "kernel '$1' is not in $kernels_dir: fetch it with 'make kernels KERNELS=$1'," \
+		    "or leave the matrix out with 'make bench-check KERNELS='"
+	fi
+}
+
+# The exact measures on each kernel of FBF_GATE_KERNELS: one boot each, where gate.sh
+# figures loads both transports' objects of base and candidate. Sets matrix_args, gate.py's
+# on:KERNEL=FIGURES arguments; a kernel that gives no figures fails there, named.
+measure_matrix()
+{
+	local kernel dir name out start
+
+	matrix_args=()
+	for kernel in $gate_kernels; do
+		dir=$(kernel_dir "$kernel")
+		name=$(basename "$kernel")
+		out=$results/kernels/$name
+		mkdir -p "$out"
+		rm -f "$out/figures.tsv"
+		start=$SECONDS
+		FBF_BUILD=$build FBF_GATE_BASE_DIR=$base_src VM_ENV="FBF_BUILD FBF_GATE_BASE_DIR" \
+			VM_TIMEOUT=${FBF_GATE_VM_TIMEOUT:-1200} \
+			testing/vm/vm-run "$dir" "$out" bench/gate/gate.sh figures "$out/figures.tsv" ||
+			{ echo "gate: $name gave no figures; the end of $out/output.log:"
+			  tail -n 5 "$out/output.log" 2>/dev/null | sed 's/^/    /'; }
+		echo "gate: $name booted and measured in $((SECONDS - start)) s"
+		matrix_args+=("on:$name=$out/figures.tsv")
 	done
+}
+
+# figures FILE: in a guest, the static figures of both programs, base and candidate,
+# as this kernel makes them, after a line naming it; FILE only if all were read.
+figures()
+{
+	local file=${1:?figures FILE}
+
+	{
+		echo "# kernel $(uname -r)"
+		gate_kernel 0 1 base="$base_src/build" candidate="$build"
+	} >"$file.part" && mv "$file.part" "$file"
 }
 
 # The agents on the queue, then on the ring buffer (benchmarks named .../ringbuf).
@@ -117,19 +186,32 @@ judge()
 {
 	bench/gate/gate.py check "$results" "$history" base="$results/callgrind-base" \
 		candidate="$results/callgrind-candidate" "$results/kernel$1.tsv" \
-		"$results/agent$1.tsv"
+		"$results/agent$1.tsv" "${matrix_args[@]}"
+}
+
+# prepare: the base resolved and built, the matrix's kernels found, the results' directory.
+prepare()
+{
+	local rev=${FBF_GATE_BASE:-} kernel sha
+
+	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
+	mkdir -p "$results"
+	for kernel in $gate_kernels; do
+		kernel_dir "$kernel" >/dev/null
+	done
+	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
+		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
+	# An assignment, so that resolve_base's one line ends the gate (set -e).
+	sha=$(resolve_base "$rev")
+	build_base "$sha"
 }
 
 check()
 {
-	local rev=${FBF_GATE_BASE:-} sha status=0 start=$SECONDS
+	local status=0 start=$SECONDS
 
-	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
-	mkdir -p "$results"
-	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
-		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
-	sha=$(resolve_base "$rev")
-	build_base "$sha"
+	prepare
+	measure_matrix
 	events=$(drain_events)
 	echo "gate: measuring base and candidate side by side ($kernel_rounds kernel rounds," \
 	     "$agent_rounds agent rounds of $events events)"
@@ -146,6 +228,19 @@ check()
 		status=0
 		judge -2 || status=$?
 	fi
+	echo "gate: took $((SECONDS - start)) s"
+	[ "$status" -eq 0 ] || exit 1
+}
+
+# The matrix's exact measures alone: what make test-kernels checks.
+check_kernels()
+{
+	local status=0 start=$SECONDS
+
+	[ -n "$gate_kernels" ] || die "FBF_GATE_KERNELS names no kernel to measure on"
+	prepare
+	measure_matrix
+	bench/gate/gate.py kernels "$results" "$history" "${matrix_args[@]}" || status=$?
 	echo "gate: took $((SECONDS - start)) s"
 	[ "$status" -eq 0 ] || exit 1
 }
@@ -171,6 +266,8 @@ record_baseline()
 
 case "${1:-check}" in
 check) check ;;
+kernels) check_kernels ;;
+figures) figures "${2:-}" ;;
 baseline) record_baseline "${2:-}" ;;
-*) echo "usage: gate.sh check | baseline WHY" >&2; exit 2 ;;
+*) echo "usage: gate.sh check | kernels | figures FILE | baseline WHY" >&2; exit 2 ;;
 esac
