@@ -43,11 +43,13 @@ fizzbuzzfib-agent ($version) unstable; urgency=medium
  -- $maintainer  $(LC_ALL=C date -u -R -d "@$when")
 EOF
 
-# Not what make deb was run with (OUTPUT=, VERSION=): the copy builds as debian/rules says.
-unset MAKEFLAGS MAKEOVERRIDES MFLAGS MAKELEVEL FBF_BUILD
-export DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=$(nproc)}
+# A clean environment: make puts the variables of its command line (OUTPUT=,
+# VERSION=) in it, and the copy's make clean would remove that OUTPUT. The
+# copy builds as debian/rules says, and nothing else.
 log=$dir/build-$version.log
-if ! (cd "$tree" && dpkg-buildpackage -b -uc -us) >"$log" 2>&1; then
+if ! (cd "$tree" && env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 \
+	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}" \
+	dpkg-buildpackage -b -uc -us) >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	echo "build-deb: dpkg-buildpackage failed; the whole log is $log" >&2
 	exit 1
