@@ -65,7 +65,7 @@ prog_exists() { fbf_box bpftool prog show id "$1" >/dev/null 2>&1; }
 # The program ids the instances had, for the checks after remove and purge.
 remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 
-@test "make deb: both versions built with no network; the agent reports the version" {
+@test "make deb: both versions built with no network; the agent and the README say the version" {
 	local dir=$BATS_TEST_TMPDIR/x
 
 	[ "$(dpkg-deb -f "$DEB" Version)" = "$VERSION" ]
@@ -73,6 +73,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	dpkg --compare-versions "$NEXT" gt "$VERSION"
 	dpkg-deb -x "$DEB" "$dir"
 	[ "$("$dir/usr/sbin/fizzbuzzfib-agent" --version)" = "fizzbuzzfib-agent $VERSION" ]
+	grep -qF "apt install ./build/deb/$(basename "$DEB")" "$FBF_ROOT/README.md"
 }
 
 @test "lintian: no error, no warning" {
