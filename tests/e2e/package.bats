@@ -56,8 +56,21 @@ setup()
 		skip "$FBF_BOX_SKIP"
 }
 
-# apt as an operator runs it, answering no question.
-box_apt() { fbf_box env DEBIAN_FRONTEND=noninteractive apt -y -q "$@"; }
+# apt as an operator runs it, answering no question. The container's
+# /var/lib/dpkg lies over the machine's, which the machine's own apt may be
+# writing (make deps in another checkout): what it is halfway through reads
+# as "dpkg was interrupted" in the container. Wait for it, bounded only to
+# stop a hang.
+box_apt()
+{
+	local i
+
+	for i in $(seq 600); do
+		[ -n "$(ls -A /var/lib/dpkg/updates)" ] || break
+		sleep 0.5
+	done
+	fbf_box env DEBIAN_FRONTEND=noninteractive apt -y -q "$@"
+}
 
 # Whether program ID exists anywhere on the machine (the container shares the kernel).
 prog_exists() { fbf_box bpftool prog show id "$1" >/dev/null 2>&1; }
