@@ -21,6 +21,8 @@
 # make fuzz / stress                                  see tests/tests.mk
 # make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
+# make deb        the Debian package, $(OUTPUT)/deb/fizzbuzzfib-agent_VERSION_ARCH.deb
+#                 (debian/, tools/build-deb.sh)
 # make deps       install the Debian packages the project needs (as root), which
 #                 make demo, make test and make test-kernels do first; the other
 #                 targets only check that they are there
@@ -83,6 +85,8 @@ DEPFLAGS := -MMD -MP
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon $(ARCH_INCLUDES) \
 	      $(VARIANT_DEFINES) $(DEPFLAGS)
 CFLAGS ?= -O2 -g
+# Empty here; a packager's (dpkg-buildflags: _FORTIFY_SOURCE) reaches the C objects.
+CPPFLAGS ?=
 # Frame pointers keep perf call graphs readable.
 CFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=gnu11 $(DEPFLAGS) \
 	  -Icommon -Ilib -I$(OUTPUT) -DFBF_VERSION='"$(VERSION)"' $(VARIANT_DEFINES) $(SANITIZE_FLAGS)
@@ -133,7 +137,7 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install uninstall bench \
+.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install uninstall deb bench \
 	bench-figures
 
 all: $(OUTPUT)/agent
@@ -146,7 +150,7 @@ bench-build: lab
 $(OUTPUT)/obj/%.o: %.c | $(SKEL)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES_$(firstword $(subst /, ,$*))) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(INCLUDES_$(firstword $(subst /, ,$*))) -c $< -o $@
 
 $(OUTPUT)/obj/%.o: %.cc
 	$(call msg,CXX,$@)
@@ -223,6 +227,10 @@ install: $(OUTPUT)/agent
 
 uninstall:
 	$(Q)rm -f $(INSTALLED)
+
+# The same, packaged: debian/rules runs make install, in a copy of the tree.
+deb: check-deps
+	$(Q)tools/build-deb.sh . $(OUTPUT)/deb $(VERSION)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

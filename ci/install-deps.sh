@@ -16,7 +16,7 @@ packages=(
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
 	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox linux-perf
 	libcap2-bin libclang-rt-14-dev systemd libsystemd-dev systemd-container man-db mandoc libmicrohttpd-dev prometheus
-	libnats-dev nats-server logrotate libfixbuf-dev nfdump softflowd pmacct
+	libnats-dev nats-server logrotate libfixbuf-dev nfdump softflowd pmacct debhelper lintian
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 )
 

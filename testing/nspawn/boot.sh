@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# boot.sh DIR UDEV_DEB SRC BUILD CGROUP: boot this machine's own root as a
-# container with systemd as its PID 1, the agent installed in it, for the
-# tests of the unit under a real service manager (tests/e2e/service.bats).
+# boot.sh DIR UDEV_DEB SRC BUILD CGROUP [INSTALL]: boot this machine's own
+# root as a container with systemd as its PID 1, the agent installed in it by
+# make install (INSTALL "make", the default) or not at all ("none": the
+# package's test installs it with apt), for the tests of the unit under a
+# real service manager (tests/e2e/service.bats, tests/e2e/package.bats).
 # Run in a mount namespace of its own (unshare -m --propagation private):
 # every mount below stays in it and goes with it. Execs systemd-nspawn.
 #
@@ -24,15 +26,17 @@
 #    on which nspawn mounts a tmpfs of the container's own.
 set -euo pipefail
 
-[ $# -eq 5 ] || { echo "usage: boot.sh DIR UDEV_DEB SRC BUILD CGROUP" >&2; exit 2; }
-dir=$1 deb=$2 src=$3 build=$4 cgroup=$5
+[ $# -eq 5 ] || [ $# -eq 6 ] ||
+	{ echo "usage: boot.sh DIR UDEV_DEB SRC BUILD CGROUP [make|none]" >&2; exit 2; }
+dir=$1 deb=$2 src=$3 build=$4 cgroup=$5 install=${6:-make}
 
 mount -t tmpfs -o mode=0755 fbf-nspawn "$dir"
 mkdir -p "$dir/upper" "$dir/work" "$dir/root"
 mount -t overlay overlay -o "lowerdir=/,upperdir=$dir/upper,workdir=$dir/work" "$dir/root"
 # Into the bin/ and lib/ symlinks of a merged /usr, not over them.
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" --keep-directory-symlink
-make -s -C "$src" install DESTDIR="$dir/root" PREFIX=/usr/local OUTPUT="$build" >/dev/null
+[ "$install" = none ] ||
+	make -s -C "$src" install DESTDIR="$dir/root" PREFIX=/usr/local OUTPUT="$build" >/dev/null
 
 mkdir -p /run/systemd/nspawn
 mount -t tmpfs tmpfs /run/systemd/nspawn

@@ -20,16 +20,18 @@ fbf_box_missing()
 		{ echo "needs cgroup2"; return; }
 }
 
-# fbf_box_up DIR: boot the container over DIR, an empty directory; sets
-# FBF_BOX_NSPAWN (nspawn's pid) and FBF_BOX_PID (its systemd's, on the host).
+# fbf_box_up DIR [none]: boot the container over DIR, an empty directory,
+# with the agent installed by make install, or with none: nothing installed;
+# sets FBF_BOX_NSPAWN (nspawn's pid) and FBF_BOX_PID (its systemd's, on the
+# host).
 fbf_box_up()
 {
-	local dir=$1 i
+	local dir=$1 install=${2:-make} i
 
 	FBF_BOX_CGROUP=fbf-nspawn-$$
 	unshare -m --propagation private "$FBF_ROOT/testing/nspawn/boot.sh" "$dir" \
 		"$(ls "$FBF_BUILD"/debs/udev_*.deb | tail -n 1)" "$FBF_ROOT" "$FBF_BUILD" \
-		"$FBF_BOX_CGROUP" </dev/null >"$dir.log" 2>&1 3>&- &
+		"$FBF_BOX_CGROUP" "$install" </dev/null >"$dir.log" 2>&1 3>&- &
 	FBF_BOX_NSPAWN=$!
 	FBF_BOX_PID=
 	# For fbf_box_down, from bats' teardown_file too.
@@ -60,6 +62,43 @@ fbf_box_up()
 # Run a command in the container: all its namespaces, not its seccomp
 # filter (so bpf() runs in its units, as on a host).
 fbf_box() { nsenter -t "$FBF_BOX_PID" -a "$@"; }
+
+# The pair veth0 (the agent's) and veth1 in the container, up, without IPv6
+# so that nothing but the test's frames reach it.
+fbf_box_veth_up()
+{
+	fbf_box ip link add veth0 type veth peer name veth1
+	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
+	fbf_box ip link set veth0 up
+	fbf_box ip link set veth1 up
+}
+
+# What systemd mounts on a host and PID 1 in a container does not: libxdp's
+# dispatcher needs bpffs. A bpffs of the container's own, empty at first.
+fbf_box_bpffs()
+{
+	fbf_box mkdir -p /sys/fs/bpf
+	fbf_box mount -t bpf bpf /sys/fs/bpf
+}
+
+# The id of xdp_fizzbuzzfib on IFACE now, in libxdp's dispatcher or not; nothing if none.
+fbf_box_attached_id()
+{
+	fbf_box xdp-loader status "$1" | awk '/ xdp_fizzbuzzfib / {
+		for (i = 1; i < NF; i++)	# the id is what the 16-digit tag follows
+			if ($i ~ /^[0-9]+$/ && $(i + 1) ~ /^[0-9a-f]+$/ && length($(i + 1)) == 16)
+				print $i
+	}'
+}
+
+# The prog id in UNIT's status (READY=1's STATUS=).
+fbf_box_status_id() { fbf_box_prop "$1" StatusText | grep -Eo 'prog id [0-9]+' | grep -Eo '[0-9]+$'; }
+
+# A metric's value from the agent's endpoint: fbf_box_metric NAME [ADDR:PORT].
+fbf_box_metric()
+{
+	fbf_box curl -sf "http://${2:-127.0.0.1:9435}/metrics" | awk -v m="$1" '$1 == m { print $2 }'
+}
 
 # A property of a unit in the container, e.g. fbf_box_prop UNIT NRestarts.
 fbf_box_prop() { fbf_box systemctl show -P "$2" "$1"; }

@@ -14,15 +14,6 @@ load ../../testing/nspawn/nspawn
 
 UNIT=fizzbuzzfib-agent@veth0.service
 
-# The interface, without IPv6 so that nothing but the test's frames reach it.
-veth_up()
-{
-	fbf_box ip link add veth0 type veth peer name veth1
-	fbf_box sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1 net.ipv6.conf.veth1.disable_ipv6=1
-	fbf_box ip link set veth0 up
-	fbf_box ip link set veth1 up
-}
-
 setup_file()
 {
 	local why
@@ -34,10 +25,8 @@ setup_file()
 	fi
 	mkdir -p "$BATS_FILE_TMPDIR/box"
 	fbf_box_up "$BATS_FILE_TMPDIR/box" || { fbf_box_down; return 1; }
-	veth_up
-	# What systemd mounts on a host and PID 1 in a container does not: libxdp's dispatcher needs it.
-	fbf_box mkdir -p /sys/fs/bpf
-	fbf_box mount -t bpf bpf /sys/fs/bpf
+	fbf_box_veth_up
+	fbf_box_bpffs
 }
 
 teardown_file() { fbf_box_down; }
@@ -72,21 +61,10 @@ lock_files() { fbf_box find /run/fizzbuzzfib -name '*.lock'; }
 # The unit's journal since the test began; the journal can lag a little.
 unit_journal() { sleep 1; fbf_box journalctl -u "$UNIT" --after-cursor="$CURSOR" -o cat -q; }
 
-# The id of xdp_fizzbuzzfib on veth0 now, in libxdp's dispatcher or not; nothing if none.
-attached_id()
-{
-	fbf_box xdp-loader status veth0 | awk '/ xdp_fizzbuzzfib / {
-		for (i = 1; i < NF; i++)	# the id is what the 16-digit tag follows
-			if ($i ~ /^[0-9]+$/ && $(i + 1) ~ /^[0-9a-f]+$/ && length($(i + 1)) == 16)
-				print $i
-	}'
-}
-
-# The prog id in the unit's status (READY=1's STATUS=).
-status_id() { fbf_box_prop "$UNIT" StatusText | grep -Eo 'prog id [0-9]+' | grep -Eo '[0-9]+$'; }
-
-# A metric's value from the agent's endpoint.
-metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 == m { print $2 }'; }
+# The id of xdp_fizzbuzzfib on veth0 now; the prog id in the unit's status.
+attached_id() { fbf_box_attached_id veth0; }
+status_id() { fbf_box_status_id "$UNIT"; }
+metric() { fbf_box_metric "$1"; }
 
 @test "started by systemd: ready once attached, counts traffic, serves metrics, logs to the journal" {
 	local id sent packets journal info
@@ -247,5 +225,5 @@ metric() { fbf_box curl -sf http://127.0.0.1:9435/metrics | awk -v m="$1" '$1 ==
 		fbf_box ip link show veth1 >/dev/null 2>&1 || break
 		sleep 0.1
 	done
-	veth_up
+	fbf_box_veth_up
 }
