@@ -20,7 +20,8 @@
 # make cost-compare BASE=PATH CANDIDATE=PATH   two objects judged like the gate (as root)
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
 # make fuzz / stress                                  see tests/tests.mk
-# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
+# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit, and
+#                 the cost tool as fizzbuzzfib-cost (bench/cost/cost.mk)
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
 # make deps       install the Debian packages the project needs (as root), which
 #                 make demo, make test and make test-kernels do first; the other

@@ -48,7 +48,7 @@ every_action()
 	[ "$n" -eq 13 ]
 }
 
-@test "xdp-filter's deny-by-default program: every frame dropped, the truncated one aborted, live too" {
+@test "xdp-filter's deny-by-default program drops every frame, aborts the truncated one, live too" {
 	require_xdp_tools xdpfilt_dny_all.o
 	# Its maps are empty, so nothing is allowed; a frame it cannot parse is an error.
 	FBF_COST_LIVE_ROUNDS=1 run make -s cost OBJ="$XDP_TOOLS_BPF/xdpfilt_dny_all.o"
@@ -149,4 +149,18 @@ every_action()
 	[[ "$output" == *"invalid access to packet"* ]]
 	[[ "${lines[-1]}" == "cost: the verifier refused xdp_cost_probe in "*"its log ends as above" ]]
 	[ "${#lines[@]}" -le 7 ]
+}
+
+@test "make install: fizzbuzzfib-cost runs from where it was installed" {
+	local prefix=$BATS_TEST_TMPDIR/prefix
+
+	make -s install PREFIX="$prefix" OUTPUT="$FBF_BUILD" >/dev/null
+	FBF_COST_OUT=$BATS_TEST_TMPDIR/installed run "$prefix/sbin/fizzbuzzfib-cost" measure \
+		"$PROBE.bpf.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	check_bmf "$BATS_TEST_TMPDIR/installed/cost.bmf.json" cost/prog cost/all
+	make -s uninstall PREFIX="$prefix" >/dev/null
+	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ] && [ ! -e "$prefix/lib/fizzbuzzfib-cost" ]
 }

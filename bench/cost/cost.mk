@@ -40,3 +40,29 @@ cost-compare: check-deps all bench-build
 	$(Q)bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
 TEST_BATS += bench/cost/cost.bats
+
+# make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
+# scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
+# as in this tree so the scripts find each other as they do here.
+COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
+COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
+		bench/report.py bench/measured_on.py bench/gate/gate.py
+COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py
+COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ)
+
+.PHONY: install-cost uninstall-cost
+install: install-cost
+uninstall: uninstall-cost
+
+install-cost: $(COST_BUILT)
+	$(Q)for f in $(COST_SCRIPTS); do install -D -m 0755 $$f $(DESTDIR)$(COSTDIR)/$$f; done
+	$(Q)for f in $(COST_SOURCED); do install -D -m 0644 $$f $(DESTDIR)$(COSTDIR)/$$f; done
+	$(Q)for f in $(COST_BUILT); do \
+		install -D $$f $(DESTDIR)$(COSTDIR)/build/$${f#$(OUTPUT)/}; done
+	$(Q)mkdir -p $(DESTDIR)$(SBINDIR)
+	$(Q)sed 's|@COSTDIR@|$(COSTDIR)|g' bench/cost/fizzbuzzfib-cost.in \
+		>$(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+	$(Q)chmod 0755 $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+
+uninstall-cost:
+	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost

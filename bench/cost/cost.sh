@@ -32,8 +32,12 @@ exit_usage=2 exit_open=3 exit_failed=10
 
 usage()
 {
-	echo "usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]" >&2
-	echo "       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE]" >&2
+	cat >&2 <<-EOF
+	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]
+	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE]
+	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
+	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS]]
+	EOF
 	exit $exit_usage
 }
 
@@ -41,8 +45,10 @@ usage()
 need_file()
 {
 	[ -n "$2" ] || usage
-	[ -f "$2" ] && [ -r "$2" ] ||
-		{ echo "cost: $1 $2 is not a readable file" >&2; exit $exit_open; }
+	if [ ! -f "$2" ] || [ ! -r "$2" ]; then
+		echo "cost: $1 $2 is not a readable file" >&2
+		exit $exit_open
+	fi
 }
 
 [ "$(id -u)" -eq 0 ] ||

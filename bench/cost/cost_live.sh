@@ -81,7 +81,7 @@ xdp_counters()
 # run ARM: one flood through ARM; prints its rows.
 run()
 {
-	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after
+	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after native=0
 
 	attach "$arm"
 	before=$(xdp_counters)
@@ -96,9 +96,9 @@ run()
 	fi
 	after=$(xdp_counters)
 	detach
+	[[ "$arm" != *-native ]] || native=1
 	awk -v n="$name" -v sent="$sent" -v s="$flood_seconds" -v cnt="$cnt" -v ns="$ns" \
-		-v before="$before" -v after="$after" -v native=$([[ "$arm" == *-native ]] &&
-		echo 1 || echo 0) 'BEGIN {
+		-v before="$before" -v after="$after" -v native="$native" 'BEGIN {
 		printf "%s\tthroughput\t%.0f\n", n, sent / s
 		printf "%s\tsent\t%d\n", n, sent
 		if (cnt > 0)

@@ -112,7 +112,8 @@ def measure(out_dir, obj, samples_path, live_path):
         did = ", ".join(did) or "not counted in skb mode"
         p, b, n = (med(f"prog-{mode}", "throughput"), med(f"xdp_pass-{mode}", "throughput"),
                    med("none", "throughput"))
-        rows.append([f"live {mode}", "frames/s", fmt(p), fmt(b), fmt(n), f"{(p / b - 1) * 100:+.0f}%",
+        rows.append([f"live {mode}", "frames/s", fmt(p), fmt(b), fmt(n),
+                     f"{(p / b - 1) * 100:+.0f}%",
                      spread(live[(f"cost/live/prog-{mode}", "throughput")]), did])
         p, b = med(f"prog-{mode}", "latency"), med(f"xdp_pass-{mode}", "latency")
         rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", f"{p - b:+.1f}",
