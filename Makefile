@@ -17,9 +17,12 @@
 #                     its programs' exact measures on each kernel of KERNELS too
 # make bench-baseline WHY='...'   make HEAD the gate's base, saying why
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]   what any XDP object costs (as root)
+# make cost-compare BASE=PATH CANDIDATE=PATH   two objects judged like the gate (as root)
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
 # make fuzz / stress                                  see tests/tests.mk
-# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit
+# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit, and
+#                 the cost tool as fizzbuzzfib-cost (bench/cost/cost.mk)
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
 # make deb        the Debian package, $(OUTPUT)/deb/fizzbuzzfib-agent_VERSION_ARCH.deb
 #                 (debian/, tools/build-deb.sh)
@@ -240,7 +243,8 @@ clean:
 # Each directory with something to build or run beside the agent keeps its
 # rules in a .mk file of its own.
 include testing/testing.mk tools/trafficgen/trafficgen.mk tools/rawflood/rawflood.mk tests/tests.mk
-include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk
+include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk \
+	bench/cost/cost.mk
 
 # Only this build's own dependency files: not those of the gate's base, which
 # builds in a worktree under build/.

@@ -17,7 +17,7 @@ packages=(
 	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox linux-perf
 	libcap2-bin libclang-rt-14-dev systemd libsystemd-dev systemd-container man-db mandoc libmicrohttpd-dev prometheus
 	libnats-dev nats-server logrotate libfixbuf-dev nfdump softflowd pmacct debhelper lintian
-	qemu-system-x86 busybox-static cpio kmod xz-utils
+	qemu-system-x86 busybox-static cpio kmod xz-utils ethtool
 )
 
 # make profile-cpu fetches its flame graph template with npm; any npm will do.

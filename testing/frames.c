@@ -8,8 +8,11 @@
 #include <string.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
+#include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 
 #include "frames.h"
 
@@ -17,6 +20,10 @@
 #define FRAME_IP_PROTO_TEST 253
 /* RFC 8200: nothing follows the IPv6 header but the payload bytes. */
 #define FRAME_IPV6_NO_NEXT_HEADER 59
+/* The transport headers' ports: an ephemeral source, well-known destinations. */
+#define FRAME_SPORT 40000
+#define FRAME_TCP_DPORT 80
+#define FRAME_UDP_DPORT 53
 /* VLAN IDs of the tags, outermost first: arbitrary but recognisable in a dump. */
 #define FRAME_FIRST_VID 100
 
@@ -79,24 +86,54 @@ size_t frame_build_eth(void *buf, size_t size, const struct frame_l2 *l2, __u16 
 	return len;
 }
 
+/* A TCP or UDP header for @protocol at @p, or nothing: its length. Checksums left 0. */
+static size_t put_l4(__u8 *p, __u8 protocol, size_t payload_len)
+{
+	if (protocol == IPPROTO_TCP) {
+		struct tcphdr th = { .doff = sizeof(th) / 4, .syn = 1, .window = htobe16(64240) };
+
+		th.source = htobe16(FRAME_SPORT);
+		th.dest = htobe16(FRAME_TCP_DPORT);
+		memcpy(p, &th, sizeof(th));
+		return sizeof(th);
+	}
+	if (protocol == IPPROTO_UDP) {
+		struct udphdr uh = { .len = htobe16(sizeof(uh) + payload_len) };
+
+		uh.source = htobe16(FRAME_SPORT);
+		uh.dest = htobe16(FRAME_UDP_DPORT);
+		memcpy(p, &uh, sizeof(uh));
+		return sizeof(uh);
+	}
+	return 0;
+}
+
+static size_t l4_len(__u8 protocol)
+{
+	return protocol == IPPROTO_TCP ? sizeof(struct tcphdr) :
+	       protocol == IPPROTO_UDP ? sizeof(struct udphdr) : 0;
+}
+
 size_t frame_build_ipv4(void *buf, size_t size, const struct frame_l2 *l2,
 			const struct frame_ipv4 *ip)
 {
 	size_t hdr_len = FRAME_IPV4_HLEN + ip->options_len;
+	size_t payload_len = ip->payload_len ?: FRAME_PAYLOAD_LEN;
+	size_t body_len = l4_len(ip->protocol) + payload_len;
 	size_t off = frame_build_eth(buf, size, l2, ETH_P_IP);
 	struct iphdr iph = {};
 	__u8 *p = buf;
 
-	if (!off || off + hdr_len + FRAME_PAYLOAD_LEN > size)
+	if (!off || off + hdr_len + body_len > size)
 		return 0;
 	p += off;
 
 	iph.version = ip->version;
 	iph.ihl = ip->ihl;
-	iph.tot_len = htobe16(hdr_len + FRAME_PAYLOAD_LEN);
+	iph.tot_len = htobe16(hdr_len + body_len);
 	iph.id = htobe16(1);
 	iph.ttl = 64;
-	iph.protocol = FRAME_IP_PROTO_TEST;
+	iph.protocol = ip->protocol ?: FRAME_IP_PROTO_TEST;
 	iph.saddr = htobe32(ip->saddr);
 	iph.daddr = htobe32(IPV4_ADDR(192, 0, 2, 1));
 	memcpy(p, &iph, sizeof(iph));
@@ -105,8 +142,13 @@ size_t frame_build_ipv4(void *buf, size_t size, const struct frame_l2 *l2,
 	iph.check = inet_csum(p, hdr_len);
 	memcpy(p + offsetof(struct iphdr, check), &iph.check, sizeof(iph.check));
 
-	memcpy(p + hdr_len, frame_payload, FRAME_PAYLOAD_LEN);
-	return off + hdr_len + FRAME_PAYLOAD_LEN;
+	p += hdr_len;
+	p += put_l4(p, ip->protocol, payload_len);
+	/* The payload's pattern, repeated as far as a large frame needs. */
+	for (size_t i = 0; i < payload_len; i += FRAME_PAYLOAD_LEN)
+		memcpy(p + i, frame_payload, payload_len - i < FRAME_PAYLOAD_LEN ?
+		       payload_len - i : FRAME_PAYLOAD_LEN);
+	return off + hdr_len + body_len;
 }
 
 size_t frame_build_ipv6(void *buf, size_t size, const struct frame_l2 *l2)

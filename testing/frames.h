@@ -37,6 +37,8 @@ struct frame_ipv4 {
 	__u8 ihl;		/* header length in 32-bit words, as written in the header */
 	__u8 options_len;	/* option bytes written after the fixed header */
 	__u32 saddr;		/* host byte order */
+	__u8 protocol;		/* 0: no transport header; IPPROTO_TCP or IPPROTO_UDP: one */
+	__u16 payload_len;	/* bytes after the transport header; 0: FRAME_PAYLOAD_LEN */
 };
 
 /* A valid IPv4 header without options from @saddr (host byte order). */
@@ -48,7 +50,11 @@ size_t frame_l2_len(const struct frame_l2 *l2);
 /* The Ethernet header and tags only, ending with @ethertype. */
 size_t frame_build_eth(void *buf, size_t size, const struct frame_l2 *l2, __u16 ethertype);
 
-/* Ethernet, tags, IPv4 header with ip->options_len option bytes, a short payload. */
+/*
+ * Ethernet, tags, IPv4 header with ip->options_len option bytes, a TCP (SYN
+ * to port 80) or UDP (to port 53) header if ip->protocol asks for one, then
+ * the payload.
+ */
 size_t frame_build_ipv4(void *buf, size_t size, const struct frame_l2 *l2,
 			const struct frame_ipv4 *ip);
 

@@ -55,17 +55,27 @@ size_t kernel_cases_build(struct kernel_case *cases)
  * run with repeat > 1 costs a fixed ~16 ms (an RCU grace period), which no
  * practical repeat amortises below a nanosecond.
  */
-int kernel_case_time(int prog_fd, const struct kernel_case *c, int repeat, double *ns)
+int kernel_frame_run(int prog_fd, const void *frame, size_t len, int repeat, double *ns,
+		     __u32 *action)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = c->frame, .data_size_in = c->len,
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
 		    .repeat = repeat);
 
 	if (bpf_prog_test_run_opts(prog_fd, &opts))
 		return -errno;
-	if (opts.retval != XDP_PASS)
-		return -EPROTO;
 	*ns = opts.duration;
+	*action = opts.retval;
 	return 0;
+}
+
+int kernel_case_time(int prog_fd, const struct kernel_case *c, int repeat, double *ns)
+{
+	__u32 action = XDP_ABORTED;
+	int err = kernel_frame_run(prog_fd, c->frame, c->len, repeat, ns, &action);
+
+	if (err)
+		return err;
+	return action == XDP_PASS ? 0 : -EPROTO;
 }
 
 int prog_static_figures(int prog_fd, struct prog_static_figures *fig)

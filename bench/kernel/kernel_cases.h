@@ -27,6 +27,13 @@ struct kernel_case {
 size_t kernel_cases_build(struct kernel_case *cases);
 
 /*
+ * Mean ns per run of program @prog_fd over @repeat runs of the @len bytes of
+ * @frame, as the kernel timed it, and the action it returned: 0 or -errno.
+ */
+int kernel_frame_run(int prog_fd, const void *frame, size_t len, int repeat, double *ns,
+		     __u32 *action);
+
+/*
  * Mean ns per run of program @prog_fd over @repeat runs of @c's frame, as the
  * kernel timed it: 0, -errno, or -EPROTO if the program did not pass the frame.
  */

@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool on XDP objects nobody here wrote (Debian's xdp-tools ships
+# them) and on a small program of its own (testing/cost_probe.bpf.c): each
+# frame shape's action as the program decides it, what it did to a live
+# flood, a compare that passes on one object against itself and fails on a
+# planted instruction, and one line and one exit status for each bad input.
+# Short rounds: the figures are checked for being there, never for how fast.
+
+load ../../testing/netns
+load ../bmf
+
+XDP_TOOLS_BPF=/usr/lib/$(gcc -dumpmachine)/bpf
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads XDP programs and makes veth pairs"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=3 FBF_COST_REPEAT=1000
+	export FBF_COST_LIVE_ROUNDS=0 FBF_COST_FLOOD_SECONDS=1
+	PROBE=$FBF_BUILD/testing/cost_probe
+}
+
+require_xdp_tools()
+{
+	[ -f "$XDP_TOOLS_BPF/$1" ] || skip "$XDP_TOOLS_BPF/$1 is missing: install xdp-tools (make deps)"
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# action SHAPE: the action column of the table's test_run row for SHAPE.
+action() { awk -v s="$1" '$1 == "test_run" && $2 == s { print $NF }' <<<"$output"; }
+
+# every_action WANT EXCEPT_SHAPE EXCEPT_WANT: every shape's action is WANT but EXCEPT_SHAPE's.
+every_action()
+{
+	local shape n=0
+
+	for shape in $(awk '$1 == "test_run" && $2 != "all" { print $2 }' <<<"$output"); do
+		n=$((n + 1))
+		if [ "$shape" = "$2" ]; then
+			[ "$(action "$shape")" = "$3" ] || { echo "$shape: $(action "$shape")"; return 1; }
+		else
+			[ "$(action "$shape")" = "$1" ] || { echo "$shape: $(action "$shape")"; return 1; }
+		fi
+	done
+	[ "$n" -eq 13 ]
+}
+
+@test "xdp-filter's deny-by-default program drops every frame, aborts the truncated one, live too" {
+	require_xdp_tools xdpfilt_dny_all.o
+	# Its maps are empty, so nothing is allowed; a frame it cannot parse is an error.
+	FBF_COST_LIVE_ROUNDS=1 run make -s cost OBJ="$XDP_TOOLS_BPF/xdpfilt_dny_all.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	every_action XDP_DROP truncated XDP_ABORTED
+	grep -E '^verifier +verified-instructions +[1-9][0-9]* +2 ' <<<"$output"
+	# The veth counted what it did to the flood, in native mode.
+	grep -E '^live native +frames/s .* dropped 100%$' <<<"$output"
+	grep -E '^live skb +ns/packet +[0-9.]+ +[0-9.]+ ' <<<"$output"
+	check_bmf "$RESULTS/cost.bmf.json" cost/prog cost/ipv4-tcp cost/all cost/live/prog-native \
+		cost/live/xdp_pass-skb cost/live/none
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/ipv4-tcp:action \
+		cost/live/prog-native:dropped-percent cost/live/prog-skb:latency
+}
+
+@test "xdpdump's program passes every frame shape" {
+	require_xdp_tools xdpdump_xdp.o
+	cost measure "$XDP_TOOLS_BPF/xdpdump_xdp.o"
+	[ "$status" -eq 0 ]
+	every_action XDP_PASS
+	[[ "$output" == *"xdpdump_xdp.o: xdpdump, measured on"* ]]
+}
+
+@test "the probe: TCP dropped, the truncated frame aborted, the rest passed" {
+	cost measure "$PROBE.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action truncated)" = XDP_ABORTED ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
+	[ "$(action qinq-ipv4)" = XDP_PASS ]
+	[ "$(action ipv4-udp-jumbo)" = XDP_PASS ]
+}
+
+@test "a program whose configuration map is empty is told apart; MAPS fills it" {
+	cost measure "$PROBE"_config.bpf.o
+	[ "$status" -eq 9 ]
+	[[ "$output" == *"aborted every frame shape"*"MAPS=FILE"* ]]
+	[ "${#lines[@]}" -eq 1 ]
+	printf '# cost_config[0] = 1: enabled\ncost_config 00000000 01000000\n' >"$BATS_TEST_TMPDIR/maps"
+	cost measure "$PROBE"_config.bpf.o "" "$BATS_TEST_TMPDIR/maps"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
+	echo 'no_such_map 00000000 01000000' >"$BATS_TEST_TMPDIR/maps"
+	cost measure "$PROBE"_config.bpf.o "" "$BATS_TEST_TMPDIR/maps"
+	[ "$status" -eq 8 ]
+	[[ "$output" == *"no map named no_such_map"* ]]
+	echo 'cost_config 0000 01000000' >"$BATS_TEST_TMPDIR/maps"
+	cost measure "$PROBE"_config.bpf.o "" "$BATS_TEST_TMPDIR/maps"
+	[ "$status" -eq 8 ]
+	[[ "$output" == *"a key of 4 bytes and a value of 4"* ]]
+}
+
+@test "an A/A compare passes" {
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	grep -E '^cost/prog +translated-instructions +[0-9]+ +[0-9]+ +\+0\.00% .* unchanged$' \
+		<<<"$output"
+	check_bmf "$RESULTS/cost-compare.bmf.json" cost/prog cost/all
+}
+
+@test "one instruction more per frame fails the compare, on the exact measures" {
+	# One instruction is far below what timing can tell on a shared host; the
+	# verifier's and the JIT's figures count it exactly, on any host.
+	cost compare "$PROBE.bpf.o" "$PROBE"_planted.bpf.o
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: "*"translated-instructions"* ]]
+	[[ "$output" != *"cost-compare: PASS"* ]]
+}
+
+@test "bad input: each one line and its own exit status" {
+	require_xdp_tools xdpdump_bpf.o
+	cost measure "$XDP_TOOLS_BPF/xdpdump_bpf.o"
+	[ "$status" -eq 4 ] && [ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"has no XDP program"* ]]
+	cost measure "$PROBE"_two.bpf.o
+	[ "$status" -eq 5 ] && [ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"has 2 XDP programs: name one with PROG=NAME"* ]]
+	cost measure "$PROBE"_two.bpf.o xdp_cost_probe_other
+	[ "$status" -eq 0 ]
+	every_action XDP_PASS
+	cost measure "$PROBE"_two.bpf.o no_such_prog
+	[ "$status" -eq 6 ] && [ "${#lines[@]}" -eq 1 ]
+	cost measure "$BATS_TEST_FILENAME"
+	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot open"*"as a BPF object"* ]]
+	cost measure /nonexistent.o
+	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
+	cost measure
+	[ "$status" -eq 2 ]
+}
+
+@test "a program the verifier refuses: the last lines of its log, then one line" {
+	cost measure "$PROBE"_refused.bpf.o
+	[ "$status" -eq 7 ]
+	[[ "$output" == *"invalid access to packet"* ]]
+	[[ "${lines[-1]}" == "cost: the verifier refused xdp_cost_probe in "*"its log ends as above" ]]
+	[ "${#lines[@]}" -le 7 ]
+}
+
+@test "make install: fizzbuzzfib-cost runs from where it was installed" {
+	local prefix=$BATS_TEST_TMPDIR/prefix
+
+	make -s install PREFIX="$prefix" OUTPUT="$FBF_BUILD" >/dev/null
+	FBF_COST_OUT=$BATS_TEST_TMPDIR/installed run "$prefix/sbin/fizzbuzzfib-cost" measure \
+		"$PROBE.bpf.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	check_bmf "$BATS_TEST_TMPDIR/installed/cost.bmf.json" cost/prog cost/all
+	make -s uninstall PREFIX="$prefix" >/dev/null
+	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ] && [ ! -e "$prefix/lib/fizzbuzzfib-cost" ]
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The cost tool's frame shapes: see cost_corpus.h. */
+#include <string.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/udp.h>
+
+#include "cost_corpus.h"
+#include "kernel_cases.h"
+
+static const struct frame_l2 two_vlans = { .nr_tags = 2, .tpid = { ETH_P_8021AD, ETH_P_8021Q } };
+
+static void add_ipv4(struct cost_shape *s, const char *name, const struct frame_l2 *l2,
+		     struct frame_ipv4 ip)
+{
+	s->name = name;
+	s->len = frame_build_ipv4(s->frame, sizeof(s->frame), l2, &ip);
+}
+
+size_t cost_corpus_build(struct cost_shape *shapes)
+{
+	struct kernel_case cases[KERNEL_CASES_MAX];
+	struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254));
+	size_t nr_cases = kernel_cases_build(cases), n = 0;
+
+	ip.protocol = IPPROTO_TCP;
+	add_ipv4(&shapes[n++], "ipv4-tcp", NULL, ip);
+	ip.protocol = IPPROTO_UDP;
+	add_ipv4(&shapes[n++], "ipv4-udp", NULL, ip);
+	/* The classifier's own: IPv4 sources of every class, one VLAN tag, IPv6. */
+	for (size_t i = 0; i < nr_cases; i++, n++) {
+		shapes[n].name = cases[i].name;
+		memcpy(shapes[n].frame, cases[i].frame, cases[i].len);
+		shapes[n].len = cases[i].len;
+	}
+	ip.protocol = 0;
+	add_ipv4(&shapes[n++], "qinq-ipv4", &two_vlans, ip);
+	shapes[n].name = "arp";
+	shapes[n].len = frame_build_arp(shapes[n].frame, sizeof(shapes[n].frame), NULL);
+	n++;
+	/* Ethernet and half an IPv4 header: a parser must stop at the frame's end. */
+	add_ipv4(&shapes[n], "truncated", NULL, ip);
+	shapes[n++].len = FRAME_ETH_HLEN + FRAME_IPV4_HLEN / 2;
+	ip.protocol = IPPROTO_UDP;
+	ip.payload_len = COST_JUMBO_LEN - FRAME_ETH_HLEN - FRAME_IPV4_HLEN -
+			 sizeof(struct udphdr);
+	add_ipv4(&shapes[n++], "ipv4-udp-jumbo", NULL, ip);
+	return n;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The exit statuses of the cost tool (bench/cost/cost.sh and cost_run), one
+ * per failure a user can cause, as docs/benchmarks.md lists them. 1 is left
+ * for the one verdict a compare gives: a regression.
+ */
+#ifndef FBF_COST_EXITS_H
+#define FBF_COST_EXITS_H
+
+enum cost_exit {
+	COST_EXIT_OK = 0,
+	COST_EXIT_REGRESSION = 1,	/* cost-compare: the candidate costs more */
+	COST_EXIT_USAGE = 2,		/* wrong arguments */
+	COST_EXIT_OPEN = 3,		/* OBJ missing, or not a BPF object */
+	COST_EXIT_NO_XDP = 4,		/* no XDP program in OBJ */
+	COST_EXIT_SEVERAL = 5,		/* several XDP programs and no PROG= */
+	COST_EXIT_NO_PROG = 6,		/* no XDP program named PROG */
+	COST_EXIT_REFUSED = 7,		/* the verifier refused the program */
+	COST_EXIT_MAPS = 8,		/* MAPS file wrong: syntax, map name, sizes */
+	COST_EXIT_UNCONFIGURED = 9,	/* every frame aborted: maps it needs are empty */
+	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
+};
+
+#endif /* FBF_COST_EXITS_H */

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Any XDP object on the receiving end of a veth, under a raw flood of 60-byte
+# IPv4 frames from one CPU (bench/kernel/flood.bash), beside nothing attached
+# and a bare XDP_PASS program, each in native and skb mode:
+#
+#   none  xdp_pass-native  xdp_pass-skb  prog-native  prog-skb
+#
+# The program is loaded and attached by cost_run (its maps filled from MAPS
+# first, as `make cost` tests them); the arms take turns in an order that
+# rotates each round. Per arm and round, rows "cost/live/ARM<TAB>measure<TAB>value":
+# throughput (frames/s the flood reached: frames sent over its seconds),
+# latency (ns per packet from BPF run-time statistics, which add about 20 ns
+# a run of their own), and in native mode what the program did to the frames,
+# from the veth's own XDP counters (ethtool -S): passed, dropped,
+# redirected and tx, each in percent of the frames XDP saw. A veth counts XDP
+# actions in native mode only.
+#
+#   cost_live.sh OBJECT PROG MAPS ROUNDS FLOOD_SECONDS    (PROG, MAPS: "" for none)
+set -euo pipefail
+
+. "$(dirname "$0")/../../testing/netns.bash"
+. "$(dirname "$0")/../kernel/flood.bash"
+
+obj=$1 prog=$2 maps=$3 rounds=$4 flood_seconds=$5
+arms=(none xdp_pass-native xdp_pass-skb prog-native prog-skb)
+load_args=()
+[ -z "$prog" ] || load_args+=(-p "$prog")
+[ -z "$maps" ] || load_args+=(-m "$maps")
+
+work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
+attached_pid=
+cleanup()
+{
+	if [ -n "$attached_pid" ] && kill "$attached_pid" 2>/dev/null; then
+		wait "$attached_pid" 2>/dev/null || true
+	fi
+	fbf_net_down
+	rm -rf "$work"
+}
+fbf_cleanup_on_exit cleanup
+fbf_net_up "$work"
+export -f flood
+export rawflood flood_seconds flood_first flood_count work FBF_SERVER
+
+# attach ARM: the arm's program on the server veth, through cost_run, which
+# the kernel detaches from when it ends.
+attach()
+{
+	local arm=$1 object=$obj args=("${load_args[@]}")
+
+	[ "$arm" = none ] && return
+	[[ "$arm" != xdp_pass-* ]] || { object=$FBF_BUILD/xdp_pass.bpf.o; args=(); }
+	fbf_srv_start "$work/attach.out" "$work/attach.err" "$FBF_BUILD/bench/cost_run" \
+		attach "${args[@]}" "$FBF_VETH_SRV" "${arm##*-}" "$object" ||
+		{ echo "cost: $arm: $(grep '^cost:' "$work/attach.err" | tail -n 1)" >&2; exit 10; }
+	attached_pid=$FBF_AGENT_PID
+}
+
+detach()
+{
+	[ -n "$attached_pid" ] || return 0
+	kill -INT "$attached_pid"
+	wait "$attached_pid"
+	attached_pid=
+}
+
+# xdp_counters: the server veth's XDP counters summed over its queues, as
+# "packets redirect drops tx".
+xdp_counters()
+{
+	fbf_in_srv ethtool -S "$FBF_VETH_SRV" | awk -F: '
+		$1 ~ /rx_queue_[0-9]+_xdp_packets/ { p += $2 }
+		$1 ~ /rx_queue_[0-9]+_xdp_redirect/ { r += $2 }
+		$1 ~ /rx_queue_[0-9]+_xdp_drops/ { d += $2 }
+		$1 ~ /rx_queue_[0-9]+_xdp_tx$/ { t += $2 }
+		END { printf "%d %d %d %d\n", p, r, d, t }'
+}
+
+# run ARM: one flood through ARM; prints its rows.
+run()
+{
+	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after native=0
+
+	attach "$arm"
+	before=$(xdp_counters)
+	if [ "$arm" = none ]; then
+		sent=$(flood 0)
+	else
+		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_attached_prog_id)" -- bash -c 'flood 0' \
+			>"$work/run.out"
+		sent=$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)
+		cnt=$(grep -o 'run_cnt=[0-9]*' "$work/run.out" | cut -d= -f2)
+		ns=$(grep -o 'run_time_ns=[0-9]*' "$work/run.out" | cut -d= -f2)
+	fi
+	after=$(xdp_counters)
+	detach
+	[[ "$arm" != *-native ]] || native=1
+	awk -v n="$name" -v sent="$sent" -v s="$flood_seconds" -v cnt="$cnt" -v ns="$ns" \
+		-v before="$before" -v after="$after" -v native="$native" 'BEGIN {
+		printf "%s\tthroughput\t%.0f\n", n, sent / s
+		printf "%s\tsent\t%d\n", n, sent
+		if (cnt > 0)
+			printf "%s\tlatency\t%.2f\n", n, ns / cnt
+		split(before, b, " ")
+		split(after, a, " ")
+		seen = a[1] - b[1]
+		if (!native || seen <= 0)
+			exit
+		redirected = a[2] - b[2]; dropped = a[3] - b[3]; tx = a[4] - b[4]
+		printf "%s\tpassed-percent\t%.3f\n", n, 100 * (seen - redirected - dropped - tx) / seen
+		printf "%s\tdropped-percent\t%.3f\n", n, 100 * dropped / seen
+		printf "%s\tredirected-percent\t%.3f\n", n, 100 * redirected / seen
+		printf "%s\ttx-percent\t%.3f\n", n, 100 * tx / seen
+	}'
+}
+
+for round in $(seq "$rounds"); do
+	for ((k = 0; k < ${#arms[@]}; k++)); do
+		run "${arms[(k + round) % ${#arms[@]}]}"
+	done
+done

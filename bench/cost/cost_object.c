@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Loading a user's XDP object: see cost_object.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "cost_exits.h"
+#include "cost_object.h"
+
+/* The verifier's last lines a refusal shows: where it stopped, and why. */
+#define REFUSAL_LINES 6
+
+static char *libbpf_log;
+static size_t libbpf_log_len, libbpf_log_size;
+
+static int keep_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	va_list again;
+	int n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	va_copy(again, args);
+	n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return 0;
+	if (libbpf_log_len + n + 1 > libbpf_log_size) {
+		size_t size = (libbpf_log_len + n + 1) * 2;
+		char *log = realloc(libbpf_log, size);
+
+		if (!log)
+			return 0;
+		libbpf_log = log;
+		libbpf_log_size = size;
+	}
+	vsnprintf(libbpf_log + libbpf_log_len, n + 1, fmt, args);
+	libbpf_log_len += n;
+	return 0;
+}
+
+void cost_object_init(void)
+{
+	libbpf_set_print(keep_libbpf_log);
+}
+
+/*
+ * The last lines of the verifier's log, which libbpf prints between its
+ * BEGIN and END markers after a refusal; false if there is none, so the
+ * failure came before the verifier (no permission, a map the kernel lacks).
+ */
+static bool print_refusal(void)
+{
+	const char *begin_mark = "-- BEGIN PROG LOAD LOG --\n";
+	char *begin, *end, *p;
+	int lines = 0;
+
+	if (!libbpf_log)
+		return false;
+	begin = strstr(libbpf_log, begin_mark);
+	if (!begin)
+		return false;
+	for (char *next; (next = strstr(begin + 1, begin_mark)); begin = next)
+		;
+	begin += strlen(begin_mark);
+	end = strstr(begin, "-- END PROG LOAD LOG --");
+	if (!end)
+		end = libbpf_log + libbpf_log_len;
+	while (end > begin && end[-1] == '\n')
+		end--;
+	for (p = end; p > begin && lines < REFUSAL_LINES; p--)
+		if (p[-1] == '\n')
+			lines++;
+	if (p > begin)
+		p++;
+	fprintf(stderr, "%.*s\n", (int)(end - p), p);
+	return true;
+}
+
+static int hex_bytes(const char *hex, __u8 *out, size_t size)
+{
+	if (!strncmp(hex, "0x", 2))
+		hex += 2;
+	if (strlen(hex) != 2 * size)
+		return -EINVAL;
+	for (size_t i = 0; i < size; i++) {
+		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
+
+		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
+			return -EINVAL;
+		out[i] = strtoul(byte, NULL, 16);
+	}
+	return 0;
+}
+
+static bool is_percpu(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+/* One "MAP KEY VALUE" line into the loaded object's map; the same value on every CPU. */
+static int fill_entry(struct bpf_object *obj, const char *file, int line_no, char *line)
+{
+	char *name = strtok(line, " \t\n"), *key_hex = strtok(NULL, " \t\n");
+	char *value_hex = strtok(NULL, " \t\n");
+	struct bpf_map *map;
+	__u8 *key = NULL, *value = NULL;
+	size_t key_size, value_size, stride, copies = 1;
+	int err = COST_EXIT_MAPS;
+
+	if (!name || *name == '#')
+		return 0;
+	if (!key_hex || !value_hex || strtok(NULL, " \t\n")) {
+		fprintf(stderr, "cost: %s:%d: not MAP KEY VALUE (hex bytes as the map stores "
+			"them)\n", file, line_no);
+		return COST_EXIT_MAPS;
+	}
+	map = bpf_object__find_map_by_name(obj, name);
+	if (!map) {
+		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
+			"file OBJ lists its maps)\n", file, line_no, name);
+		return COST_EXIT_MAPS;
+	}
+	key_size = bpf_map__key_size(map);
+	value_size = bpf_map__value_size(map);
+	stride = value_size;
+	if (is_percpu(bpf_map__type(map))) {
+		copies = libbpf_num_possible_cpus();
+		stride = (value_size + 7) / 8 * 8;
+	}
+	key = calloc(1, key_size ?: 1);
+	value = calloc(copies, stride);
+	if (!key || !value)
+		goto out;
+	if (hex_bytes(key_hex, key, key_size) || hex_bytes(value_hex, value, value_size)) {
+		fprintf(stderr, "cost: %s:%d: map %s takes a key of %zu bytes and a value of "
+			"%zu, in hex\n", file, line_no, name, key_size, value_size);
+		goto out;
+	}
+	for (size_t c = 1; c < copies; c++)
+		memcpy(value + c * stride, value, value_size);
+	if (bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY)) {
+		fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file, line_no,
+			name, strerror(errno));
+		goto out;
+	}
+	err = 0;
+out:
+	free(key);
+	free(value);
+	return err;
+}
+
+static int fill_maps(struct bpf_object *obj, const char *file)
+{
+	char line[4096];
+	int line_no = 0, err = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		fprintf(stderr, "cost: cannot read the map entries in %s: %s\n", file,
+			strerror(errno));
+		return COST_EXIT_MAPS;
+	}
+	while (!err && fgets(line, sizeof(line), f))
+		err = fill_entry(obj, file, ++line_no, line);
+	fclose(f);
+	return err;
+}
+
+/* The XDP program to measure: the one named, or the only one. */
+static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
+{
+	struct bpf_program *p;
+	int nr_xdp = 0;
+
+	bpf_object__for_each_program(p, cp->obj) {
+		bool is_xdp = bpf_program__type(p) == BPF_PROG_TYPE_XDP;
+
+		if (is_xdp)
+			nr_xdp++;
+		if (is_xdp && (name ? !strcmp(bpf_program__name(p), name) : !cp->prog))
+			cp->prog = p;
+	}
+	if (!nr_xdp) {
+		fprintf(stderr, "cost: %s has no XDP program (no SEC(\"xdp\") function)\n", path);
+		return COST_EXIT_NO_XDP;
+	}
+	if (name && !cp->prog) {
+		fprintf(stderr, "cost: %s has no XDP program named %s (bpftool prog loadall "
+			"shows its names)\n", path, name);
+		return COST_EXIT_NO_PROG;
+	}
+	if (!name && nr_xdp > 1) {
+		fprintf(stderr, "cost: %s has %d XDP programs: name one with PROG=NAME\n", path,
+			nr_xdp);
+		return COST_EXIT_SEVERAL;
+	}
+	/* Only it: the object's other programs may need targets this tool cannot give. */
+	bpf_object__for_each_program(p, cp->obj)
+		bpf_program__set_autoload(p, p == cp->prog);
+	return 0;
+}
+
+int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
+		   const char *maps_file)
+{
+	struct bpf_map *map;
+	int err;
+
+	cp->fd = -1;
+	cp->obj = bpf_object__open_file(path, NULL);
+	if (!cp->obj) {
+		err = errno;
+		cp->obj = NULL;
+		fprintf(stderr, "cost: cannot open %s as a BPF object: %s\n", path, strerror(err));
+		return COST_EXIT_OPEN;
+	}
+	err = choose_prog(cp, path, name);
+	if (err)
+		return err;
+	bpf_object__for_each_map(map, cp->obj)
+		bpf_map__set_pin_path(map, NULL);
+	libbpf_log_len = 0;
+	if (libbpf_log)
+		libbpf_log[0] = '\0';
+	if (bpf_object__load(cp->obj)) {
+		err = errno;
+		if (err != EPERM && print_refusal()) {
+			fprintf(stderr, "cost: the verifier refused %s in %s: its log ends as above\n",
+				bpf_program__name(cp->prog), path);
+			return COST_EXIT_REFUSED;
+		}
+		fprintf(stderr, "cost: loading %s: %s%s\n", path, strerror(err),
+			err == EPERM ? " (run as root)" : "");
+		return COST_EXIT_FAILED;
+	}
+	cp->fd = bpf_program__fd(cp->prog);
+	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
+}
+
+void cost_prog_close(struct cost_prog *cp)
+{
+	bpf_object__close(cp->obj);
+	cp->obj = NULL;
+}

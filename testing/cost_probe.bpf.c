@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A small XDP program for the cost tool's tests (bench/cost/cost.bats): it
+ * drops TCP over IPv4, passes the rest, and aborts what it cannot parse, so
+ * the tool's table has three actions to tell apart. Built five times:
+ *
+ *   (plain)          the program
+ *   -DCOST_PLANTED   the same with one instruction more on every frame: the
+ *                    regression cost-compare must flag
+ *   -DCOST_TWO_PROGS a second XDP program beside it: PROG= must choose
+ *   -DCOST_REFUSED   a read past the checked end of the frame: the verifier refuses it
+ *   -DCOST_CONFIG    it aborts every frame until its cost_config map's entry is set:
+ *                    a program the user must configure
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#ifdef COST_CONFIG
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cost_config SEC(".maps");
+#endif
+
+SEC("xdp")
+int xdp_cost_probe(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = data + sizeof(*eth);
+	int action = XDP_PASS;
+
+#ifdef COST_CONFIG
+	__u32 zero = 0, *enabled = bpf_map_lookup_elem(&cost_config, &zero);
+
+	if (!enabled || !*enabled)
+		return XDP_ABORTED;
+#endif
+#ifdef COST_REFUSED
+	if ((void *)(eth + 1) > data_end)
+		return XDP_ABORTED;
+	/* The IPv4 header is read unchecked: the verifier must refuse this. */
+	return ip->protocol == IPPROTO_TCP ? XDP_DROP : XDP_PASS;
+#endif
+	if ((void *)(ip + 1) > data_end)
+		return XDP_ABORTED;
+	if (eth->h_proto == bpf_htons(ETH_P_IP) && ip->protocol == IPPROTO_TCP)
+		action = XDP_DROP;
+#ifdef COST_PLANTED
+	/* One instruction more on every frame that gets this far, and nothing else. */
+	asm volatile("%[a] += 0" : [a] "+r"(action));
+#endif
+	return action;
+}
+
+#ifdef COST_TWO_PROGS
+SEC("xdp")
+int xdp_cost_probe_other(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}
+#endif
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
