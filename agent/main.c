@@ -303,8 +303,8 @@ static int agent_attach(struct agent *a)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", a->iface, strerror(-err));
 	transport_describe(&a->spec, &a->opts, a->transport, sizeof(a->transport));
-	pr_info("attached %s (prog id %u) to %s (%s mode, %s), %s; stop with Ctrl-C\n",
-		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
+	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s), %s; stop with Ctrl-C\n",
+		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode, a->att.why,
 		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", a->transport);
 	ifstate_warn_down(a->opts.iface, a->iface);
 	return 0;

@@ -76,7 +76,8 @@ static void doc_build(void)
 
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
-	{ "mode", 'm', "MODE", 0, "native, skb or auto (default: auto, the kernel picks)", 0 },
+	{ "mode", 'm', "MODE", 0,
+	  "native, skb or auto (default: the cheaper for the driver; the start line says which)", 0 },
 	{ "transport", 't', "KIND", 0,
 	  "How events reach the agent: queue (a queue map, one syscall per event) or ringbuf "
 	  "(a BPF ring buffer, read in place) (default: queue)", 0 },

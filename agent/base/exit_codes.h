@@ -25,7 +25,9 @@
 	X(NO_PRIVILEGE, 4,								\
 	  "missing capability (CAP_NET_ADMIN, CAP_SYS_ADMIN) or the kernel refused",	\
 	  "run as root")								\
-	X(NATIVE_UNSUPPORTED, 5, "the driver has no native XDP", "use `--mode skb`")	\
+	X(NATIVE_UNSUPPORTED, 5, "`--mode native`: the driver has no native XDP, or "	\
+	  "refuses it as configured (host offloads on virtio_net)",			\
+	  "use `--mode skb` or auto; the message says what native mode needs")		\
 	X(LOCKED, 6, "another agent holds the interface (its lock, or with another "	\
 	  "`--lock-dir` the program it holds)", "stop it first")			\
 	X(IFACE_GONE, 7, "the interface disappeared while attached", "")		\

@@ -32,6 +32,8 @@ static bool log_holding;
 static char log_held[LOG_HELD_MAX];
 static size_t log_held_len;
 static bool log_held_cut;
+/* The kernel's own reason for refusing an attach, as libbpf relays it from netlink. */
+static char log_kernel_msg[256];
 
 /* The log's line prefix, before the message: "<N>" under systemd, else the time too. */
 static int journal_prefix(char *buf, size_t size, int level);
@@ -101,8 +103,37 @@ static int log_print(bool warning, const char *fmt, va_list args)
 	return n;
 }
 
+/*
+ * libbpf prints the netlink extended ack of a refused XDP attach as a
+ * warning: the driver's own words on why (virtio_net: which offloads stand
+ * in the way), which the agent repeats in its one line.
+ */
+static void kernel_msg_keep(const char *fmt, va_list args)
+{
+	static const char prefix[] = "libbpf: Kernel error message: ";
+	char msg[sizeof(prefix) + sizeof(log_kernel_msg)];
+	size_t len;
+
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	if (strncmp(msg, prefix, sizeof(prefix) - 1))
+		return;
+	/* Its first line, cut to fit. */
+	len = strcspn(msg + sizeof(prefix) - 1, "\n");
+	if (len >= sizeof(log_kernel_msg))
+		len = sizeof(log_kernel_msg) - 1;
+	memcpy(log_kernel_msg, msg + sizeof(prefix) - 1, len);
+	log_kernel_msg[len] = '\0';
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	va_list copy;
+
+	if (log_holding && level == LIBBPF_WARN) {
+		va_copy(copy, args);
+		kernel_msg_keep(fmt, copy);
+		va_end(copy);
+	}
 	return log_print(level == LIBBPF_WARN, fmt, args);
 }
 
@@ -193,6 +224,12 @@ void log_hold(void)
 	log_holding = true;
 	log_held_len = 0;
 	log_held_cut = false;
+	log_kernel_msg[0] = '\0';
+}
+
+const char *log_kernel_message(void)
+{
+	return log_kernel_msg;
 }
 
 void log_release(bool show)

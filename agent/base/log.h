@@ -44,4 +44,10 @@ void log_setup(bool verbose, bool json);
 void log_hold(void);
 void log_release(bool show);
 
+/*
+ * The kernel's message on the last refused netlink request (an XDP attach)
+ * since log_hold(), as libbpf relayed it; "" if none.
+ */
+const char *log_kernel_message(void);
+
 #endif /* AGENT_LOG_H */

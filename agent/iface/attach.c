@@ -20,8 +20,24 @@
 #include "base/log.h"
 #include "iface/xdp_mode.h"
 
+/*
+ * The driver's own refusal: a driver's message carries its module's name
+ * (NL_SET_ERR_MSG_MOD), the core's does not ("does not support XDP in
+ * native mode"). NULL if the driver did not speak.
+ */
+static const char *driver_refusal(const char *driver)
+{
+	const char *msg = log_kernel_message();
+	size_t len = strlen(driver);
+
+	if (!len || strncmp(msg, driver, len) || strncmp(msg + len, ": ", 2))
+		return NULL;
+	return msg + len + 2;
+}
+
 static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err)
 {
+	const char *refusal = driver_refusal(a->driver);
 	char buf[128];
 
 	switch (err) {
@@ -32,17 +48,23 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 		       "root, and check that BPF is not restricted (kernel lockdown, LSM)\n",
 		       FBF_PROG_NAME, a->iface, libxdp_errstr(err, buf, sizeof(buf)));
 		return AGENT_EXIT_NO_PRIVILEGE;
-	case -EOPNOTSUPP:
-		if (mode != XDP_MODE_NATIVE)
-			break;
-		log_release(false);
-		pr_err("the driver of %s does not support native XDP; try --mode "
-		       "skb\n", a->iface);
-		return AGENT_EXIT_NATIVE_UNSUPPORTED;
 	case -EEXIST:
 	case -EBUSY:
 		log_release(false);
 		return ifstate_explain_busy(a->ifindex, a->iface, mode);
+	}
+	if (mode == XDP_MODE_NATIVE && refusal) {
+		log_release(false);
+		pr_err("%s (%s) refuses native XDP as configured: %s; use --mode skb or auto, "
+		       "or for native mode: %s\n", a->iface, a->driver, refusal,
+		       xdp_mode_native_needs(a->driver));
+		return AGENT_EXIT_NATIVE_UNSUPPORTED;
+	}
+	if (mode == XDP_MODE_NATIVE && err == -EOPNOTSUPP) {
+		log_release(false);
+		pr_err("the driver of %s (%s) has no native XDP; use --mode skb or auto\n",
+		       a->iface, a->driver[0] ? a->driver : "unknown");
+		return AGENT_EXIT_NATIVE_UNSUPPORTED;
 	}
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);
@@ -51,10 +73,48 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	return AGENT_EXIT_FAILURE;
 }
 
+/*
+ * Attach in @mode, or in auto mode's choice (a->why says which and why):
+ * the mode of libxdp's dispatcher already there, else the cheaper one for
+ * the driver (xdp_mode_for_driver()), else the kernel's pick; and where the
+ * driver refuses native as configured, skb, saying what native would need.
+ * Generic XDP runs in the core's receive path, so no driver can refuse it.
+ */
+static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
+{
+	const char *refusal;
+	int err;
+
+	if (mode != XDP_MODE_UNSPEC) {
+		a->why = "as asked";
+	} else if ((mode = ifstate_join_mode(a->ifindex, mode)) != XDP_MODE_UNSPEC) {
+		a->why = "that of libxdp's dispatcher there";
+	} else {
+		mode = xdp_mode_for_driver(a->driver, &a->why);
+	}
+	log_hold();
+	err = xdp_program__attach(a->prog, a->ifindex, mode, 0);
+	if (err && mode == XDP_MODE_UNSPEC && (refusal = driver_refusal(a->driver))) {
+		log_release(false);
+		pr_warn("%s (%s) refuses native XDP as configured: %s; attaching in skb mode. "
+			"For native mode: %s\n", a->iface, a->driver, refusal,
+			xdp_mode_native_needs(a->driver));
+		a->why = "the driver refuses native as configured";
+		mode = XDP_MODE_SKB;
+		log_hold();
+		err = xdp_program__attach(a->prog, a->ifindex, mode, 0);
+	}
+	if (err)
+		return attach_error(a, mode, err);
+	log_release(false);
+	a->attached = true;
+	a->mode = mode;
+	return 0;
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock)
 {
-	enum xdp_attach_mode mode = spec->mode;
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
 	struct xdp_multiprog *mp;
 	__u32 map_id = 0;
@@ -62,6 +122,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	int err;
 
 	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
+	ifstate_driver(ifindex, a->driver, sizeof(a->driver));
 
 	err = fbf_object_open(&a->obj, spec->transport);
 	if (err) {
@@ -106,22 +167,20 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		return AGENT_EXIT_FAILURE;
 	}
 
-	mode = ifstate_join_mode(ifindex, mode);
-	log_hold();
-	err = xdp_program__attach(a->prog, ifindex, mode, 0);
+	err = attach_mode(a, spec->mode);
 	if (err)
-		return attach_error(a, mode, err);
-	log_release(false);
-	a->attached = true;
+		return err;
 
 	/* Read back what the kernel chose: with auto, native if the driver can. */
-	a->mode = mode;
 	mp = ifstate_progs(ifindex, &err);
 	if (mp) {
 		a->mode = xdp_multiprog__attach_mode(mp);
 		a->dispatcher = !xdp_multiprog__is_legacy(mp);
 		xdp_multiprog__close(mp);
 	}
+	if (!a->why)
+		a->why = a->mode == XDP_MODE_SKB ? "the driver has no native XDP" :
+			 "the driver has it";
 
 	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
 	err = fbf_object_reader_map(&a->obj);

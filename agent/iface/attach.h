@@ -17,6 +17,8 @@ struct attachment {
 	const char *iface;
 	int ifindex;
 	enum xdp_attach_mode mode;	/* as attached: native or skb */
+	const char *why;		/* why that mode, for the start line */
+	char driver[32];		/* ethtool's name for it; "" if unsaid */
 	bool dispatcher;		/* through libxdp's dispatcher, not alone */
 	bool attached;
 };

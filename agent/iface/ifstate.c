@@ -12,6 +12,8 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -308,4 +310,21 @@ void ifstate_warn_down(const char *name, const char *iface)
 	if (!(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
+}
+
+void ifstate_driver(int ifindex, char *buf, size_t size)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { .ifr_data = (void *)&info };
+	int fd;
+
+	buf[0] = '\0';
+	if (!if_indextoname(ifindex, ifr.ifr_name))
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		snprintf(buf, size, "%.*s", (int)sizeof(info.driver), info.driver);
+	close(fd);
 }

@@ -59,4 +59,7 @@ enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode);
  */
 void ifstate_warn_down(const char *name, const char *iface);
 
+/* @ifindex's driver as ethtool names it ("veth", "virtio_net", "e1000") in @buf; "" if unsaid. */
+void ifstate_driver(int ifindex, char *buf, size_t size);
+
 #endif /* AGENT_IFSTATE_H */

@@ -15,4 +15,14 @@ int xdp_mode_parse(const char *s, enum xdp_attach_mode *out);
 /* The mode's name; "hw" too, which the agent never asks for but may be told of. */
 const char *xdp_mode_name(enum xdp_attach_mode mode);
 
+/*
+ * The mode auto takes on @driver (ethtool's name for it) before the kernel
+ * picks: XDP_MODE_SKB where skb mode was measured cheaper for a program that
+ * passes every frame, with *why saying so; else XDP_MODE_UNSPEC, *why NULL.
+ */
+enum xdp_attach_mode xdp_mode_for_driver(const char *driver, const char **why);
+
+/* What would let @driver, which refused native XDP as configured, take it. */
+const char *xdp_mode_native_needs(const char *driver);
+
 #endif /* AGENT_XDP_MODE_H */

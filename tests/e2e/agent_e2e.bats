@@ -25,6 +25,8 @@ expected_class()
 	local addr class expected seen printed
 
 	fbf_agent_start "$OUT" "$ERR"
+	# A veth's cheaper mode for a program that passes every frame (xdp_mode.c).
+	grep -E "${FBF_LOG}attached .* to $FBF_VETH_SRV \(skb mode: cheaper than native on veth; " "$ERR"
 	fbf_traffic 5
 	fbf_stop_agent INT
 

@@ -502,6 +502,10 @@ events_after()
 	return 1
 }
 
+# agent_mode: the mode the agent's start line names, which another program
+# must take to join its dispatcher (xdp-loader's own default is native).
+agent_mode() { grep -Eo '\((native|skb) mode' "$ERR" | head -n 1 | cut -d' ' -f1 | cut -c2-; }
+
 # The agent's start line says whether it went through libxdp's dispatcher.
 need_dispatcher()
 {
@@ -517,7 +521,7 @@ need_dispatcher()
 	need_dispatcher
 	id=$(fbf_agent_prog_id "$ERR")
 	# libxdp builds a new dispatcher with both programs and swaps it in.
-	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	fbf_in_srv xdp-loader load -m "$(agent_mode)" "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 	pass=$(xdp_id xdp_pass)
 	[ -n "$pass" ]
 	[ "$(xdp_id xdp_fizzbuzzfib)" = "$id" ]
@@ -540,7 +544,7 @@ need_dispatcher()
 @test "everything unloaded through libxdp under it: exit 10, nothing left, no lock file" {
 	fbf_agent_start "$OUT" "$ERR"
 	need_dispatcher
-	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	fbf_in_srv xdp-loader load -m "$(agent_mode)" "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
 	wait_exit 30
 	[ "$EXIT" -eq 10 ]

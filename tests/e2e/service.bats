@@ -74,12 +74,12 @@ metric() { fbf_box_metric "$1"; }
 	id=$(status_id)
 	[ -n "$id" ]
 	[ "$(attached_id)" = "$id" ]
-	[[ "$(fbf_box_prop "$UNIT" StatusText)" == *" on veth0, native mode, queue 4096 events" ]]
+	[[ "$(fbf_box_prop "$UNIT" StatusText)" == *" on veth0, skb mode, queue 4096 events" ]]
 	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
 	packets=$(metric 'fizzbuzzfib_packets_total{device="veth0"}')
 	echo "sent $sent, counted $packets"
 	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
-	info='fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="native",sample="1"}'
+	info='fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="skb",sample="1"}'
 	[ "$(metric "$info")" = 1 ]
 
 	fbf_box systemctl stop "$UNIT"

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rawflood IFACE SECONDS SADDR_FIRST SADDR_COUNT DADDR: send IPv4 frames from
- * SADDR_COUNT consecutive source addresses to DADDR over an AF_PACKET socket
- * on IFACE, as fast as one core can, for SECONDS. The destination MAC is
- * nobody's, so the receiving stack drops the frames right after XDP has seen
+ * rawflood IFACE SECONDS SADDR_FIRST SADDR_COUNT DADDR [FRAMES]: send IPv4
+ * frames from SADDR_COUNT consecutive source addresses, in turn, to DADDR
+ * over an AF_PACKET socket on IFACE, as fast as one core can, for SECONDS or
+ * until FRAMES are sent (then FRAMES / SADDR_COUNT from each source, the
+ * remainder from the first ones: what the NIC checks count on). The
+ * destination MAC is nobody's, so the receiving stack drops the frames right after XDP has seen
  * them: no replies, and the receiver's CPU goes to the XDP program. Prints
- * the frames sent on stdout. For the flood test in tests/stress/stress.sh; only
- * ever run on a veth pair in a test namespace.
+ * the frames sent on stdout. For the flood test in tests/stress/stress.sh and
+ * the NIC checks (testing/vm/vm-nics); only ever run on a veth pair in a test
+ * namespace or on a tap device a test made.
  */
 #define _GNU_SOURCE /* sendmmsg */
 #include <arpa/inet.h>
@@ -53,20 +56,25 @@ static void build_frame(unsigned char *f, __u32 saddr, __u32 daddr)
 
 int main(int argc, char **argv)
 {
-	static unsigned char frames[BATCH][FRAME_LEN];
+	static unsigned char batch[BATCH][FRAME_LEN];
 	struct mmsghdr msgs[BATCH] = {};
 	struct iovec iov[BATCH];
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
 	unsigned long long sent = 0;
 	struct in_addr first, daddr;
 	double seconds, start, end, elapsed;
-	unsigned long count, next = 0;
+	unsigned long long frames = 0;
+	unsigned long count;
 	int fd, one = 1, i, n;
 
-	if (argc != 6 || !(sll.sll_ifindex = if_nametoindex(argv[1])) ||
+	if (argc == 7)
+		frames = strtoull(argv[6], NULL, 10);
+	if (argc < 6 || argc > 7 || (argc == 7 && !frames) ||
+	    !(sll.sll_ifindex = if_nametoindex(argv[1])) ||
 	    (seconds = atof(argv[2])) <= 0 || inet_pton(AF_INET, argv[3], &first) != 1 ||
 	    !(count = strtoul(argv[4], NULL, 10)) || inet_pton(AF_INET, argv[5], &daddr) != 1) {
-		fprintf(stderr, "usage: rawflood IFACE SECONDS SADDR_FIRST SADDR_COUNT DADDR\n");
+		fprintf(stderr, "usage: rawflood IFACE SECONDS SADDR_FIRST SADDR_COUNT DADDR "
+			"[FRAMES]\n");
 		return 2;
 	}
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
@@ -78,7 +86,7 @@ int main(int argc, char **argv)
 	setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
 
 	for (i = 0; i < BATCH; i++) {
-		iov[i] = (struct iovec){ .iov_base = frames[i], .iov_len = FRAME_LEN };
+		iov[i] = (struct iovec){ .iov_base = batch[i], .iov_len = FRAME_LEN };
 		msgs[i].msg_hdr = (struct msghdr){
 			.msg_name = &sll,
 			.msg_namelen = sizeof(sll),
@@ -89,10 +97,12 @@ int main(int argc, char **argv)
 
 	start = fbf_monotonic_s();
 	end = start + seconds;
-	while (fbf_monotonic_s() < end) {
-		for (i = 0; i < BATCH; i++, next = (next + 1) % count)
-			build_frame(frames[i], ntohl(first.s_addr) + next, ntohl(daddr.s_addr));
-		n = sendmmsg(fd, msgs, BATCH, 0);
+	while (fbf_monotonic_s() < end && (!frames || sent < frames)) {
+		/* From the first frame not sent, so that the sources take turns exactly. */
+		for (i = 0; i < BATCH; i++)
+			build_frame(batch[i], ntohl(first.s_addr) + (sent + i) % count,
+				    ntohl(daddr.s_addr));
+		n = sendmmsg(fd, msgs, frames && frames - sent < BATCH ? frames - sent : BATCH, 0);
 		if (n < 0) {
 			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR)
 				continue;
