@@ -181,7 +181,7 @@ def compare(out_dir, samples_path, confirm_path, kernels):
         bench = PROG + (f"@{name}" if name else "")
         for m in STATIC:
             b, c = base[(bench, m)][0], cand[(bench, m)][0]
-            v = "regressed" if c > b else "improved" if c < b else "unchanged"
+            v = gate.exact_verdict(b, c)
             if v == "regressed":
                 on = f" on {name} ({release})" if name else ""
                 exact_regressions.append(f"{m}{on} {fmt(b)} -> {fmt(c)}")
