@@ -59,7 +59,7 @@ need_file()
 
 # A guest's part: no checks, no report, the figures alone.
 if [ "${1:-}" = figures ]; then
-	# shellcheck source=../kernel/matrix.bash
+	# shellcheck source=bench/kernel/matrix.bash
 	. "$here/../kernel/matrix.bash"
 	shift
 	[ $# -ge 3 ] || usage
@@ -83,7 +83,7 @@ matrix_prepare()
 		     "make cost KERNELS=... in its tree" >&2
 		exit $exit_kernel
 	fi
-	# shellcheck source=../kernel/matrix.bash
+	# shellcheck source=bench/kernel/matrix.bash
 	. "$here/../kernel/matrix.bash"
 	for kernel in $kernels; do
 		matrix_dir cost "$kernel" >/dev/null || exit $exit_kernel

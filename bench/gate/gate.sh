@@ -43,7 +43,7 @@ kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
 agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
 gate_kernels=${FBF_GATE_KERNELS:-}
 
-# shellcheck source=../kernel/matrix.bash
+# shellcheck source=bench/kernel/matrix.bash
 . "$(dirname "$0")/../kernel/matrix.bash"
 
 die() { echo "gate: $*" >&2; exit 2; }
