@@ -19,6 +19,7 @@
 # make bench-report   plot the gate's local history (bench-history.tsv) as SVG
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]   what any XDP object costs (as root)
 # make cost-compare BASE=PATH CANDIDATE=PATH   two objects judged like the gate (as root)
+#                 (either with KERNELS=...: the verifier's figures on those kernels too)
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
 # make fuzz / stress                                  see tests/tests.mk
 # make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit, and

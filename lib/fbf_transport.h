@@ -47,17 +47,24 @@ static inline int fbf_transport_parse(const char *s, enum fbf_transport *out)
 }
 
 /*
- * The size in bytes of a ring that holds @events events: a power-of-two
- * number of pages, as the kernel requires. 0 if that passes 2 GiB.
+ * The size in bytes of a ring that holds @records records of @record_bytes
+ * (header included): a power-of-two number of pages, as the kernel requires.
+ * 0 if that passes 2 GiB.
  */
-static inline __u32 fbf_ring_bytes(__u32 events)
+static inline __u32 ring_bytes_for(__u64 records, __u32 record_bytes)
 {
-	__u64 need = (__u64)events * FBF_RING_RECORD_BYTES;
+	__u64 need = records * record_bytes;
 	__u64 bytes = sysconf(_SC_PAGESIZE);
 
 	while (bytes < need)
 		bytes <<= 1;
 	return bytes > 0x80000000ULL ? 0 : bytes;
+}
+
+/* The size in bytes of a ring that holds @events events. */
+static inline __u32 fbf_ring_bytes(__u32 events)
+{
+	return ring_bytes_for(events, FBF_RING_RECORD_BYTES);
 }
 
 /* How many events a ring of @bytes holds. */

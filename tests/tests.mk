@@ -101,9 +101,10 @@ stress: check-deps all lab
 	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
 
 # Then the gate on the same kernels: the programs' exact measures there, this
-# tree's against the base's, and the planted regression caught on each.
+# tree's against the base's, and the planted regression caught on each; and the
+# cost tool's KERNELS= on them, on an object of its own.
 test-kernels: deps kernels all test-build bench-build
 	$(Q)status=0; KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS) || status=1; \
-	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
-		tests/run-all bench/gate/gate_kernels.bats || status=1; \
+	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_COST_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+		tests/run-all bench/gate/gate_kernels.bats bench/cost/cost_kernels.bats || status=1; \
 	exit $$status

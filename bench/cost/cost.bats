@@ -143,6 +143,13 @@ every_action()
 	[ "$status" -eq 2 ]
 }
 
+@test "a kernel that is not fetched is one line and exit 11, before anything is measured" {
+	FBF_COST_KERNELS=no-such-kernel cost measure "$PROBE.bpf.o"
+	[ "$status" -eq 11 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cost: kernel 'no-such-kernel' is not in "*"make kernels KERNELS=no-such-kernel"* ]]
+}
+
 @test "a program the verifier refuses: the last lines of its log, then one line" {
 	cost measure "$PROBE"_refused.bpf.o
 	[ "$status" -eq 7 ]

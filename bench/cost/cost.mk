@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]   what any XDP object costs: the
-#                 verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
-#                 the whole path on a veth, beside bare XDP_PASS (as root)
-# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE]   two objects
-#                 side by side in one run, with the gate's statistics and verdict
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   what any XDP object costs:
+#                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
+#                 the whole path on a veth, beside bare XDP_PASS (as root); with KERNELS,
+#                 the verifier's figures on those kernels too, each booted under QEMU
+# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   two
+#                 objects side by side in one run, with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -15,6 +16,11 @@ COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_plante
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o)
 
 .PHONY: cost cost-compare
+
+# Only the KERNELS a user names: the matrix's default is make test-kernels' and the gate's.
+COST_KERNELS = $(if $(filter command line environment,$(origin KERNELS)),$(strip $(KERNELS)))
+# Fetched first, unless FBF_KERNELS says where they already are.
+COST_FETCH = $(if $(COST_KERNELS),$(if $(FBF_KERNELS),,kernels))
 
 bench-build: $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats
 test-build: $(COST_PROBES)
@@ -33,11 +39,13 @@ $(COST_PROBES): testing/cost_probe.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
 
-cost: check-deps all bench-build
-	$(Q)bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
+cost: check-deps all bench-build $(COST_FETCH)
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
 
-cost-compare: check-deps all bench-build
-	$(Q)bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
+cost-compare: check-deps all bench-build $(COST_FETCH)
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
 TEST_BATS += bench/cost/cost.bats
 

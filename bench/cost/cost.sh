@@ -11,6 +11,9 @@
 #   cost.sh compare BASE CANDIDATE [PROG [MAPS]]
 #       both objects side by side in one run (the base twice, for the A/A),
 #       judged with the regression gate's statistics: exit 0 or 1 and a line
+#   cost.sh figures PROG ARM=OBJECT... FILE
+#       (in a guest) the static figures of each arm's object, as the kernel it
+#       runs on makes them, into FILE (bench/kernel/matrix.bash)
 #
 # PROG names the XDP program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
@@ -18,6 +21,8 @@
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
+#   FBF_COST_KERNELS: kernels of the matrix (names under FBF_KERNELS, or directories, as
+#       the gate takes them) to boot under QEMU, once each, for the verifier's figures there
 # Exit statuses: bench/cost/cost_exits.h.
 set -euo pipefail
 
@@ -28,13 +33,14 @@ repeat=${FBF_COST_REPEAT:-100000}
 live_rounds=${FBF_COST_LIVE_ROUNDS:-3}
 flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
-exit_usage=2 exit_open=3 exit_failed=10
+kernels=${FBF_COST_KERNELS:-}
+exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11
 
 usage()
 {
 	cat >&2 <<-EOF
-	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]
-	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE]
+	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
+	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
 	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
 	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS]]
 	EOF
@@ -49,6 +55,59 @@ need_file()
 		echo "cost: $1 $2 is not a readable file" >&2
 		exit $exit_open
 	fi
+}
+
+# A guest's part: no checks, no report, the figures alone.
+if [ "${1:-}" = figures ]; then
+	# shellcheck source=bench/kernel/matrix.bash
+	. "$here/../kernel/matrix.bash"
+	shift
+	[ $# -ge 3 ] || usage
+	prog=$1 file=${*: -1}
+	set -- "${@:2:$#-2}"
+	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} "$@"
+	exit
+fi
+
+# matrix_prepare ARM=OBJECT...: the kernels of FBF_COST_KERNELS found, and the objects
+# copied where a guest sees them (it has its own /tmp); or one line and the run ends.
+matrix_prepare()
+{
+	local kernel arm
+
+	[ -n "$kernels" ] || return 0
+	tree=$(cd "$here/../.." && pwd)
+	export FBF_KERNELS=${FBF_KERNELS:-$tree/build/kernels}
+	if [ ! -x "$tree/testing/vm/vm-run" ]; then
+		echo "cost: KERNELS boots kernels with the project's testing/vm/vm-run: run" \
+		     "make cost KERNELS=... in its tree" >&2
+		exit $exit_kernel
+	fi
+	# shellcheck source=bench/kernel/matrix.bash
+	. "$here/../kernel/matrix.bash"
+	for kernel in $kernels; do
+		matrix_dir cost "$kernel" >/dev/null || exit $exit_kernel
+	done
+	matrix_root=$(cd "$build" && pwd)/results/cost-kernels
+	guest_arms=()
+	mkdir -p "$matrix_root/objects"
+	for arm in "$@"; do
+		cp "${arm#*=}" "$matrix_root/objects/${arm%%=*}.bpf.o"
+		guest_arms+=("${arm%%=*}=$matrix_root/objects/${arm%%=*}.bpf.o")
+	done
+}
+
+# matrix_run: each kernel booted once for the figures; sets matrix_args (gate.py's on:).
+matrix_run()
+{
+	matrix_args=()
+	[ -n "$kernels" ] || return 0
+	(cd "$tree" && FBF_BUILD=$(cd "$build" && pwd) matrix_measure cost \
+		"$matrix_root" "$kernels" FBF_BUILD bench/cost/cost.sh figures "$prog" \
+		"${guest_arms[@]}") >&2
+	for kernel in $kernels; do
+		matrix_args+=("on:$(basename "$kernel")=$matrix_root/$(basename "$kernel")/figures.tsv")
+	done
 }
 
 [ "$(id -u)" -eq 0 ] ||
@@ -72,6 +131,7 @@ measure)
 	[ -z "$maps" ] || need_file MAPS "$maps"
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
+	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
 		"xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj" >"$work/samples.tsv"
 	live=()
@@ -83,7 +143,9 @@ measure)
 			"$flood_seconds" >"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
-	"$here/cost_report.py" measure "$out" "$obj" "$work/samples.tsv" "${live[@]}"
+	matrix_run
+	"$here/cost_report.py" measure "$out" "$obj" "$work/samples.tsv" "${live[@]}" \
+		"${matrix_args[@]}"
 	;;
 compare)
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
@@ -93,17 +155,20 @@ compare)
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	arms=("base=$base" "base-again=$base" "candidate=$candidate")
+	matrix_prepare "base=$base" "candidate=$candidate"
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "${arms[@]}" \
 		>"$work/samples.tsv"
+	matrix_run
 	status=0
-	"$here/cost_report.py" compare "$out" "$work/samples.tsv" || status=$?
+	"$here/cost_report.py" compare "$out" "$work/samples.tsv" "${matrix_args[@]}" ||
+		status=$?
 	# A timing regression alone is confirmed by a second run, as the gate does.
 	if [ "$status" -eq 3 ]; then
 		"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
 			"${arms[@]}" >"$work/confirm.tsv"
 		status=0
-		"$here/cost_report.py" compare "$out" "$work/samples.tsv" "$work/confirm.tsv" \
-			>"$work/confirm.out" || status=$?
+		"$here/cost_report.py" compare "$out" "$work/samples.tsv" "${matrix_args[@]}" \
+			"$work/confirm.tsv" >"$work/confirm.out" || status=$?
 		tail -n 1 "$work/confirm.out"
 	fi
 	exit "$status"

@@ -17,22 +17,26 @@ static void add_ipv4(struct cost_shape *s, const char *name, const struct frame_
 	s->len = frame_build_ipv4(s->frame, sizeof(s->frame), l2, &ip);
 }
 
-size_t cost_corpus_build(struct cost_shape *shapes)
+size_t cost_corpus_build(struct cost_shape *shapes, bool classifier_only)
 {
 	struct kernel_case cases[KERNEL_CASES_MAX];
 	struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254));
 	size_t nr_cases = kernel_cases_build(cases), n = 0;
 
-	ip.protocol = IPPROTO_TCP;
-	add_ipv4(&shapes[n++], "ipv4-tcp", NULL, ip);
-	ip.protocol = IPPROTO_UDP;
-	add_ipv4(&shapes[n++], "ipv4-udp", NULL, ip);
+	if (!classifier_only) {
+		ip.protocol = IPPROTO_TCP;
+		add_ipv4(&shapes[n++], "ipv4-tcp", NULL, ip);
+		ip.protocol = IPPROTO_UDP;
+		add_ipv4(&shapes[n++], "ipv4-udp", NULL, ip);
+	}
 	/* The classifier's own: IPv4 sources of every class, one VLAN tag, IPv6. */
 	for (size_t i = 0; i < nr_cases; i++, n++) {
 		shapes[n].name = cases[i].name;
 		memcpy(shapes[n].frame, cases[i].frame, cases[i].len);
 		shapes[n].len = cases[i].len;
 	}
+	if (classifier_only)
+		return n;
 	ip.protocol = 0;
 	add_ipv4(&shapes[n++], "qinq-ipv4", &two_vlans, ip);
 	shapes[n].name = "arp";

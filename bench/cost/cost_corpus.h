@@ -8,6 +8,7 @@
 #ifndef FBF_COST_CORPUS_H
 #define FBF_COST_CORPUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -25,7 +26,11 @@ struct cost_shape {
 	size_t len;
 };
 
-/* Fill @shapes (COST_SHAPES_MAX of them) and return how many there are. */
-size_t cost_corpus_build(struct cost_shape *shapes);
+/*
+ * Fill @shapes (COST_SHAPES_MAX of them) and return how many there are;
+ * @classifier_only: the in-kernel benchmarks' own shapes alone, which the
+ * regression gate times fizzbuzzfib on.
+ */
+size_t cost_corpus_build(struct cost_shape *shapes, bool classifier_only);
 
 #endif /* FBF_COST_CORPUS_H */

@@ -19,6 +19,7 @@ enum cost_exit {
 	COST_EXIT_MAPS = 8,		/* MAPS file wrong: syntax, map name, sizes */
 	COST_EXIT_UNCONFIGURED = 9,	/* every frame aborted: maps it needs are empty */
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
+	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
 };
 
 #endif /* FBF_COST_EXITS_H */

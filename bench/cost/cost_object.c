@@ -10,9 +10,12 @@
 
 #include "cost_exits.h"
 #include "cost_object.h"
+#include "fbf_transport.h"
 
 /* The verifier's last lines a refusal shows: where it stopped, and why. */
 #define REFUSAL_LINES 6
+/* The verifier's statistics alone (BPF_LOG_STATS, 5.2). */
+#define LOG_LEVEL_STATS 4
 
 static char *libbpf_log;
 static size_t libbpf_log_len, libbpf_log_size;
@@ -207,13 +210,11 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 	return 0;
 }
 
-int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file)
+static int open_object(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_map *map;
 	int err;
 
-	cp->fd = -1;
 	cp->obj = bpf_object__open_file(path, NULL);
 	if (!cp->obj) {
 		err = errno;
@@ -221,31 +222,165 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: cannot open %s as a BPF object: %s\n", path, strerror(err));
 		return COST_EXIT_OPEN;
 	}
+	cp->prog = NULL;
 	err = choose_prog(cp, path, name);
 	if (err)
 		return err;
 	bpf_object__for_each_map(map, cp->obj)
 		bpf_map__set_pin_path(map, NULL);
+	return 0;
+}
+
+static bool is_queue(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_QUEUE || type == BPF_MAP_TYPE_STACK;
+}
+
+/* Queues and rings large enough for @events sends: see cost_prog_load(). */
+static int size_event_maps(struct bpf_object *obj, __u32 events)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj) {
+		enum bpf_map_type type = bpf_map__type(map);
+		/* One room more than sends: a queue found full after a run may have refused one. */
+		__u32 want = is_queue(type) ? events + 1 :
+			     type == BPF_MAP_TYPE_RINGBUF ?
+			     ring_bytes_for(events, COST_RING_RECORD_BYTES) : 0;
+
+		if (want > bpf_map__max_entries(map) && bpf_map__set_max_entries(map, want))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Records are read to free their room, not looked at. */
+static int skip_record(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+static int open_rings(struct cost_prog *cp)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, cp->obj) {
+		int fd = bpf_map__fd(map);
+
+		if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (!cp->rings)
+			cp->rings = ring_buffer__new(fd, skip_record, NULL, NULL);
+		else if (ring_buffer__add(cp->rings, fd, skip_record, NULL))
+			return -errno;
+		if (!cp->rings)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A refused load again, without the statistics log, so that libbpf retries
+ * it with the verifier's full log and prints that: its last lines say why.
+ */
+static int tell_refusal(struct cost_prog *cp, const char *path, const char *name)
+{
+	int err;
+
+	bpf_object__close(cp->obj);
+	err = open_object(cp, path, name);
+	if (err)
+		return err;
 	libbpf_log_len = 0;
 	if (libbpf_log)
 		libbpf_log[0] = '\0';
+	if (!bpf_object__load(cp->obj) || !print_refusal())
+		return 0;
+	fprintf(stderr, "cost: the verifier refused %s in %s: its log ends as above\n",
+		bpf_program__name(cp->prog), path);
+	return COST_EXIT_REFUSED;
+}
+
+int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
+		   const char *maps_file, __u32 events)
+{
+	int err;
+
+	cp->fd = -1;
+	cp->rings = NULL;
+	err = open_object(cp, path, name);
+	if (err)
+		return err;
+	err = size_event_maps(cp->obj, events) ?:
+	      bpf_program__set_log_buf(cp->prog, cp->log, sizeof(cp->log)) ?:
+	      bpf_program__set_log_level(cp->prog, LOG_LEVEL_STATS);
+	if (err) {
+		fprintf(stderr, "cost: preparing %s: %s\n", path, strerror(-err));
+		return COST_EXIT_FAILED;
+	}
 	if (bpf_object__load(cp->obj)) {
-		err = errno;
-		if (err != EPERM && print_refusal()) {
-			fprintf(stderr, "cost: the verifier refused %s in %s: its log ends as above\n",
-				bpf_program__name(cp->prog), path);
-			return COST_EXIT_REFUSED;
+		int load_err = errno;
+
+		if (load_err != EPERM) {
+			err = tell_refusal(cp, path, name);
+			if (err)
+				return err;
 		}
-		fprintf(stderr, "cost: loading %s: %s%s\n", path, strerror(err),
-			err == EPERM ? " (run as root)" : "");
+		fprintf(stderr, "cost: loading %s: %s%s\n", path, strerror(load_err),
+			load_err == EPERM ? " (run as root)" : "");
 		return COST_EXIT_FAILED;
 	}
 	cp->fd = bpf_program__fd(cp->prog);
+	err = open_rings(cp);
+	if (err) {
+		fprintf(stderr, "cost: reading %s's ring buffers: %s\n", path, strerror(-err));
+		return COST_EXIT_FAILED;
+	}
 	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
+}
+
+int cost_prog_drain(struct cost_prog *cp)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, cp->obj) {
+		__u32 popped = 0;
+		void *value;
+
+		if (!is_queue(bpf_map__type(map)))
+			continue;
+		value = malloc(bpf_map__value_size(map));
+		if (!value)
+			return -ENOMEM;
+		while (!bpf_map_lookup_and_delete_elem(bpf_map__fd(map), NULL, value))
+			popped++;
+		free(value);
+		if (errno != ENOENT)
+			return -errno;
+		if (popped >= bpf_map__max_entries(map))
+			return -EOVERFLOW;
+	}
+	return cp->rings && ring_buffer__consume(cp->rings) < 0 ? -errno : 0;
+}
+
+int cost_prog_figures(const struct cost_prog *cp, struct prog_static_figures *fig)
+{
+	const char *line = strstr(cp->log, "processed ");
+	unsigned int insns;
+	int err = prog_static_figures(cp->fd, fig);
+
+	if (!err && !fig->verified_insns && line && sscanf(line, "processed %u insns", &insns) == 1)
+		fig->verified_insns = insns;
+	return err;
 }
 
 void cost_prog_close(struct cost_prog *cp)
 {
+	ring_buffer__free(cp->rings);
+	cp->rings = NULL;
 	bpf_object__close(cp->obj);
 	cp->obj = NULL;
 }

@@ -10,10 +10,22 @@
 
 #include <bpf/libbpf.h>
 
+#include "kernel_cases.h"
+
+/* The verifier's statistics of a load: a few lines, whatever the program. */
+#define COST_STATS_LOG_SIZE 4096
+/*
+ * The largest record a ring buffer is sized for, header included: a ring
+ * holds one run's records if the program sends at most one this large a frame.
+ */
+#define COST_RING_RECORD_BYTES 64
+
 struct cost_prog {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	int fd;
+	struct ring_buffer *rings;	/* every ring buffer map's reader, or NULL */
+	char log[COST_STATS_LOG_SIZE];	/* the verifier's statistics of the load */
 };
 
 /*
@@ -24,12 +36,31 @@ void cost_object_init(void);
 
 /*
  * Open @path, choose its XDP program (@name, or the only one if NULL), load
- * it and fill its maps from @maps_file (NULL: none). Returns 0, or prints one
- * line on stderr (and a refused program's last log lines) and returns the
- * cost_exit status that says what went wrong.
+ * it and fill its maps from @maps_file (NULL: none). A program that sends
+ * events is measured sending them: each queue and stack map is made to hold
+ * @events entries, each ring buffer @events records of COST_RING_RECORD_BYTES
+ * (never less than the object declares), so that one run of @events frames
+ * never meets a full map, whose push skips its copy and looks cheaper.
+ * Returns 0, or prints one line on stderr (and a refused program's last log
+ * lines) and returns the cost_exit status that says what went wrong.
  */
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file);
+		   const char *maps_file, __u32 events);
+
+/*
+ * Empty every queue, stack and ring buffer map of the program, untimed, after
+ * a run: 0, or -EOVERFLOW if a queue or stack was full (the run was skewed),
+ * or -errno.
+ */
+int cost_prog_drain(struct cost_prog *cp);
+
+/*
+ * The program's static figures. Kernels before 5.16 leave verified_insns at 0:
+ * then the count comes from the verifier's statistics line, "processed N
+ * insns", the same counter (env->insn_processed), so one kernel's figures
+ * compare whichever way they were read.
+ */
+int cost_prog_figures(const struct cost_prog *cp, struct prog_static_figures *fig);
 
 void cost_prog_close(struct cost_prog *cp);
 

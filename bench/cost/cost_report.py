@@ -2,19 +2,24 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """What an XDP object costs, from cost_run's and cost_live.sh's samples (bench/cost/cost.sh).
 
-  cost_report.py measure OUT_DIR OBJECT SAMPLES.tsv [LIVE.tsv]
+  cost_report.py measure OUT_DIR OBJECT SAMPLES.tsv [LIVE.tsv] [on:KERNEL=FIGURES ...]
       one table, and OUT_DIR/cost.bmf.json in Bencher Metric Format
-  cost_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv]
+  cost_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv] [on:KERNEL=FIGURES ...]
       base against candidate with the regression gate's statistics and verdict
       (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, and one closing line
+
+FIGURES: the static figures of the same arms on kernel KERNEL of the matrix, booted under
+QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate reads them;
+shown, and for compare judged, as benchmark cost/prog@KERNEL.
 
 SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: xdp_pass and prog for
 measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines;
 LIVE rows: "benchmark<TAB>measure<TAB>value".
 
 compare's exit status: 0 no regression; 1 a regression in an exact measure (the
-verifier's instructions, the JIT's bytes: any rise), or in the timing of all frame shapes
-confirmed by CONFIRM.tsv, a second run; 3 a timing regression that needs that second run.
+verifier's instructions, the JIT's bytes: any rise, on any kernel), or in the timing of all
+frame shapes confirmed by CONFIRM.tsv, a second run; 3 a timing regression that needs that
+second run; 11 (both) a kernel that gave no figures.
 """
 import os
 import platform
@@ -35,6 +40,8 @@ LIVE_ACTIONS = ["passed", "dropped", "redirected", "tx"]
 # The gated timing: every frame shape's run summed, judged as the gate judges its own
 # (bench/gate/gate.py: its floor for kernel/all, the A/A change, the bootstrap interval).
 ALL = "cost/all"
+PROG = "cost/prog"
+EXIT_KERNEL = 11  # bench/cost/cost_exits.h
 FLOOR = next((floor, abs_floor) for bench, measure, _, floor, abs_floor in gate.TIMING
              if (bench, measure) == ("kernel/all", "latency"))
 
@@ -53,6 +60,31 @@ def load(path):
     return samples, names, order
 
 
+def split_kernels(args):
+    """The on:KERNEL=FIGURES arguments apart: (the others, [(KERNEL, FIGURES)])."""
+    kernels = [a[len("on:"):].partition("=")[::2] for a in args if a.startswith("on:")]
+    return [a for a in args if not a.startswith("on:")], kernels
+
+
+def add_kernels(samples, kernels):
+    """Each kernel's figures into SAMPLES as cost/prog@KERNEL: ([(KERNEL, release)], missing)."""
+    found, missing = [], []
+    for name, path in kernels:
+        release = gate.add_matrix_kernel(samples, name, path)
+        if release:
+            found.append((name, release))
+        else:
+            missing.append(name)
+            print(f"cost: kernel {name} gave no figures: see "
+                  f"{os.path.join(os.path.dirname(path), 'output.log')}")
+    return found, missing
+
+
+def kernels_note(found):
+    return ("" if not found else " verifier@KERNEL: the same figures on that kernel of the "
+            "matrix, booted under QEMU: " + ", ".join(f"{n} ({r})" for n, r in found) + ".")
+
+
 def action_name(value):
     value = int(value)
     return ACTIONS[value] if value < len(ACTIONS) else f"unknown ({value})"
@@ -67,14 +99,17 @@ def shapes_of(order):
     return [b for b in order if b not in ("cost/prog", ALL)]
 
 
-def measure(out_dir, obj, samples_path, live_path):
+def measure(out_dir, obj, samples_path, live_path, kernels):
     samples, names, order = load(samples_path)
+    found, missing = add_kernels(samples, kernels)
     prog, bare = samples["prog"], samples["xdp_pass"]
     rows, bmf = [], {}
-    for m in STATIC:
-        v = prog[("cost/prog", m)][0]
-        rows.append(["verifier", m, fmt(v), fmt(bare[("cost/prog", m)][0]), "", "", "", ""])
-        bmf.setdefault("cost/prog", {})[m] = {"value": v}
+    for kernel in [""] + [f"@{name}" for name, _ in found]:
+        for m in STATIC:
+            v = prog[(PROG + kernel, m)][0]
+            rows.append(["verifier" + kernel, m, fmt(v), fmt(bare[(PROG + kernel, m)][0]),
+                         "", "", "", ""])
+            bmf.setdefault(PROG + kernel, {})[m] = {"value": v}
     rounds = 0
     for bench in shapes_of(order) + [ALL]:
         p, b = prog[(bench, "latency")], bare[(bench, "latency")]
@@ -123,30 +158,36 @@ def measure(out_dir, obj, samples_path, live_path):
           "of its repetitions, bare XDP_PASS run in the same rounds; spread: (max - min) / "
           "median of the program's rounds. live: one CPU's raw flood of 60-byte IPv4 frames "
           "into a veth; ns/packet from BPF run-time statistics (which add about 20 ns a run); "
-          "what the program did from the veth's XDP counters. Compare within this table only.\n")
+          "what the program did from the veth's XDP counters. Compare within this table only."
+          + kernels_note(found) + "\n")
     print_table(["benchmark", "measure", "program", "XDP_PASS", "nothing", "over XDP_PASS",
                  "spread", "action"], rows)
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
-    return 0
+    return EXIT_KERNEL if missing else 0
 
 
 def judge_all(samples):
     return gate.judge_timing(samples, ALL, "latency", "higher", *FLOOR)
 
 
-def compare(out_dir, samples_path, confirm_path):
+def compare(out_dir, samples_path, confirm_path, kernels):
     samples, names, order = load(samples_path)
+    found, missing = add_kernels(samples, kernels)
     base, cand = samples[gate.BASE], samples[gate.CANDIDATE]
     rows, bmf, exact_regressions, changed_actions = [], {}, [], []
-    for m in STATIC:
-        b, c = base[("cost/prog", m)][0], cand[("cost/prog", m)][0]
-        v = "regressed" if c > b else "improved" if c < b else "unchanged"
-        if v == "regressed":
-            exact_regressions.append(f"{m} {fmt(b)} -> {fmt(c)}")
-        rows.append(["cost/prog", m, fmt(b), fmt(c), f"{(c - b) / b * 100:+.2f}%", "exact",
-                     "any rise", v])
-        bmf.setdefault("cost/prog", {})[m] = {"value": c}
+    # The host's kernel, then each of the matrix's: a program can grow on one alone.
+    for name, release in [(None, None)] + found:
+        bench = PROG + (f"@{name}" if name else "")
+        for m in STATIC:
+            b, c = base[(bench, m)][0], cand[(bench, m)][0]
+            v = gate.exact_verdict(b, c)
+            if v == "regressed":
+                on = f" on {name} ({release})" if name else ""
+                exact_regressions.append(f"{m}{on} {fmt(b)} -> {fmt(c)}")
+            rows.append([bench, m, fmt(b), fmt(c), f"{(c - b) / b * 100:+.2f}%", "exact",
+                         "any rise", v])
+            bmf.setdefault(bench, {})[m] = {"value": c}
     for bench in shapes_of(order) + [ALL]:
         r = gate.judge_timing(samples, bench, "latency", "higher", *FLOOR)
         if not r:
@@ -169,7 +210,8 @@ def compare(out_dir, samples_path, confirm_path):
           "measures: any rise is a regression. Timings: median of the paired per-round changes "
           "[95% bootstrap interval]; A/A: the base against a second copy of itself in the same "
           "rounds; the sum over all shapes is gated: significant, above the larger of its "
-          "floor and the A/A change, and confirmed by a second run.\n")
+          "floor and the A/A change, and confirmed by a second run."
+          + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
     os.makedirs(out_dir, exist_ok=True)
@@ -180,6 +222,10 @@ def compare(out_dir, samples_path, confirm_path):
     if exact_regressions:
         print("cost-compare: REGRESSION: " + "; ".join(exact_regressions))
         return gate.EXIT_REGRESSION
+    if missing:
+        print("cost-compare: FAIL: not measured on " + ", ".join(missing) +
+              ": the guest's output.log says why")
+        return EXIT_KERNEL
     r = judge_all(samples)
     if r["verdict"] == "regressed":
         if not confirm_path:
@@ -201,11 +247,12 @@ def compare(out_dir, samples_path, confirm_path):
 
 
 def main():
-    args = sys.argv[1:]
+    args, kernels = split_kernels(sys.argv[1:])
     if len(args) in (4, 5) and args[0] == "measure":
-        return measure(args[1], args[2], args[3], args[4] if len(args) == 5 else None)
+        return measure(args[1], args[2], args[3], args[4] if len(args) == 5 else None,
+                       kernels)
     if len(args) in (3, 4) and args[0] == "compare":
-        return compare(args[1], args[2], args[3] if len(args) == 4 else None)
+        return compare(args[1], args[2], args[3] if len(args) == 4 else None, kernels)
     sys.exit(__doc__)
 
 

@@ -3,16 +3,21 @@
  * The cost tool's loader and runner, for any XDP object (bench/cost/cost.sh
  * drives it):
  *
- *   cost_run run [-r ROUNDS] [-n REPEAT] [-p PROG] [-m MAPS] ARM=OBJECT...
+ *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
  *   cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
- * round after round every frame shape of the corpus (cost_corpus.h) through
- * BPF_PROG_TEST_RUN on every arm, starting from a different arm each round,
- * as the gate does (bench/gate/gate_kernel.c), so that the arms' samples come
- * from runs milliseconds apart and pair round by round. The arm named
- * xdp_pass is the bare program the others are measured against: -p and -m
- * are for the others. Prints "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
+ * round after round every frame shape of the corpus (cost_corpus.h; -k: the
+ * classifier's own shapes alone) through BPF_PROG_TEST_RUN on every arm,
+ * starting from a different arm each round so that none always runs first on
+ * a cold cache: the arms' samples come from runs milliseconds apart, under the
+ * same load, and pair round by round. The regression gate measures
+ * fizzbuzzfib's builds with it too (bench/gate/gate.sh). ROUNDS 0 gives the
+ * static figures alone: what a kernel booted under emulation, where timing
+ * means nothing, is asked for. The arm named xdp_pass is the bare program the
+ * others are measured against: -p and -m are for the others. Queues and rings
+ * the programs send to are sized for one run and emptied after each, untimed
+ * (cost_object.h). Prints "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
  * (bench/gate/gate.py reads them): static figures, each shape's action (in
  * the first round: a program that keeps state may change its mind), one
  * latency sample per shape and round, and the round's sum as cost/all; and
@@ -50,10 +55,11 @@ struct arm {
 };
 
 static const char *prog_name, *maps_file;
+static bool classifier_only;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-p PROG] [-m MAPS] "
+	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
 		"ARM=OBJECT... (1 to %d arms)\n"
 		"       cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT\n", MAX_ARMS);
 	return COST_EXIT_USAGE;
@@ -62,7 +68,7 @@ static int usage(void)
 static int print_static_figures(const struct arm *arm)
 {
 	struct prog_static_figures fig;
-	int err = prog_static_figures(arm->cp.fd, &fig);
+	int err = cost_prog_figures(&arm->cp, &fig);
 
 	if (err) {
 		fprintf(stderr, "cost: %s: reading the program's info: %s\n", arm->name,
@@ -95,12 +101,12 @@ static int check_configured(const struct arm *arm, const __u32 *actions, size_t 
 static int run(int argc, char **argv, int rounds, int repeat)
 {
 	static struct cost_shape shapes[COST_SHAPES_MAX];
-	size_t nr_shapes = cost_corpus_build(shapes);
+	size_t nr_shapes = cost_corpus_build(shapes, classifier_only);
 	struct arm arms[MAX_ARMS] = {};
 	int nr_arms = argc - optind, ret = COST_EXIT_FAILED;
 	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
 
-	if (nr_arms < 1 || nr_arms > MAX_ARMS || rounds < 1 || repeat < 1)
+	if (nr_arms < 1 || nr_arms > MAX_ARMS || rounds < 0 || repeat < 1)
 		return usage();
 	for (int a = 0; a < nr_arms; a++) {
 		char *arg = argv[optind + a], *eq = strchr(arg, '=');
@@ -117,7 +123,8 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		bool pass = !strcmp(arms[a].name, PASS_ARM);
 
 		ret = cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
-				     pass ? NULL : maps_file) ?: print_static_figures(&arms[a]);
+				     pass ? NULL : maps_file, repeat) ?:
+		      print_static_figures(&arms[a]);
 		if (ret)
 			goto out;
 	}
@@ -136,6 +143,15 @@ static int run(int argc, char **argv, int rounds, int repeat)
 				if (err) {
 					fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n",
 						arm->name, shapes[i].name, strerror(-err));
+					ret = COST_EXIT_FAILED;
+					goto out;
+				}
+				err = cost_prog_drain(&arm->cp);
+				if (err) {
+					fprintf(stderr, "cost: %s: %s: emptying its queues: %s\n",
+						arm->name, shapes[i].name, err == -EOVERFLOW ?
+						"one filled in the run, which skews its timing" :
+						strerror(-err));
 					ret = COST_EXIT_FAILED;
 					goto out;
 				}
@@ -201,7 +217,8 @@ static int attach(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	ret = cost_prog_load(&cp, path, prog_name, maps_file);
+	/* Events: 0, the object's own sizes; a live run is never drained. */
+	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0);
 	if (ret)
 		goto out;
 	link_fd = bpf_link_create(cp.fd, ifindex, BPF_XDP, &opts);
@@ -227,8 +244,9 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:p:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:kp:m:")) != -1) {
 		switch (opt) {
+		case 'k': classifier_only = true; break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'n': repeat = atoi(optarg); break;
 		case 'p': prog_name = optarg; break;

@@ -7,16 +7,8 @@
 # make bench-baseline WHY='...'   make HEAD the gate's base, saying why
 # make bench-report    plot the gate's local history (bench-history.tsv) as SVG
 
-GATE_KERNEL := $(OUTPUT)/bench/gate_kernel
-
-.PHONY: bench-check bench-baseline bench-report
-
-bench-build: $(GATE_KERNEL)
-
-$(GATE_KERNEL): $(call obj,bench/gate/gate_kernel.c) $(KERNEL_CASES_OBJS)
-	$(call msg,BINARY,$@)
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+# The gate's in-kernel measures go through the cost tool's runner, which bench-build
+# builds (bench/cost/cost.mk).
 
 bench-check: check-deps all bench-build $(if $(strip $(KERNELS)),kernels)
 	$(Q)FBF_GATE_BASE=$(BASE) FBF_GATE_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \

@@ -117,6 +117,11 @@ def add_callgrind(samples, arm, directory):
             samples[arm][(bench, measure)].append(float(entry["value"]))
 
 
+def exact_verdict(base, candidate):
+    """An exact measure's verdict: any rise is a regression."""
+    return "regressed" if candidate > base else "improved" if candidate < base else "unchanged"
+
+
 def median_ci(values, rng):
     """The median and its percentile-bootstrap interval."""
     n = len(values)
@@ -224,7 +229,7 @@ def check(out_dir, history, inputs, host=True):
             rows.append([bench, measure, "-", "-", "-", "-", "-", "not measured"])
             continue
         change = (c[0] - b[0]) / b[0] * 100
-        v = "regressed" if c[0] > b[0] else "improved" if c[0] < b[0] else "unchanged"
+        v = exact_verdict(b[0], c[0])
         if v == "regressed":
             regressed_exact.append(key)
         rows.append([bench, measure, fmt(b[0]), fmt(c[0]), f"{change:+.2f}%", "exact",

@@ -41,8 +41,10 @@ base_src=${FBF_GATE_BASE_DIR:-$(pwd)/build/gate-base}
 kernel_rounds=${FBF_GATE_KERNEL_ROUNDS:-15}
 kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
 agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
-kernels_dir=${FBF_KERNELS:-$(pwd)/build/kernels}
 gate_kernels=${FBF_GATE_KERNELS:-}
+
+# shellcheck source=bench/kernel/matrix.bash
+. "$(dirname "$0")/../kernel/matrix.bash"
 
 die() { echo "gate: $*" >&2; exit 2; }
 
@@ -97,11 +99,14 @@ measure_exact()
 	bench/micro/callgrind.sh "$build" "$results/callgrind-candidate" v4
 }
 
-# gate_kernel ROUNDS REPEAT ARM=BUILD...: bench/gate/gate_kernel on each transport's
-# object of each arm's build.
+# gate_kernel ROUNDS REPEAT ARM=BUILD...: each transport's object of each arm's build
+# through the cost tool's runner (bench/cost/cost_run), on the classifier's own frame
+# shapes, named as the gate's benchmarks: kernel/SHAPE, kernel/all and the program's
+# kernel/xdp_fizzbuzzfib, each with /ringbuf (-ringbuf for the program) for the ring
+# buffer's object. Every shape must be passed: the timing is of the path that does.
 gate_kernel()
 {
-	local rounds=$1 repeat=$2 object arm arms
+	local rounds=$1 repeat=$2 object arm arms suffix
 
 	shift 2
 	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
@@ -109,7 +114,17 @@ gate_kernel()
 		for arm in "$@"; do
 			arms+=("${arm%%=*}=${arm#*=}/$object.bpf.o")
 		done
-		"$build/bench/gate_kernel" "$rounds" "$repeat" "${arms[@]}" || return
+		suffix=${object#fizzbuzzfib}
+		"$build/bench/cost_run" run -k -r "$rounds" -n "$repeat" -p xdp_fizzbuzzfib \
+			"${arms[@]}" | awk -F'\t' -v OFS='\t' -v ring="${suffix:+ringbuf}" '
+			/^#/ { next }
+			$3 == "action" { if ($4 != 2) { bad = $1 " " $2 " returned " $4; exit 1 }
+					 next }
+			$2 == "cost/prog" { $2 = "kernel/xdp_fizzbuzzfib" (ring ? "-" ring : "") }
+			$2 ~ /^cost\// { sub(/^cost\//, "kernel/", $2); if (ring) $2 = $2 "/" ring }
+			{ print }
+			END { if (bad) { print "gate: " bad ", not XDP_PASS" > "/dev/stderr"
+					 exit 1 } }' || return
 	done
 }
 
@@ -119,54 +134,19 @@ measure_kernel()
 		base-again="$base_src/build" candidate="$build" >"$results/kernel$1.tsv"
 }
 
-# kernel_dir KERNEL: where a kernel of FBF_GATE_KERNELS is unpacked, or one line on what to do.
-kernel_dir()
-{
-	if [ -d "$kernels_dir/$1/boot" ]; then
-		echo "$kernels_dir/$1"
-	elif [ -d "$1/boot" ]; then
-		(cd "$1" && pwd)
-	else
-		die "kernel '$1' is not in $kernels_dir: fetch it with 'make kernels KERNELS=$1'," \
-		    "or leave the matrix out with 'make bench-check KERNELS='"
-	fi
-}
-
-# The exact measures on each kernel of FBF_GATE_KERNELS: one boot each, where gate.sh
-# figures loads both transports' objects of base and candidate. Sets matrix_args, gate.py's
-# on:KERNEL=FIGURES arguments; a kernel that gives no figures fails there, named.
+# The exact measures on each kernel of FBF_GATE_KERNELS (bench/kernel/matrix.bash): one
+# boot each, where gate.sh figures loads both transports' objects of base and candidate.
 measure_matrix()
 {
-	local kernel dir name out start
-
-	matrix_args=()
-	for kernel in $gate_kernels; do
-		dir=$(kernel_dir "$kernel")
-		name=$(basename "$kernel")
-		out=$results/kernels/$name
-		mkdir -p "$out"
-		rm -f "$out/figures.tsv"
-		start=$SECONDS
-		FBF_BUILD=$build FBF_GATE_BASE_DIR=$base_src VM_ENV="FBF_BUILD FBF_GATE_BASE_DIR" \
-			VM_TIMEOUT=${FBF_GATE_VM_TIMEOUT:-1200} \
-			testing/vm/vm-run "$dir" "$out" bench/gate/gate.sh figures "$out/figures.tsv" ||
-			{ echo "gate: $name gave no figures; the end of $out/output.log:"
-			  tail -n 5 "$out/output.log" 2>/dev/null | sed 's/^/    /'; }
-		echo "gate: $name booted and measured in $((SECONDS - start)) s"
-		matrix_args+=("on:$name=$out/figures.tsv")
-	done
+	FBF_BUILD=$build FBF_GATE_BASE_DIR=$base_src matrix_measure gate "$results/kernels" \
+		"$gate_kernels" "FBF_BUILD FBF_GATE_BASE_DIR" bench/gate/gate.sh figures
 }
 
-# figures FILE: in a guest, the static figures of both programs, base and candidate,
-# as this kernel makes them, after a line naming it; FILE only if all were read.
+# figures FILE: in a guest, the static figures of both programs, base and candidate.
 figures()
 {
-	local file=${1:?figures FILE}
-
-	{
-		echo "# kernel $(uname -r)"
-		gate_kernel 0 1 base="$base_src/build" candidate="$build"
-	} >"$file.part" && mv "$file.part" "$file"
+	matrix_figures "${1:?figures FILE}" gate_kernel 0 1 base="$base_src/build" \
+		candidate="$build"
 }
 
 # The agents on the queue, then on the ring buffer (benchmarks named .../ringbuf).
@@ -197,7 +177,7 @@ prepare()
 	[ -n "$build" ] || die "FBF_BUILD names the candidate's build; run it through make bench-check"
 	mkdir -p "$results"
 	for kernel in $gate_kernels; do
-		kernel_dir "$kernel" >/dev/null
+		matrix_dir gate "$kernel" >/dev/null || exit 2
 	done
 	[ -n "$rev" ] || rev=$(baseline_base "$baseline") ||
 		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"

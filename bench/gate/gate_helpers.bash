@@ -34,7 +34,7 @@ build_canary()
 
 	[ "$1" = 1 ] || dir=build-canary-$1
 	make -s CANARY="$1" $(for t in agent fizzbuzzfib.bpf.o fizzbuzzfib_ringbuf.bpf.o \
-		bench/micro_count bench/gate_kernel testing/drain_rate; do echo "$dir/$t"; done) \
+		bench/micro_count bench/cost_run testing/drain_rate; do echo "$dir/$t"; done) \
 		>/dev/null
 	canary=$FBF_ROOT/$dir
 }

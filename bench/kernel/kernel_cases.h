@@ -2,8 +2,9 @@
 /*
  * What the in-kernel benchmarks run and read: one frame of each shape the
  * program tells apart, and the loaded program's static figures. Shared by
- * the macro benchmark (bench/kernel/kernel_test_run.c) and the gate
- * (bench/gate/gate_kernel.c), so both time the same frames and name them alike.
+ * the macro benchmark (bench/kernel/kernel_test_run.c) and the cost tool's
+ * runner (bench/cost/cost_run.c), which the gate times fizzbuzzfib with, so
+ * both time the same frames and name them alike.
  */
 #ifndef FBF_KERNEL_CASES_H
 #define FBF_KERNEL_CASES_H

@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool on the kernel matrix (make test-kernels runs it, with
+# FBF_COST_KERNELS set to KERNELS): the verifier's figures of an object, taken
+# in a guest of each kernel, and a compare that names each kernel where one
+# planted instruction grew the program. The host's timing is cut short: only
+# the kernels' figures are looked at.
+
+load ../../testing/netns
+load ../bmf
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads XDP programs"
+	[ -n "${FBF_COST_KERNELS:-}" ] ||
+		skip "FBF_COST_KERNELS names no kernel: make test-kernels sets it to KERNELS"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=3 FBF_COST_REPEAT=1000 FBF_COST_LIVE_ROUNDS=0
+	PROBE=$FBF_BUILD/testing/cost_probe
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+@test "the verifier's figures of an object on each kernel, 5.10's verified count from its log" {
+	local kernel name measure
+
+	# Under /tmp, which a guest does not share: the tool copies it where the guest sees it.
+	cp "$PROBE.bpf.o" "$BATS_TEST_TMPDIR/probe.bpf.o"
+	cost measure "$BATS_TEST_TMPDIR/probe.bpf.o"
+	[ "$status" -eq 0 ]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		[[ "$output" == *"cost: $name booted and measured in "* ]]
+		# A count of 0 would be a kernel that measured nothing (5.10 lacks verified_insns).
+		for measure in verified-instructions translated-instructions jited-bytes; do
+			grep -Eq "^verifier@$name +$measure +[1-9][0-9]* +[1-9][0-9]* " <<<"$output"
+		done
+		check_bmf "$RESULTS/cost.bmf.json" "cost/prog@$name"
+	done
+}
+
+@test "one planted instruction fails the compare on every kernel, named" {
+	local kernel name measure
+
+	cost compare "$PROBE.bpf.o" "$PROBE"_planted.bpf.o
+	[ "$status" -eq 1 ]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		for measure in verified-instructions translated-instructions; do
+			grep -Eq "^cost/prog@$name +$measure .* regressed$" <<<"$output"
+			[[ "${lines[-1]}" == *"$measure on $name ("*") "* ]]
+		done
+	done
+}
+
+@test "an A/A compare passes on every kernel" {
+	local kernel name
+
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		grep -Eq "^cost/prog@$name +jited-bytes +[1-9][0-9]* +[1-9][0-9]* +\+0\.00% .* unchanged$" \
+			<<<"$output"
+	done
+}
