@@ -173,7 +173,8 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ -n "$new" ] && [ "$new" != "$old" ]
 	[ "$(fbf_box_attached_id veth0)" = "$new" ]
 	! prog_exists "$old"
-	info='fizzbuzzfib_build_info{version="'$NEXT'",transport="queue",mode="native"}'
+	# Auto mode takes skb on a veth (docs/agent.md).
+	info='fizzbuzzfib_build_info{version="'$NEXT'",transport="queue",mode="skb"}'
 	[ "$(fbf_box_metric "$info" 127.0.0.1:9436)" = 1 ]
 }
 
