@@ -252,9 +252,13 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 		sleep 0.1
 	done
 	kill -INT "$FBF_AGENT_PID"
-	cat "$fifo" >"$OUT" 5>&- &
+	# The reader's end opened here, while fd 5 is a writer: a cat that opened
+	# the fifo itself could come after the agent's exit, with no writer left,
+	# and block in open() for good.
+	exec 6<"$fifo"
+	cat <&6 >"$OUT" 5>&- 6<&- &
 	cat=$!
-	exec 5>&-
+	exec 5>&- 6<&-
 	wait_exit 120
 	wait "$cat"
 	cat "$ERR"
