@@ -9,6 +9,14 @@
 
 #include "iface/ifselect.h"
 
+/*
+ * A regular expression's limits: glibc compiles some short ones into
+ * gigabytes or for minutes (regex_cheap()), and a 15-byte name needs none of them.
+ */
+#define IFSELECT_REGEX_LEN_MAX 256
+#define IFSELECT_REGEX_DEPTH 32
+#define IFSELECT_REGEX_WEIGHT_MAX 256UL
+
 /* Characters that make an item a glob: fnmatch(3)'s, which no name in practice holds. */
 #define GLOB_CHARS "*?["
 
@@ -27,6 +35,122 @@ static const char *item_end(const char *p)
 				return c + 1;
 	c = strchr(p, ',');
 	return c ? c : p + strlen(p);
+}
+
+/*
+ * Whether glibc's regcomp() compiles @re cheaply. It copies an atom under a
+ * repetition, twice for a+ and n times for a{m,n}, so that repetitions
+ * nested or in a row multiply ("x" and 24 '+' take 12 GB), and a repetition
+ * of something that can match nothing ("$*", "(a*)*", "(a|)+") makes its
+ * closures grow exponentially in time. So: no repetition after a repetition,
+ * an anchor or nothing; none of a group that holds '*', '?', a bound from 0,
+ * an anchor or an empty alternative; and the copies, counted with nesting (an
+ * over-estimate: alternatives add up), at most IFSELECT_REGEX_WEIGHT_MAX.
+ * An interface name has 15 bytes: it needs none of what this refuses.
+ */
+enum regex_prev { PREV_NOTHING, PREV_ATOM, PREV_GROUP, PREV_RISKY_GROUP, PREV_OTHER };
+
+static bool regex_cheap(const char *re)
+{
+	unsigned long size[IFSELECT_REGEX_DEPTH + 1] = { 0 }, last = 0, k, m, n;
+	bool risky[IFSELECT_REGEX_DEPTH + 1] = { false };
+	enum regex_prev prev = PREV_NOTHING;
+	unsigned int depth = 0;
+	const char *p = re;
+	char *end;
+
+	while (*p) {
+		switch (*p) {
+		case '(':
+			if (depth == IFSELECT_REGEX_DEPTH)
+				return false;
+			depth++;
+			size[depth] = 0;
+			risky[depth] = false;
+			prev = PREV_NOTHING;
+			p++;
+			continue;
+		case ')':
+			if (!depth)
+				break;
+			/* "()" and "(a|)" match nothing. */
+			risky[depth] |= prev == PREV_NOTHING;
+			last = size[depth];
+			size[depth - 1] += last;
+			prev = risky[depth] ? PREV_RISKY_GROUP : PREV_GROUP;
+			depth--;
+			p++;
+			continue;
+		case '|':
+			risky[depth] |= prev == PREV_NOTHING;
+			size[depth]++;
+			prev = PREV_NOTHING;
+			p++;
+			continue;
+		case '^':
+		case '$':
+			risky[depth] = true;
+			size[depth]++;
+			prev = PREV_OTHER;
+			p++;
+			continue;
+		case '+':
+			k = 2;
+			p++;
+			goto repeat;
+		case '*':
+		case '?':
+			/* A node around the atom, no copy. */
+			k = 1;
+			risky[depth] = true;
+			size[depth]++;
+			p++;
+			goto repeat;
+		case '{':
+			m = strtoul(p + 1, &end, 10);
+			n = *end == ',' && end[1] != '}' ? strtoul(end + 1, &end, 10) :
+			    m + (*end == ',');
+			if (*end == ',')
+				end++;
+			if (*end != '}')
+				break;	/* not a bound: a '{' of its own */
+			k = n > m ? n : m;
+			if (k < 1)
+				k = 1;
+			risky[depth] |= !m;
+			p = end + 1;
+			goto repeat;
+		case '[':
+			/* A bracket expression is one atom; ']' first belongs to it. */
+			p += 1 + (p[1] == '^');
+			p += *p == ']';
+			p += strcspn(p, "]");
+			break;
+		case '\\':
+			p += !!p[1];
+			break;
+		}
+		if (*p)
+			p++;
+		last = 1;
+		size[depth]++;
+		prev = PREV_ATOM;
+		continue;
+repeat:
+		if (prev != PREV_ATOM && prev != PREV_GROUP)
+			return false;
+		if (last > IFSELECT_REGEX_WEIGHT_MAX || k > IFSELECT_REGEX_WEIGHT_MAX)
+			return false;
+		size[depth] += last * (k - 1);
+		last *= k;
+		if (size[depth] > IFSELECT_REGEX_WEIGHT_MAX)
+			return false;
+		prev = PREV_OTHER;
+	}
+	/* Groups left open (regcomp() refuses them, after it has copied what they hold). */
+	for (; depth; depth--)
+		size[depth - 1] += size[depth];
+	return size[0] <= IFSELECT_REGEX_WEIGHT_MAX;
 }
 
 static int rule_parse(struct ifselect_rule *r, const char *item, size_t len, char *why,
@@ -71,6 +195,13 @@ static int rule_parse(struct ifselect_rule *r, const char *item, size_t len, cha
 	}
 	if (r->kind != IFSELECT_REGEX)
 		return 0;
+	if (n > IFSELECT_REGEX_LEN_MAX || !regex_cheap(r->text)) {
+		snprintf(why, why_size, "a regular expression too long, or with repetitions "
+			 "nested or of what may match nothing; write a simpler one");
+		free(r->text);
+		r->text = NULL;
+		return -EINVAL;
+	}
 	err = regcomp(&r->re, r->text, REG_EXTENDED | REG_NOSUB);
 	if (!err)
 		return 0;

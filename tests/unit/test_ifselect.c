@@ -130,6 +130,29 @@ static void test_refused(void **state __attribute__((unused)))
 	assert_refused("/abc", -EINVAL, "ends with '/'");
 	assert_refused("/(/", -EINVAL, "not a POSIX extended regular expression");
 	assert_refused("abcdefghijklmnop", -ENAMETOOLONG, "at most 15 bytes, and this one has 16");
+	/* glibc compiles each of these into gigabytes, or would. */
+	assert_refused("/x++++++++++++++++++++++++/", -EINVAL, "write a simpler one");
+	assert_refused("/((((((((((((((x)+)+)+)+)+)+)+)+)+)+)+)+)+)+/", -EINVAL, "simpler one");
+	assert_refused("/(((x{1,20}){1,20}){1,20})/", -EINVAL, "write a simpler one");
+	assert_refused("/x{30000}/", -EINVAL, "write a simpler one");
+	/* ... and these for minutes: repetitions of what may match nothing. */
+	assert_refused("/$*********+++/", -EINVAL, "write a simpler one");
+	assert_refused("/x**/", -EINVAL, "write a simpler one");
+	assert_refused("/(a*)*/", -EINVAL, "write a simpler one");
+	assert_refused("/(a|)+/", -EINVAL, "write a simpler one");
+	assert_refused("/()+/", -EINVAL, "write a simpler one");
+	assert_refused("/*/", -EINVAL, "write a simpler one");
+}
+
+static void test_ordinary_regex_accepted(void **state __attribute__((unused)))
+{
+	assert_selects(L("/^(eth|ens|enp)[0-9]+(s[0-9]+)?(\\.[0-9]{1,4})?$/"),
+		       L("eth0", "enp3s0", "ens5.100"), L("eth", "enp3s0.12345"));
+	assert_selects(L("/^[a-z]+[0-9]+$/"), L("veth12"), L("veth"));
+	assert_selects(L("/^x{1,15}$/"), L("xxx"), L("xy"));
+	assert_selects(L("/^(veth|tap)[0-9a-f]+$/"), L("veth1a", "tap0"), L("vethx"));
+	assert_selects(L("/^(br-)+[a-z]*$/"), L("br-abc", "br-br-"), L("br"));
+	assert_selects(L("/a{2}/"), L("baab"), L("ab"));
 }
 
 static void test_at_most_max(void **state __attribute__((unused)))
@@ -155,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_lo_only_by_name),
 		cmocka_unit_test(test_repeated_and_comma_separated),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_ordinary_regex_accepted),
 		cmocka_unit_test(test_at_most_max),
 	};
 
