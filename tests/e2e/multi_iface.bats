@@ -63,8 +63,8 @@ run_agent() { run fbf_in_srv "$AGENT" "$@"; }
 	echo "$output"
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"--iface matches 2 interfaces ("*"$FBF_VETH_SRV"*"$DUMMY"*"), and the agent attaches to one"* ||
-	   "$output" == *"--iface matches 2 interfaces ("*"$DUMMY"*"$FBF_VETH_SRV"*"), and the agent attaches to one"* ]]
+	[[ "$output" == *"--iface matches 2 interfaces ("*"), and the agent attaches to one;"* ]]
+	[[ "$output" == *"($FBF_VETH_SRV, $DUMMY)"* || "$output" == *"($DUMMY, $FBF_VETH_SRV)"* ]]
 	fbf_xdp_detached
 	run fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY"
 	[ "$status" -ne 0 ]
