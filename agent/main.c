@@ -20,6 +20,7 @@
 #include "base/escape.h"
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
+#include "iface/ifselect.h"
 #include "iface/ifwatch.h"
 #include "iface/leftover.h"
 #include "iface/lock.h"
@@ -192,6 +193,7 @@ struct agent {
 	char iface[ESCAPE_IFNAME_SIZE];		/* --iface as logs show it */
 	char iface_json[ESCAPE_IFNAME_SIZE];	/* ... as JSON strings hold it */
 	char iface_label[ESCAPE_IFNAME_SIZE];	/* ... as Prometheus labels hold it */
+	char iface_matched[IF_NAMESIZE];	/* the one interface a pattern matched */
 	int ifindex;
 	struct timespec started;		/* CLOCK_REALTIME, for process_start_time_seconds */
 	int metrics_fd;				/* listening, not yet served; -1: none */
@@ -209,6 +211,86 @@ struct agent {
 	struct drain d;
 	enum drain_end end;			/* why the live loop ended */
 };
+
+/*
+ * The interfaces --iface's patterns select in this namespace now, in
+ * ifindex order, and how many: for --detach all of them; to attach, the one
+ * it must be. @names has room for @max. Returns the count, or -errno.
+ */
+static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE], int max)
+{
+	struct if_nameindex *all, *i;
+	int n = 0;
+
+	all = if_nameindex();
+	if (!all)
+		return -errno;
+	for (i = all; i->if_index; i++) {
+		if (!ifselect_match(sel, i->if_name))
+			continue;
+		if (n < max)
+			snprintf(names[n], IF_NAMESIZE, "%s", i->if_name);
+		n++;
+	}
+	if_freenameindex(all);
+	return n;
+}
+
+/*
+ * --iface with patterns: the one interface they select now. Returns 0 with
+ * opts->iface set, or an exit status after saying why.
+ */
+static int iface_pick(struct agent *a)
+{
+	char names[2][IF_NAMESIZE], shown[2][ESCAPE_IFNAME_SIZE];
+	int n = iface_matches(&a->opts.ifaces, names, 2);
+
+	if (n < 0) {
+		pr_err("cannot list the interfaces: %s\n", strerror(-n));
+		return AGENT_EXIT_FAILURE;
+	}
+	if (!n) {
+		pr_err("no interface in this network namespace matches --iface; list them with "
+		       "'ip link'\n");
+		return AGENT_EXIT_NO_IFACE;
+	}
+	if (n > 1) {
+		escape_log(shown[0], sizeof(shown[0]), names[0]);
+		escape_log(shown[1], sizeof(shown[1]), names[1]);
+		pr_err("--iface matches %d interfaces (%s, %s%s), and the agent attaches to one; "
+		       "narrow the patterns, or run one agent per interface\n", n, shown[0],
+		       shown[1], n > 2 ? ", ..." : "");
+		return AGENT_EXIT_USAGE;
+	}
+	memcpy(a->iface_matched, names[0], sizeof(a->iface_matched));
+	a->opts.iface = a->iface_matched;
+	return 0;
+}
+
+/* --detach with patterns: what dead agents left on every interface selected. */
+#define IFSELECT_DETACH_MAX 1024
+
+static int leftovers_remove(const struct agent_options *opts)
+{
+	char names[IFSELECT_DETACH_MAX][IF_NAMESIZE], shown[ESCAPE_IFNAME_SIZE];
+	int n = iface_matches(&opts->ifaces, names, IFSELECT_DETACH_MAX);
+	int i, err, ret = 0;
+
+	if (n < 0) {
+		pr_err("cannot list the interfaces: %s\n", strerror(-n));
+		return AGENT_EXIT_FAILURE;
+	}
+	if (n > IFSELECT_DETACH_MAX)
+		pr_warn("--iface matches %d interfaces; --detach looks at the first %d\n", n,
+			IFSELECT_DETACH_MAX);
+	for (i = 0; i < n && i < IFSELECT_DETACH_MAX; i++) {
+		escape_log(shown, sizeof(shown), names[i]);
+		err = leftover_remove(opts->lock_dir, if_nametoindex(names[i]), shown);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
 
 /*
  * Before anything is attached, so a failure has nothing to undo: the
@@ -233,12 +315,19 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		return AGENT_EXIT_USAGE;
 	}
 	log_setup(opts->verbose, opts->json);
-
-	/* The name as given is for the kernel only; people and parsers get it escaped. */
-	escape_log(a->iface, sizeof(a->iface), opts->iface);
-	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
-	escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
-	a->ifindex = if_nametoindex(opts->iface);
+	/* --detach with patterns goes through every interface they select, later. */
+	if (!opts->iface && !opts->detach) {
+		ret = iface_pick(a);
+		if (ret)
+			return ret;
+	}
+	if (opts->iface) {
+		/* The name as given is for the kernel only; people and parsers get it escaped. */
+		escape_log(a->iface, sizeof(a->iface), opts->iface);
+		escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
+		escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
+		a->ifindex = if_nametoindex(opts->iface);
+	}
 	if (!a->ifindex && !opts->detach) {
 		pr_err("no interface '%s' in this network namespace; list them "
 		       "with 'ip link'\n", a->iface);
@@ -455,16 +544,25 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = agent_setup(&a, argc, argv);
-	if (ret)
+	if (ret) {
+		ifselect_free(&a.opts.ifaces);
 		return ret;
-	if (a.opts.detach)
-		return leftover_remove(a.opts.lock_dir, a.ifindex, a.iface);
+	}
+	if (a.opts.detach && !a.opts.iface)
+		ret = leftovers_remove(&a.opts);
+	else if (a.opts.detach)
+		ret = leftover_remove(a.opts.lock_dir, a.ifindex, a.iface);
+	if (a.opts.detach) {
+		ifselect_free(&a.opts.ifaces);
+		return ret;
+	}
 	ret = agent_attach(&a);
 	if (!ret) {
 		ret = agent_serve(&a) ?: agent_run(&a);
 		ret = agent_stop(&a, ret);
 	}
 	agent_cleanup(&a);
+	ifselect_free(&a.opts.ifaces);
 	/*
 	 * An output's writer still stuck in a write (counted lost already) must
 	 * not meet the libraries' exit handlers: leave without them.

@@ -15,6 +15,7 @@
 #include "base/escape.h"
 #include "base/exit_codes.h"
 #include "fbf_object.h"
+#include "iface/ifselect.h"
 #include "iface/lock.h"
 #include "metrics/listen_addr.h"
 #include "options.h"
@@ -75,7 +76,10 @@ static void doc_build(void)
 }
 
 static const struct argp_option argp_options[] = {
-	{ "iface", 'i', "IFACE", 0, "Interface to attach to (required)", 0 },
+	{ "iface", 'i', "IFACE", 0,
+	  "Interface to attach to (required); repeatable, or comma-separated: exact names, "
+	  "shell globs (veth*), /extended regex/, and '!' before any of them to exclude what it "
+	  "matches (an exclusion wins; lo only by its exact name)", 0 },
 	{ "mode", 'm', "MODE", 0,
 	  "native, skb or auto (default: the cheaper for the driver; the start line says which)", 0 },
 	{ "transport", 't', "KIND", 0,
@@ -295,7 +299,7 @@ static bool has_output(const struct agent_options *opts, enum output_kind kind)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_options *opts = state->input;
-	char shown[ARG_SHOWN_SIZE], first[ARG_SHOWN_SIZE];
+	char shown[ARG_SHOWN_SIZE];
 	__u64 v;
 	int err;
 
@@ -310,18 +314,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'V':
 		printf("%s %s\n", program_invocation_short_name, FBF_VERSION);
 		exit(AGENT_EXIT_OK);
-	case 'i':
-		if (!*arg)
-			usage_error("--iface: the interface name is empty");
-		if (strlen(arg) >= IF_NAMESIZE)
-			usage_error("--iface: an interface name is at most %d bytes, and this one "
-				    "has %zu", IF_NAMESIZE - 1, strlen(arg));
-		if (opts->iface)
-			usage_error("--iface given twice ('%s' and '%s'): an agent watches one "
-				    "interface, run one per interface",
-				    arg_shown(first, opts->iface), arg_shown(shown, arg));
-		opts->iface = arg;
+	case 'i': {
+		char why[128];
+
+		err = ifselect_add(&opts->ifaces, arg, why, sizeof(why));
+		if (err == -ENAMETOOLONG)
+			usage_error("--iface: %s", why);
+		if (err)
+			usage_error("--iface '%s': %s", arg_shown(shown, arg), why);
 		break;
+	}
 	case 'm':
 		if (xdp_mode_parse(arg, &opts->mode))
 			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
@@ -422,8 +424,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		usage_error("unexpected argument '%s'", arg_shown(shown, arg));
 		break;
 	case ARGP_KEY_END:
-		if (!opts->iface)
+		if (!opts->ifaces.nr)
 			usage_error("--iface IFACE is required");
+		if (!opts->ifaces.nr_include)
+			usage_error("--iface names only exclusions, which take away from the names "
+				    "and patterns given; add one, e.g. --iface 'veth*,!veth0'");
+		opts->iface = ifselect_single(&opts->ifaces);
 		if (opts->needs_aggregate && !opts->aggregate_ns)
 			usage_error("%s sets how --aggregate counts, and --aggregate is not given",
 				    opts->needs_aggregate);

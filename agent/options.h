@@ -11,6 +11,7 @@
 #include <xdp/libxdp.h>
 
 #include "fbf_transport.h"
+#include "iface/ifselect.h"
 #include "parse_num.h"
 
 /* Limits of the option values, also quoted in the error messages. */
@@ -28,7 +29,8 @@
 #define AGENT_NATS_REPLICAS_MAX 5U
 
 struct agent_options {
-	const char *iface;
+	struct ifselect ifaces;		/* --iface: the names and patterns */
+	const char *iface;		/* ... if that is one exact name, else NULL */
 	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
 	enum fbf_transport transport;	/* how events reach the agent */
 	__u32 queue_size;		/* events the queue or the ring holds */

@@ -24,7 +24,7 @@ KILLS ?= 60
 # BPF_PROG_TEST_RUN. Each links the lab, the agent's metrics exposition and common/.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
-TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics/metrics_format.c \
+TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics/metrics_format.c agent/iface/ifselect.c \
 		  agent/sinks/event_ages.c agent/metrics/listen_addr.c) $(LIB_OBJS)
 TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
 
@@ -58,7 +58,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 .PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics/listen_addr.c \
-		agent/base/escape.c agent/iface/xdp_mode.c agent/sinks/output_url.c \
+		agent/base/escape.c agent/iface/xdp_mode.c agent/iface/ifselect.c agent/sinks/output_url.c \
 		lib/parse_num.c
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/base/escape.c
 

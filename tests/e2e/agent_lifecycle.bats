@@ -164,7 +164,7 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 @test "usage errors: one line each, a distinct exit status; -h is help" {
 	local args
 
-	for args in "" "--iface" "--bogus" "-i a -i b" "-i a -c 18446744073709551616" \
+	for args in "" "--iface" "--bogus" "-i a,!" "-i a -c 18446744073709551616" \
 		"-i a -c 0" "-i a extra" "-i a --stats-interval 0" "-i a --lock-dir=" \
 		"-i a --quiet --aggregate 1"; do
 		# shellcheck disable=SC2086
@@ -176,12 +176,12 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	done
 	run "$AGENT" -i a -c 18446744073709551616
 	[[ "$output" == *"too large"* ]]
-	run "$AGENT" -i a -i b
-	[[ "$output" == *"--iface given twice"* ]]
+	run "$AGENT" -i a,!
+	[[ "$output" == *"--iface 'a,!': '!' excludes nothing"* ]]
 	# Values are shown escaped, as the log shows names: no byte can reach the terminal raw.
-	run "$AGENT" -i a -i "$(printf 'b\033[2Jc')"
+	run "$AGENT" -i a -i "$(printf '/b\033[2J(/')"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"('a' and 'b\x1b[2Jc')"* ]]
+	[[ "$output" == *"--iface '/b\x1b[2J(/': not a POSIX extended regular expression"* ]]
 	run "$AGENT" -i a --mode "$(printf 'x\ny')"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "agent: --mode 'x\x0ay': use native"* ]]

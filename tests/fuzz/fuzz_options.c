@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer harness for the agent's option value parsers (agent/options.c) and
- * --output's nats:// values (agent/sinks/output_url.c).
+ * libFuzzer harness for the agent's option value parsers (agent/options.c),
+ * --output's nats:// values (agent/sinks/output_url.c) and --iface's names
+ * and patterns (agent/iface/ifselect.c).
  * Input: one range byte, then the option value. Besides what the sanitizers
  * catch, every result is checked against the parsers' contract: 0, -EINVAL
  * or -ERANGE; the output untouched on failure; on success, a value in range
@@ -16,6 +17,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <net/if.h>
+
+#include "iface/ifselect.h"
 #include "metrics/listen_addr.h"
 #include "options.h"
 #include "iface/xdp_mode.h"
@@ -148,6 +152,46 @@ static void fuzz_nats_url(const char *s)
 	check(!strpbrk(u.subject, " *>\t\n"), "subject with a wildcard or a space", s);
 }
 
+/*
+ * An --iface value: refused with a reason, or rules that hold what the text
+ * says: one exact name is that name and selects it, lo is selected only by
+ * an exact "lo", and nothing is left allocated after the free.
+ */
+static void fuzz_ifselect(const char *s)
+{
+	static struct ifselect sel;
+	char why[128] = "", name[IF_NAMESIZE];
+	bool lo_named = false;
+	unsigned int i;
+	const char *one;
+	int err;
+
+	memset(&sel, 0, sizeof(sel));
+	err = ifselect_add(&sel, s, why, sizeof(why));
+	check(!err || err == -EINVAL || err == -E2BIG || err == -ENAMETOOLONG,
+	      "unexpected error code", s);
+	if (err) {
+		check(why[0], "refused without a reason", s);
+		ifselect_free(&sel);
+		return;
+	}
+	check(sel.nr >= 1 && sel.nr_include <= sel.nr, "rule counts", s);
+	for (i = 0; i < sel.nr; i++) {
+		const struct ifselect_rule *r = &sel.rules[i];
+
+		check(r->kind != IFSELECT_EXACT || (r->text[0] && strlen(r->text) < IF_NAMESIZE),
+		      "exact name empty or too long", s);
+		lo_named |= r->kind == IFSELECT_EXACT && !r->exclude && !strcmp(r->text, "lo");
+	}
+	one = ifselect_single(&sel);
+	check(!one || (!strcmp(one, s) && ifselect_match(&sel, s)), "single name not the text", s);
+	check(lo_named || !ifselect_match(&sel, "lo"), "lo selected without its name", s);
+	/* What the agent matches: names of at most IF_NAMESIZE - 1 bytes. */
+	snprintf(name, sizeof(name), "%s", s);
+	ifselect_match(&sel, name);
+	ifselect_free(&sel);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const __u64 bounds[][2] = {
@@ -180,6 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_seconds(s, data[0]);
 	fuzz_listen_addr(s);
 	fuzz_nats_url(s);
+	fuzz_ifselect(s);
 	free(s);
 	return 0;
 }
