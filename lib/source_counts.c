@@ -11,20 +11,19 @@
 #include "source_counts.h"
 
 /*
- * Name half @half to the program, then point sources[0] at map @which; returns
- * once no run of the program counts into another half or map: the update of
- * the array of maps waits for an RCU grace period, and a run that begins after
- * it sees the half named before it (xdp/fizzbuzzfib.bpf.c, count_source()).
+ * Name generation @half (its table half and its hash) to the program, then
+ * wait until no run counts into the other: the update of an array of maps
+ * returns after an RCU grace period, and a run that begins after it sees the
+ * half named before it (xdp/fizzbuzzfib.bpf.c, beside the maps).
  */
-static int source_reader_count_into(struct source_reader *r, int half, int which)
+static int source_reader_count_into(struct source_reader *r, int half)
 {
 	__u32 slot = 0, value = half;
 
 	if (bpf_map_update_elem(r->half_fd, &slot, &value, BPF_ANY) ||
-	    bpf_map_update_elem(r->outer_fd, &slot, &r->map_fd[which], BPF_ANY))
+	    bpf_map_update_elem(r->outer_fd, &slot, &r->map_fd[half], BPF_ANY))
 		return -errno;
 	r->half = half;
-	r->counting = which;
 	return 0;
 }
 
@@ -54,8 +53,8 @@ int source_reader_open(struct source_reader *r, const struct fbf_object *o, __u3
 		source_reader_close(r);
 		return -ENOMEM;
 	}
-	/* The load put the first map there already, and half 0; say so again rather than trust it. */
-	return source_reader_count_into(r, 0, 0);
+	/* The load named generation 0 already; say so again rather than trust it. */
+	return source_reader_count_into(r, 0);
 }
 
 /*
@@ -94,16 +93,36 @@ static long source_reader_empty_map(struct source_reader *r, int fd)
 	return total;
 }
 
+/* The kernel's ENOTSUPP, which it returns to userspace too: no batch operations here. */
+#define KERNEL_ENOTSUPP 524
+
 /*
- * Read and empty half @half of the table, nobody counting into it any more,
- * and add each CPU's taken slots to counts[n..). Returns the new n, or -errno.
- * A per-CPU array gives each slot one value per possible CPU; its batches
- * go by slot number, the last one read standing for where to go on.
+ * The slots of half @half, one lookup and one update per slot: for kernels
+ * without batch operations on per-CPU arrays (5.13 added them; 5.10 has
+ * none). Returns 0 or -errno.
  */
-static long source_reader_empty_half(struct source_reader *r, int half, long n)
+static int source_reader_copy_half_slowly(struct source_reader *r, __u32 first)
 {
-	__u32 first = half * FBF_SOURCE_CACHE_SLOTS, batch, got, total = 0, i;
-	size_t slots = (size_t)FBF_SOURCE_CACHE_SLOTS * r->nr_cpus;
+	size_t per_slot = r->nr_cpus;
+	__u32 i, key;
+
+	for (i = 0; i < FBF_SOURCE_CACHE_SLOTS; i++) {
+		key = first + i;
+		if (bpf_map_lookup_elem(r->cache_fd, &key, r->slots + i * per_slot) ||
+		    bpf_map_update_elem(r->cache_fd, &key, r->zeros, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The slots of half @half in batches, which go by slot number, the last one
+ * read standing for where to go on; then each emptied. Returns 0, -errno,
+ * or -KERNEL_ENOTSUPP where the kernel has no batches for per-CPU arrays.
+ */
+static int source_reader_copy_half(struct source_reader *r, __u32 first)
+{
+	__u32 batch, got, total = 0;
 	void *in = NULL;
 	int err;
 
@@ -125,8 +144,25 @@ static long source_reader_empty_half(struct source_reader *r, int half, long n)
 	if (total != FBF_SOURCE_CACHE_SLOTS || r->keys[0] != first)
 		return -EIO;
 	got = total;
-	if (bpf_map_update_batch(r->cache_fd, r->keys, r->zeros, &got, NULL))
-		return -errno;
+	return bpf_map_update_batch(r->cache_fd, r->keys, r->zeros, &got, NULL) ? -errno : 0;
+}
+
+/*
+ * Read and empty half @half of the table, nobody counting into it any more,
+ * and add each CPU's taken slots to counts[n..). Returns the new n, or -errno.
+ * A per-CPU array gives each slot one value per possible CPU.
+ */
+static long source_reader_empty_half(struct source_reader *r, int half, long n)
+{
+	size_t slots = (size_t)FBF_SOURCE_CACHE_SLOTS * r->nr_cpus, i;
+	__u32 first = half * FBF_SOURCE_CACHE_SLOTS;
+	int err;
+
+	err = source_reader_copy_half(r, first);
+	if (err == -KERNEL_ENOTSUPP || err == -EOPNOTSUPP)
+		err = source_reader_copy_half_slowly(r, first);
+	if (err)
+		return err;
 	for (i = 0; i < slots; i++)
 		if (r->slots[i].packets)
 			r->counts[n++] = (struct fbf_source_count){ r->slots[i].saddr,
@@ -144,8 +180,8 @@ static int by_saddr(const void *a, const void *b)
 
 /*
  * One count per source: a source can be in the map and in a slot of each
- * CPU. Sorted, then summed in place; entries made but never counted into
- * (a source that took a slot in the other half) are left out.
+ * CPU. Sorted, then summed in place; an entry made but never counted into
+ * (a source whose frames all stayed in its slot) adds nothing.
  */
 static long source_reader_merge(struct source_reader *r, long n)
 {
@@ -166,13 +202,13 @@ static long source_reader_merge(struct source_reader *r, long n)
 
 long source_reader_take(struct source_reader *r)
 {
-	int full = r->counting, half = r->half, err;
+	int half = r->half, err;
 	long n;
 
-	err = source_reader_count_into(r, !half, !full);
+	err = source_reader_count_into(r, !half);
 	if (err)
 		return err;
-	n = source_reader_empty_map(r, r->map_fd[full]);
+	n = source_reader_empty_map(r, r->map_fd[half]);
 	if (n >= 0)
 		n = source_reader_empty_half(r, half, n);
 	return n < 0 ? n : source_reader_merge(r, n);

@@ -20,11 +20,10 @@ struct fbf_source_count {
 };
 
 struct source_reader {
-	int outer_fd;			/* the array of maps: sources[0] is counted into */
-	int map_fd[2];			/* the two source maps */
-	int counting;			/* which of them is in sources[0] */
-	int cache_fd;			/* the table of hot sources, two halves */
-	int half_fd;			/* which half the program counts into */
+	int outer_fd;			/* an array of maps, updated to wait for a grace period */
+	int map_fd[2];			/* the two generations' source maps */
+	int cache_fd;			/* the table of hot sources, a half per generation */
+	int half_fd;			/* which generation the program counts into */
 	int half;			/* ... as this reader last set it */
 	__u32 capacity;			/* sources a map holds */
 	__u32 room;			/* counts[] and keys[]: capacity plus every CPU's slots */
@@ -43,8 +42,8 @@ struct source_reader {
 int source_reader_open(struct source_reader *r, const struct fbf_object *o, __u32 capacity);
 
 /*
- * Name the other half and swap the other map in, so that the program counts
- * there from now on, then read and empty the half and the map swapped out:
+ * Name the other generation, so that the program counts there from now on,
+ * then read and empty the table half and the map of the one named before:
  * r->counts[0..n), one per source, sorted by address. Returns n, or -errno
  * (after a failed read, what was swapped out may keep some counts: the next
  * take but one reads them). Takes at least an RCU grace period.

@@ -276,16 +276,36 @@ static __always_inline __u64 event_time(struct fbf_counters *cnt)
 }
 
 /*
- * Two source maps, of which the program counts into the one in sources[0].
- * Userspace takes a map's counts by swapping the other in first: the update
- * of an array of maps returns only after an RCU grace period
- * (maybe_wait_bpf_programs() in kernel/bpf/syscall.c, since 4.20), and
- * every run of the program is inside one, so once the swap returns no run
- * still counts into the map swapped out. Userspace then reads and empties
- * it at leisure, with nobody writing: no count is read twice, and none is
- * lost between the read and the clear, as one would be if the program
- * could add to an entry that a batched read-and-delete had just copied.
- * Sized by userspace before load (1 entry each when not aggregating).
+ * Two generations of per-source counts, of which the program counts into
+ * the one source_half names: a per-CPU hash of sources (sources_a for half
+ * 0, sources_b for 1), and in front of it each CPU's hot sources, a
+ * direct-mapped table of FBF_SOURCE_CACHE_SLOTS slots (source_cache, whose
+ * first or second half it is). The run loads source_half once and takes the
+ * table's half and the hash from that one value, so a run never pairs one
+ * generation's table with the other's hash.
+ *
+ * Why the table: a frame counted in the hash costs a hash of the key, a walk
+ * of its bucket and a per-CPU value, three lines of a map of megabytes that a
+ * flood from thousands of sources keeps out of the cache, and that was as
+ * much as the rest of the program and an event together. A slot is one
+ * 16-byte line of a table of 64 KiB a CPU, which stays in its L2: a frame
+ * whose source holds its slot costs an index, a compare and an add, and
+ * touches the hash never.
+ *
+ * Exact: every frame is counted once, in its source's slot or in the hash,
+ * and a slot's count goes to the hash when another source takes the slot
+ * (spill_source()). A source takes a slot only once it has an entry in that
+ * generation's hash, so a full hash bounds the sources of an interval, and a
+ * frame with room in neither is no_room. Userspace takes a generation's
+ * counts by naming the other, then updating sources, an array of maps, whose
+ * update returns only after an RCU grace period (maybe_wait_bpf_programs()
+ * in kernel/bpf/syscall.c, since 4.20): every run of the program is inside
+ * one, so once the update returns no run counts into the generation named
+ * before, and every later run sees the new name. Userspace then reads and
+ * empties that table half and hash at leisure, with nobody writing
+ * (lib/source_counts.c): no count is read twice, and none is lost between a
+ * read and a clear. The program never reads sources: it is there for that
+ * wait. Sized by userspace before load (1 entry each when not aggregating).
  */
 struct fbf_sources_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -303,27 +323,6 @@ struct {
 	.values = { &sources_a },
 };
 
-/*
- * The hot sources, in front of the hash: a per-CPU direct-mapped table of
- * FBF_SOURCE_CACHE_SLOTS slots, two halves of it, of which the program counts
- * into the one source_half names. Why: a frame counted in the hash costs a
- * hash of the key, a walk of its bucket and a per-CPU value, three lines of a
- * map of megabytes that a flood from thousands of sources keeps out of the
- * cache, and that was as much as the rest of the program and an event
- * together. A slot is one 16-byte line of a table of 64 KiB a CPU, which
- * stays in its L2: a frame whose source holds its slot costs an index, a
- * compare and an add, and touches the hash never.
- *
- * Exact: every frame is counted once, in its source's slot or in the hash,
- * and a slot's count goes to the hash when another source takes the slot
- * (spill_source()). The same RCU swap that takes the hash takes the half:
- * userspace names the other half, then swaps the hash, whose update returns
- * after a grace period, so that no run counts into the half or the hash it
- * then reads and empties (lib/source_counts.c), and any run that began after
- * the swap sees the new half. A source takes a slot only once it has an entry
- * in the hash, so a full hash bounds the sources counted as it did before the
- * table, and a frame without room in either is no_room.
- */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);	/* 2 * FBF_SOURCE_CACHE_SLOTS under --aggregate (fbf_object.c) */
@@ -335,7 +334,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);	/* 0 or 1: the half of source_cache counted into */
+	__type(value, __u32);	/* 0 or 1: the generation counted into */
 } source_half SEC(".maps");
 
 /*
@@ -366,11 +365,11 @@ static __always_inline int source_entry(void *map, __u32 saddr)
 }
 
 /*
- * Add a slot's @packets from @saddr to its entry in @map. The entry exists
- * unless the slot was taken in the runs between userspace's naming of the
- * half and its swap of the hash; then it is made, and if the hash is full the
- * frames move from aggregated to no_room, in that order (see struct
- * fbf_counters: a reader sees them in neither for a moment, never in both).
+ * Add a slot's @packets from @saddr to its entry in @map, which the source
+ * got in this generation before it took the slot. Were it gone (a hash
+ * emptied by hand), it is made again, and if the hash is full the frames
+ * move from aggregated to no_room, in that order (see struct fbf_counters: a
+ * reader sees them in neither for a moment, never in both).
  */
 static __always_inline void spill_source(struct fbf_counters *cnt, void *map, __u32 saddr,
 					 __u64 packets)
@@ -395,22 +394,23 @@ static __always_inline void spill_source(struct fbf_counters *cnt, void *map, __
 static __always_inline void count_source(struct fbf_counters *cnt, __u32 saddr)
 {
 	struct fbf_source_slot *slot;
-	__u32 key = 0, *half;
+	__u32 key = 0, *half, gen;
 	void *map;
 
 	half = bpf_map_lookup_elem(&source_half, &key);
 	if (!half)
 		goto no_room; /* cannot happen: a one-entry array always has key 0 */
-	key = (*half & 1) * FBF_SOURCE_CACHE_SLOTS + source_slot(saddr);
+	gen = *half & 1;
+	key = gen * FBF_SOURCE_CACHE_SLOTS + source_slot(saddr);
 	slot = bpf_map_lookup_elem(&source_cache, &key);
 	if (slot && slot->packets && slot->saddr == saddr) {
 		slot->packets++;
 		cnt->aggregated++;
 		return;
 	}
-	key = 0;
-	map = bpf_map_lookup_elem(&sources, &key);
-	if (!map || !slot || source_entry(map, saddr))
+	/* The same generation's hash: from the value loaded once, above. */
+	map = gen ? (void *)&sources_b : (void *)&sources_a;
+	if (!slot || source_entry(map, saddr))
 		goto no_room;
 	cnt->aggregated++;
 	if (slot->packets)

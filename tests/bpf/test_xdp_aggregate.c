@@ -253,7 +253,9 @@ static void concurrent_takes(struct bpf_fixture *fx, bool fits)
 	}
 	do {
 		usleep(500);
-		take_into(fx, got);
+		/* A take reads no more sources than a map holds, swaps or not. */
+		if (take_into(fx, got) > fx->sources.capacity)
+			fail_msg("take %d read more sources than the map holds", takes);
 		takes++;
 		more = takes < TAKES;
 		for (k = 0; k < WORKERS; k++)
