@@ -148,7 +148,8 @@ thread_cpu()
 	while True:
 	    try:
 	        tids = os.listdir(f"/proc/{pid}/task")
-	    except FileNotFoundError:
+	    except (FileNotFoundError, ProcessLookupError):
+	        # Gone, or a zombie whose task list is already torn down.
 	        break
 	    for tid in tids:
 	        if tid == pid:
