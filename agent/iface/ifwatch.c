@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "iface/ifwatch.h"
+#include "iface/nl_link.h"
 #include "userspace_util.h"
 
 static __u32 mode_flags(enum xdp_attach_mode mode)
@@ -41,21 +42,6 @@ static int attached_id(int ifindex, enum xdp_attach_mode mode, __u32 *id)
 	return 0;
 }
 
-static int link_events_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
-	int fd;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
-}
-
 int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode, __u32 own_id)
 {
 	int err;
@@ -69,7 +55,7 @@ int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode, __u
 	};
 	/* Whatever fails here, the interface's disappearance is still seen. */
 	err = attached_id(ifindex, mode, &w->prog_id);
-	w->nl_fd = link_events_open();
+	w->nl_fd = nl_link_events_open();
 	if (err)
 		return err;
 	return w->nl_fd < 0 ? w->nl_fd : 0;
@@ -78,19 +64,15 @@ int ifwatch_start(struct ifwatch *w, int ifindex, enum xdp_attach_mode mode, __u
 /* An RTM_DELLINK of ours: the interface left, and perhaps says where to. */
 static void note_move(struct ifwatch *w, const struct nlmsghdr *nh)
 {
-	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
-	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
-	const struct rtattr *rta;
+	struct nl_link l;
 
-	if (len < 0 || ifi->ifi_index != w->ifindex)
+	if (!nl_link_parse(nh, &l) || l.ifindex != w->ifindex)
 		return;
 	w->left = true;
-	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		if (rta->rta_type == IFLA_NEW_NETNSID && RTA_PAYLOAD(rta) >= sizeof(__s32))
-			memcpy(&w->new_nsid, RTA_DATA(rta), sizeof(__s32));
-		else if (rta->rta_type == IFLA_NEW_IFINDEX && RTA_PAYLOAD(rta) >= sizeof(__s32))
-			memcpy(&w->new_ifindex, RTA_DATA(rta), sizeof(__s32));
-	}
+	if (l.moved)
+		w->new_nsid = l.new_nsid;
+	if (l.new_ifindex)
+		w->new_ifindex = l.new_ifindex;
 }
 
 /* Read every pending link event; keep only what says our interface moved. */
