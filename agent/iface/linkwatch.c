@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Following every interface of the namespace: see linkwatch.h. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "iface/linkwatch.h"
+#include "iface/nl_link.h"
+
+/*
+ * Room for the events of a burst (each link created or deleted sends a few,
+ * each taking a page or so of the buffer): what ip-monitor asks for, four
+ * times over. The kernel doubles it.
+ */
+#define LINKWATCH_RCVBUF (4 << 20)
+
+/* The kernel fills a dump reply as far as the reader's buffer goes, up to 32 KiB. */
+#define LINKWATCH_RECV_SIZE 32768
+
+typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
+
+/*
+ * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN; without
+ * it, SO_RCVBUF gets what rmem_max allows. Smaller only means an overrun,
+ * and a dump, sooner.
+ */
+static void rcvbuf_grow(int fd)
+{
+	int size = LINKWATCH_RCVBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
+
+/* Ask for every link, with a sequence number of its own so its replies are known. */
+static int dump_start(struct linkwatch *w)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.nh.nlmsg_type = RTM_GETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.nh.nlmsg_seq = ++w->seq,
+		.ifi.ifi_family = AF_UNSPEC,
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	if (sendto(w->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	w->dumping = true;
+	w->redump = false;
+	return 0;
+}
+
+/*
+ * Events were lost: say so, and dump again. The kernel runs one dump at a
+ * time on a socket and refuses a second with EBUSY, so one under way is
+ * let end, and its end starts the next.
+ */
+static int events_lost(struct linkwatch *w, linkwatch_cb cb, void *ctx)
+{
+	struct link_event ev = { .kind = LINKWATCH_RESYNC };
+
+	cb(ctx, &ev);
+	if (w->dumping) {
+		w->redump = true;
+		return 0;
+	}
+	return dump_start(w);
+}
+
+/* An RTM_NEWLINK or RTM_DELLINK, from the dump or a notification alike. */
+static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
+{
+	struct link_event ev = { .kind = LINKWATCH_PRESENT };
+	struct nl_link l;
+
+	/* Other families speak of the link's part in something else: AF_BRIDGE of its port. */
+	if (!nl_link_parse(nh, &l) || l.family != AF_UNSPEC)
+		return;
+	if (nh->nlmsg_type == RTM_DELLINK) {
+		ev.kind = LINKWATCH_GONE;
+		ev.moved = l.moved;
+	} else {
+		ev.up = l.flags & IFF_UP;
+	}
+	ev.ifindex = l.ifindex;
+	memcpy(ev.name, l.name, sizeof(ev.name));
+	cb(ctx, &ev);
+}
+
+/* The end of the dump: SYNCED if nothing was lost while it ran, else the next dump. */
+static int dump_done(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
+{
+	struct link_event ev = { .kind = LINKWATCH_SYNCED };
+	int err = 0;
+
+	w->dumping = false;
+	if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(err)))
+		memcpy(&err, NLMSG_DATA(nh), sizeof(err));
+	if (err < 0)
+		return err;
+	if (w->redump)
+		return dump_start(w);
+	cb(ctx, &ev);
+	return 0;
+}
+
+static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
+{
+	/* Notifications carry the sequence and port of whoever made the change, never ours. */
+	bool reply = w->dumping && nh->nlmsg_pid == w->portid && nh->nlmsg_seq == w->seq;
+	const struct nlmsgerr *e = NLMSG_DATA(nh);
+	int err;
+
+	/* The links changed while the dump ran: it may have missed one. */
+	if (reply && (nh->nlmsg_flags & NLM_F_DUMP_INTR) && !w->redump) {
+		err = events_lost(w, cb, ctx);
+		if (err)
+			return err;
+	}
+	switch (nh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		link_message(nh, cb, ctx);
+		return 0;
+	case NLMSG_DONE:
+		return reply ? dump_done(w, nh, cb, ctx) : 0;
+	case NLMSG_ERROR:
+		if (!reply)
+			return 0;
+		w->dumping = false;
+		if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			return -EPROTO;
+		return e->error;
+	}
+	return 0;
+}
+
+int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
+{
+	char buf[LINKWATCH_RECV_SIZE] __attribute__((aligned(__alignof__(struct nlmsghdr))));
+	struct sockaddr_nl from;
+	socklen_t fromlen;
+	struct nlmsghdr *nh;
+	ssize_t n;
+	int err;
+
+	if (w->fd < 0)
+		return -EBADF;
+	for (;;) {
+		fromlen = sizeof(from);
+		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
+			     &fromlen);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != ENOBUFS)
+			return -errno;
+		/* An overrun, or a message longer than any link's: either way, events lost. */
+		if (n < 0 || (size_t)n > sizeof(buf)) {
+			err = events_lost(w, cb, ctx);
+			if (err)
+				return err;
+			continue;
+		}
+		/* Only the kernel speaks on this socket. */
+		if (from.nl_pid != 0)
+			continue;
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			err = message(w, nh, cb, ctx);
+			if (err)
+				return err;
+		}
+	}
+}
+
+int linkwatch_open(struct linkwatch *w)
+{
+	struct sockaddr_nl self = { 0 };
+	socklen_t len = sizeof(self);
+	int err;
+
+	*w = (struct linkwatch){ .fd = nl_link_events_open() };
+	if (w->fd < 0) {
+		err = w->fd;
+		w->fd = -1;
+		return err;
+	}
+	rcvbuf_grow(w->fd);
+	/* Subscribed already: whatever changes from here on is told, dumped or both. */
+	err = getsockname(w->fd, (struct sockaddr *)&self, &len) ? -errno : 0;
+	w->portid = self.nl_pid;
+	if (!err)
+		err = dump_start(w);
+	if (err)
+		linkwatch_close(w);
+	return err;
+}
+
+void linkwatch_close(struct linkwatch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	w->dumping = false;
+	w->redump = false;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Following every network interface of the namespace as it comes and goes:
+ * an rtnetlink socket subscribed to link events first, then a dump of every
+ * link asked on it, so that nothing happens unseen between the two. When the
+ * socket overruns, events are lost: the watcher says so (LINKWATCH_RESYNC)
+ * and dumps again, and the caller learns which links it knows are gone from
+ * the LINKWATCH_SYNCED that closes the new dump.
+ */
+#ifndef AGENT_LINKWATCH_H
+#define AGENT_LINKWATCH_H
+
+#include <stdbool.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+enum linkwatch_kind {
+	/* A link exists now (RTM_NEWLINK, or listed by the dump): new, changed, renamed. */
+	LINKWATCH_PRESENT,
+	/* RTM_DELLINK: deleted, or moved to another namespace. */
+	LINKWATCH_GONE,
+	/*
+	 * The dump ended: every link that exists was reported PRESENT since
+	 * the last LINKWATCH_RESYNC; a link the caller knows and was not
+	 * reported since is gone.
+	 */
+	LINKWATCH_SYNCED,
+	/*
+	 * The socket overran (ENOBUFS): events were lost; a new dump starts,
+	 * and a LINKWATCH_SYNCED follows it.
+	 */
+	LINKWATCH_RESYNC,
+};
+
+struct link_event {
+	enum linkwatch_kind kind;
+	int ifindex;
+	char name[IF_NAMESIZE];	/* PRESENT and GONE */
+	bool up;		/* PRESENT: IFF_UP */
+	bool moved;		/* GONE: it left for another network namespace (IFLA_NEW_NETNSID) */
+};
+
+struct linkwatch {
+	int fd;			/* -1: closed */
+	__u32 portid;		/* the socket's netlink address: dump replies come to it */
+	__u32 seq;		/* of the last dump asked for */
+	bool dumping;		/* its replies are still coming */
+	bool redump;		/* events were lost since it began: dump again once it ends */
+};
+
+/*
+ * Subscribe to link events (RTMGRP_LINK), then ask for a dump of every link:
+ * nothing missed between the two. A non-blocking, close-on-exec socket with
+ * a large receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF). 0 or -errno.
+ */
+int linkwatch_open(struct linkwatch *w);
+
+/*
+ * Read everything pending without blocking and call @cb for each event, in
+ * order; the dump's links come as PRESENT, then SYNCED. Lost events (ENOBUFS,
+ * or a dump the kernel marks NLM_F_DUMP_INTR: links changed while it ran)
+ * give cb(RESYNC) and a new dump; one under way is let end first, as the
+ * kernel refuses a second with EBUSY. Returns 0 once nothing is pending, or
+ * -errno on a real failure (the dump refused: the error it came back with).
+ */
+int linkwatch_read(struct linkwatch *w,
+		   void (*cb)(void *ctx, const struct link_event *ev), void *ctx);
+
+void linkwatch_close(struct linkwatch *w);
+
+#endif /* AGENT_LINKWATCH_H */
