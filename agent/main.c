@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -21,6 +22,7 @@
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
 #include "iface/ifselect.h"
+#include "iface/ifset.h"
 #include "iface/ifwatch.h"
 #include "iface/leftover.h"
 #include "iface/lock.h"
@@ -193,7 +195,6 @@ struct agent {
 	char iface[ESCAPE_IFNAME_SIZE];		/* --iface as logs show it */
 	char iface_json[ESCAPE_IFNAME_SIZE];	/* ... as JSON strings hold it */
 	char iface_label[ESCAPE_IFNAME_SIZE];	/* ... as Prometheus labels hold it */
-	char iface_matched[IF_NAMESIZE];	/* the one interface a pattern matched */
 	int ifindex;
 	struct timespec started;		/* CLOCK_REALTIME, for process_start_time_seconds */
 	int metrics_fd;				/* listening, not yet served; -1: none */
@@ -203,6 +204,8 @@ struct agent {
 	struct attach_spec spec;
 	struct attachment att;
 	struct ifwatch watch;
+	bool many;				/* patterns: every interface they select */
+	struct ifset set;			/* ... and those */
 	struct aggregate ag;			/* --aggregate */
 	bool aggregating;			/* ... and ag is open */
 	char transport[128];			/* "queue 4096 events", for the start line */
@@ -214,8 +217,8 @@ struct agent {
 
 /*
  * The interfaces --iface's patterns select in this namespace now, in
- * ifindex order, and how many: for --detach all of them; to attach, the one
- * it must be. @names has room for @max. Returns the count, or -errno.
+ * ifindex order, and how many, for --detach. @names has room for @max.
+ * Returns the count, or -errno.
  */
 static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE], int max)
 {
@@ -234,37 +237,6 @@ static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE],
 	}
 	if_freenameindex(all);
 	return n;
-}
-
-/*
- * --iface with patterns: the one interface they select now. Returns 0 with
- * opts->iface set, or an exit status after saying why.
- */
-static int iface_pick(struct agent *a)
-{
-	char names[2][IF_NAMESIZE], shown[2][ESCAPE_IFNAME_SIZE];
-	int n = iface_matches(&a->opts.ifaces, names, 2);
-
-	if (n < 0) {
-		pr_err("cannot list the interfaces: %s\n", strerror(-n));
-		return AGENT_EXIT_FAILURE;
-	}
-	if (!n) {
-		pr_err("no interface in this network namespace matches --iface; list them with "
-		       "'ip link'\n");
-		return AGENT_EXIT_NO_IFACE;
-	}
-	if (n > 1) {
-		escape_log(shown[0], sizeof(shown[0]), names[0]);
-		escape_log(shown[1], sizeof(shown[1]), names[1]);
-		pr_err("--iface matches %d interfaces (%s, %s%s), and the agent attaches to one; "
-		       "narrow the patterns, or run one agent per interface\n", n, shown[0],
-		       shown[1], n > 2 ? ", ..." : "");
-		return AGENT_EXIT_USAGE;
-	}
-	memcpy(a->iface_matched, names[0], sizeof(a->iface_matched));
-	a->opts.iface = a->iface_matched;
-	return 0;
 }
 
 /* --detach with patterns: what dead agents left on every interface selected. */
@@ -315,20 +287,20 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		return AGENT_EXIT_USAGE;
 	}
 	log_setup(opts->verbose, opts->json);
-	/* --detach with patterns goes through every interface they select, later. */
-	if (!opts->iface && !opts->detach) {
-		ret = iface_pick(a);
-		if (ret)
-			return ret;
-	}
-	if (opts->iface) {
+	/* Patterns: every interface they select, as they come (iface/ifset.h). */
+	a->many = !opts->iface;
+	if (a->many) {
+		escape_log(a->iface, sizeof(a->iface), opts->iface_given);
+		escape_json(a->iface_json, sizeof(a->iface_json), opts->iface_given);
+		escape_label(a->iface_label, sizeof(a->iface_label), opts->iface_given);
+	} else {
 		/* The name as given is for the kernel only; people and parsers get it escaped. */
 		escape_log(a->iface, sizeof(a->iface), opts->iface);
 		escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
 		escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
 		a->ifindex = if_nametoindex(opts->iface);
 	}
-	if (!a->ifindex && !opts->detach) {
+	if (!a->ifindex && !opts->detach && !a->many) {
 		pr_err("no interface '%s' in this network namespace; list them "
 		       "with 'ip link'\n", a->iface);
 		return AGENT_EXIT_NO_IFACE;
@@ -347,7 +319,8 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	}
 	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
 	if (!opts->detach) {
-		ret = outputs_open(&a->sink, opts, a->iface_json, fbf_monotonic_ns());
+		ret = outputs_open(&a->sink, opts, a->many ? NULL : a->iface_json,
+				   fbf_monotonic_ns());
 		if (ret)
 			return ret;
 	}
@@ -377,7 +350,7 @@ static int agent_attach(struct agent *a)
 	ret = stale_remove(a->ifindex, a->iface, &a->lock);
 	if (ret)
 		return ret;
-	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock);
+	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock, NULL, 0);
 	if (ret)
 		return ret;
 	a->run = (struct summary_run){
@@ -399,6 +372,52 @@ static int agent_attach(struct agent *a)
 	return 0;
 }
 
+/*
+ * Patterns: the maps once, then a copy of the program on every interface
+ * they select, as they come. Returns 0 (serving however many there are
+ * now, none included), or an exit status after saying why.
+ */
+static int agent_attach_many(struct agent *a)
+{
+	struct rlimit nofile;
+	int ret;
+
+	/* Each interface's program holds descriptors of its own for the maps: a dozen each. */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	bpffs_ensure();
+	ret = attachment_maps_open(&a->att, &a->spec, a->opts.max_ifaces);
+	if (ret)
+		return ret;
+	a->set = (struct ifset){
+		.sel = &a->opts.ifaces,
+		.spec = &a->spec,
+		.lock_dir = a->opts.lock_dir,
+		.maps = &a->att,
+		.slots = a->opts.max_ifaces,
+		.caught_up = &a->d.caught_up,
+		.json = a->opts.json,
+	};
+	ret = ifset_open(&a->set);
+	if (ret)
+		return ret;
+	event_sink_name_ifaces(&a->sink, &a->set.names);
+	a->run = (struct summary_run){
+		.iface = a->iface,
+		.iface_json = a->iface_json,
+		.mode = xdp_mode_name(a->opts.mode),
+		.json = a->opts.json,
+		.start_ns = fbf_monotonic_ns(),
+	};
+	transport_describe(&a->spec, &a->opts, a->transport, sizeof(a->transport));
+	pr_info("serving every interface --iface %s selects, as they come and go (%u now, at "
+		"most %u), %s; stop with Ctrl-C\n", a->iface, a->set.attached, a->set.slots,
+		a->transport);
+	return 0;
+}
+
 /* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */
 static int agent_serve(struct agent *a)
 {
@@ -413,7 +432,8 @@ static int agent_serve(struct agent *a)
 		.doorbell_fd = attachment_doorbell_fd(&a->att),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,
-		.watch = &a->watch,
+		.watch = a->many ? NULL : &a->watch,
+		.links_fd = a->many ? ifset_fd(&a->set) : -1,
 		.count = opts->count,
 		.deadline_ns = opts->duration_ns ? a->run.start_ns + opts->duration_ns : 0,
 		.stats_interval_ns = opts->stats_interval_ns,
@@ -458,6 +478,7 @@ static int agent_serve(struct agent *a)
 			.ages = &a->ages,
 			.aggregate_interval_s = opts->aggregate_ns / 1e9,
 			.aggregate = a->aggregating ? &a->ag.figures : NULL,
+			.ifaces = a->many ? &a->set : NULL,
 		};
 
 		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
@@ -466,8 +487,13 @@ static int agent_serve(struct agent *a)
 			return AGENT_EXIT_METRICS;
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
-	snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
-		 xdp_program__id(a->att.prog), a->iface, a->run.mode, a->transport);
+	if (a->many)
+		snprintf(status, sizeof(status), "%s on %u interfaces --iface %s selects, %s",
+			 FBF_PROG_NAME, a->set.attached, a->iface, a->transport);
+	else
+		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s",
+			 FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
+			 a->transport);
 	service_ready(status);
 	return 0;
 }
@@ -486,6 +512,8 @@ static int agent_run(struct agent *a)
 		else if (a->end == DRAIN_AGGREGATE)
 			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
 					       &a->sink);
+		else if (a->end == DRAIN_LINKS)
+			ret = ifset_follow(&a->set);
 		else
 			break;
 		if (ret)
@@ -504,7 +532,7 @@ static int agent_stop(struct agent *a, int ret)
 	struct drain *d = &a->d;
 	int err;
 
-	err = attachment_detach(&a->att);
+	err = a->many ? ifset_detach(&a->set) : attachment_detach(&a->att);
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
@@ -512,6 +540,8 @@ static int agent_stop(struct agent *a, int ret)
 		     a->opts.output_timeout_ns);
 	if (err && !ret)
 		ret = err;
+	if (a->many)
+		ifset_account(&a->set);
 	/* The last events printed can fail to reach stdout too: say so once. */
 	err = event_sink_end_err(&a->sink);
 	if (err && err != EPIPE && a->end != DRAIN_OUTPUT_ERROR) {
@@ -534,6 +564,9 @@ static void agent_cleanup(struct agent *a)
 	if (a->aggregating)
 		aggregate_close(&a->ag);
 	ifwatch_stop(&a->watch);
+	/* Set up for ifset_open(), which makes it safe to close from its first line. */
+	if (a->set.slots)
+		ifset_close(&a->set);
 	attachment_close(&a->att);
 	iface_lock_leave(&a->lock, a->att.attached);
 }
@@ -556,7 +589,7 @@ int main(int argc, char **argv)
 		ifselect_free(&a.opts.ifaces);
 		return ret;
 	}
-	ret = agent_attach(&a);
+	ret = a.many ? agent_attach_many(&a) : agent_attach(&a);
 	if (!ret) {
 		ret = agent_serve(&a) ?: agent_run(&a);
 		ret = agent_stop(&a, ret);

@@ -30,7 +30,7 @@
 /* Options with no short form. */
 enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
-	OPT_MAX_SOURCES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
+	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
 	OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS, OPT_NATS_CA,
 	OPT_DETACH,
 };
@@ -80,6 +80,9 @@ static const struct argp_option argp_options[] = {
 	  "Interface to attach to (required); repeatable, or comma-separated: exact names, "
 	  "shell globs (veth*), /extended regex/, and '!' before any of them to exclude what it "
 	  "matches (an exclusion wins; lo only by its exact name)", 0 },
+	{ "max-ifaces", OPT_MAX_IFACES, "N", 0,
+	  "With patterns in --iface: interfaces served at once, 1..4096 (default: 256); one "
+	  "more selected is left alone, said once, until one goes", 0 },
 	{ "mode", 'm', "MODE", 0,
 	  "native, skb or auto (default: the cheaper for the driver; the start line says which)", 0 },
 	{ "transport", 't', "KIND", 0,
@@ -316,14 +319,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		exit(AGENT_EXIT_OK);
 	case 'i': {
 		char why[128];
+		size_t len;
 
 		err = ifselect_add(&opts->ifaces, arg, why, sizeof(why));
 		if (err == -ENAMETOOLONG)
 			usage_error("--iface: %s", why);
 		if (err)
 			usage_error("--iface '%s': %s", arg_shown(shown, arg), why);
+		len = strlen(opts->iface_given);
+		snprintf(opts->iface_given + len, sizeof(opts->iface_given) - len, "%s%s",
+			 len ? "," : "", arg);
 		break;
 	}
+	case OPT_MAX_IFACES:
+		if (parse_u64_range(arg, 1, FBF_IFACE_SLOTS_MAX, &v))
+			usage_error("--max-ifaces '%s': use a whole number from 1 to %u",
+				    arg_shown(shown, arg), FBF_IFACE_SLOTS_MAX);
+		opts->max_ifaces = v;
+		break;
 	case 'm':
 		if (xdp_mode_parse(arg, &opts->mode))
 			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
@@ -479,6 +492,7 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		.sample = FBF_SAMPLE_DEFAULT,
 		.top = AGGREGATE_TOP_DEFAULT,
 		.max_sources = FBF_AGGREGATE_DEFAULT_SOURCES,
+		.max_ifaces = AGENT_MAX_IFACES_DEFAULT,
 		.lock_dir = AGENT_LOCK_DIR,
 		.output_keep = 5,
 		.output_buffer = SINK_BUFFER_DEFAULT,

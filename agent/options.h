@@ -26,11 +26,15 @@
 #define AGENT_OUTPUT_KEEP_MAX 1000U
 #define AGENT_OUTPUT_ROTATE_MIN 4096ULL
 #define AGENT_NATS_STREAM_DEFAULT "FIZZBUZZFIB"
+/* --max-ifaces' default: interfaces one agent serves at once. */
+#define AGENT_MAX_IFACES_DEFAULT 256
 #define AGENT_NATS_REPLICAS_MAX 5U
 
 struct agent_options {
 	struct ifselect ifaces;		/* --iface: the names and patterns */
 	const char *iface;		/* ... if that is one exact name, else NULL */
+	char iface_given[256];		/* ... as given, the values joined by commas, for logs */
+	__u32 max_ifaces;		/* patterns: interfaces served at once */
 	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
 	enum fbf_transport transport;	/* how events reach the agent */
 	__u32 queue_size;		/* events the queue or the ring holds */

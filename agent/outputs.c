@@ -56,7 +56,8 @@ static int output_open(struct sink *k, const char *url, const struct agent_optio
 		return sink_nats_open(k, rest, &nats);
 	case OUTPUT_IPFIX:
 		*kind = "ipfix";
-		return sink_ipfix_open(k, rest, if_nametoindex(opts->iface));
+		/* Several interfaces: their sources counted together, ingressInterface 0. */
+		return sink_ipfix_open(k, rest, opts->iface ? if_nametoindex(opts->iface) : 0);
 	case OUTPUT_STDOUT:
 	default:
 		*kind = "stdout";
@@ -80,8 +81,8 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 	escape_json(host_json, sizeof(host_json), host);
 	event_sink_init(s, host_json, iface_json);
 	/* Unique to this run, so that a restarted agent's message ids are new ones. */
-	snprintf(run_id, sizeof(run_id), "%s.%s.%llx.%d", host_json, iface_json, start_ns,
-		 getpid());
+	snprintf(run_id, sizeof(run_id), "%s.%s.%llx.%d", host_json, iface_json ?: "ifaces",
+		 start_ns, getpid());
 
 	n = opts->nr_outputs ? opts->nr_outputs : !opts->quiet;
 	for (i = 0; i < n; i++) {

@@ -125,11 +125,19 @@ static inline enum fbf_class fbf_classify(__u32 addr)
 struct fbf_event {
 	__u64 ktime_ns;	/* CLOCK_MONOTONIC at classification, or 0: not stamped */
 	__u32 saddr;	/* IPv4 source address, host byte order */
-	__u32 class_id;	/* enum fbf_class, never FBF_NONE */
+	__u16 class_id;	/* enum fbf_class, never FBF_NONE */
+	__u16 iface;	/* the interface's slot (iface_slot in the program); 0 with one */
 };
 
 /*
- * Per-CPU counters, one struct per CPU in a single-entry per-CPU array. They
+ * Interfaces one agent can serve at once: slots in the counters map and
+ * event's iface. An interface that goes frees its slot for the next.
+ */
+#define FBF_IFACE_SLOTS_MAX 4096
+
+/*
+ * Per-CPU counters, one struct per CPU in a per-CPU array, one entry per
+ * interface the agent serves (fbf_counters_read() sums them). They
  * account for every frame and every event:
  *   packets  = non_ipv4 + malformed + sum(by_class[*])
  *   produced = sum(by_class[FBF_FIZZ..FBF_FIBONACCI]) - not_sampled

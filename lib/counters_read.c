@@ -18,27 +18,72 @@
 _Static_assert(sizeof(struct fbf_counters) % sizeof(__u64) == 0,
 	       "struct fbf_counters must hold only __u64 counters");
 
-int fbf_counters_read(int counters_fd, struct fbf_counters *total)
+/* Add entry @key of every CPU to @sum; @percpu has room for them. 0 or -errno. */
+static int counters_add(int counters_fd, __u32 key, __u64 (*percpu)[NR_COUNTERS], int ncpus,
+			__u64 *sum)
+{
+	if (bpf_map_lookup_elem(counters_fd, &key, percpu))
+		return -errno;
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		for (size_t i = 0; i < NR_COUNTERS; i++)
+			sum[i] += percpu[cpu][i];
+	return 0;
+}
+
+/* Entries @first up to @end summed. 0 or -errno. */
+static int counters_sum(int counters_fd, __u32 first, __u32 end, struct fbf_counters *total)
 {
 	__u64 (*percpu)[NR_COUNTERS], sum[NR_COUNTERS] = {};
 	int ncpus = libbpf_num_possible_cpus();
-	__u32 key = 0;
+	int err = 0;
 
 	if (ncpus < 0)
 		return ncpus;
 	percpu = calloc(ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(counters_fd, &key, percpu)) {
-		int err = -errno;
-
-		free(percpu);
-		return err;
-	}
-	for (int cpu = 0; cpu < ncpus; cpu++)
-		for (size_t i = 0; i < NR_COUNTERS; i++)
-			sum[i] += percpu[cpu][i];
+	for (__u32 key = first; key < end && !err; key++)
+		err = counters_add(counters_fd, key, percpu, ncpus, sum);
 	free(percpu);
-	memcpy(total, sum, sizeof(*total));
-	return 0;
+	if (!err)
+		memcpy(total, sum, sizeof(*total));
+	return err;
+}
+
+/*
+ * Every entry: an interface's entry keeps its counts when the interface
+ * goes (the next to take its slot starts from them), so the sum is every
+ * frame the program ever ran on, wherever it was attached.
+ */
+int fbf_counters_read(int counters_fd, struct fbf_counters *total)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(counters_fd, &info, &len))
+		return -errno;
+	return counters_sum(counters_fd, 0, info.max_entries, total);
+}
+
+int fbf_counters_read_slot(int counters_fd, __u32 slot, struct fbf_counters *c)
+{
+	return counters_sum(counters_fd, slot, slot + 1, c);
+}
+
+void fbf_counters_since(struct fbf_counters *c, const struct fbf_counters *base)
+{
+	__u64 *v = (__u64 *)c;
+	const __u64 *b = (const __u64 *)base;
+
+	for (size_t i = 0; i < NR_COUNTERS; i++)
+		v[i] -= b[i];
+}
+
+void fbf_counters_add(struct fbf_counters *c, const struct fbf_counters *more)
+{
+	__u64 *v = (__u64 *)c;
+	const __u64 *m = (const __u64 *)more;
+
+	for (size_t i = 0; i < NR_COUNTERS; i++)
+		v[i] += m[i];
 }

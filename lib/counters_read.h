@@ -5,7 +5,19 @@
 
 #include "fizzbuzzfib.h"
 
-/* The counters map summed over every possible CPU into @total. 0 or -errno. */
+/* The counters map summed over every possible CPU and every entry into @total. 0 or -errno. */
 int fbf_counters_read(int counters_fd, struct fbf_counters *total);
+
+/* One interface slot's entry summed over every possible CPU into @c. 0 or -errno. */
+int fbf_counters_read_slot(int counters_fd, __u32 slot, struct fbf_counters *c);
+
+/*
+ * @c less @base, counter by counter: what a slot counted since @base was
+ * read, for the interface that took it then.
+ */
+void fbf_counters_since(struct fbf_counters *c, const struct fbf_counters *base);
+
+/* @more added to @c, counter by counter. */
+void fbf_counters_add(struct fbf_counters *c, const struct fbf_counters *more);
 
 #endif /* FBF_COUNTERS_READ_H */

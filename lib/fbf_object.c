@@ -116,7 +116,51 @@ int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 		err = bpf_map__reuse_fd(o->events, fd);
 	close(fd);
 	*map_id = info.id;
+	o->events_id = info.id;
 	return err;
+}
+
+int fbf_object_set_iface_slots(struct fbf_object *o, __u32 slots)
+{
+	if (slots < 1 || slots > FBF_IFACE_SLOTS_MAX)
+		return -EINVAL;
+	return bpf_map__set_max_entries(o->counters, slots);
+}
+
+int fbf_object_load_maps(struct fbf_object *o)
+{
+	int err = bpf_program__set_autoload(o->prog, false);
+
+	return err ?: bpf_object__load(o->obj);
+}
+
+int fbf_object_share(struct fbf_object *o, const struct fbf_object *maps, __u32 slot)
+{
+	struct fizzbuzzfib_ringbuf_bpf *ring = o->skel;
+	struct fizzbuzzfib_bpf *queue = o->skel;
+	struct bpf_map *rodata, *m, *theirs;
+	int err;
+
+	if (o->transport == FBF_TRANSPORT_RINGBUF) {
+		ring->rodata->iface_slot = slot;
+		rodata = ring->maps.rodata;
+	} else {
+		queue->rodata->iface_slot = slot;
+		rodata = queue->maps.rodata;
+	}
+	/* The same object file: a map of each name in both, and the same type. */
+	bpf_object__for_each_map(m, o->obj) {
+		if (m == rodata)
+			continue;
+		theirs = bpf_object__find_map_by_name(maps->obj, bpf_map__name(m));
+		if (!theirs)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(m, bpf_map__fd(theirs));
+		if (err)
+			return err;
+	}
+	o->events_id = maps->events_id;
+	return 0;
 }
 
 int fbf_object_reader_map(struct fbf_object *o)

@@ -22,6 +22,7 @@ struct fbf_object {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	struct bpf_map *events;		/* the queue or the ring */
+	__u32 events_id;		/* ... its id, once created */
 	struct bpf_map *counters;
 	struct bpf_map *doorbell;	/* rung by the program when the reader sleeps */
 	struct bpf_map *bss;		/* the program's global data: reader_asleep */
@@ -61,6 +62,23 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources);
  * its id is known before the program exists: *map_id. 0 or -errno.
  */
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id);
+
+/* Before load: counters for @slots interfaces (1..FBF_IFACE_SLOTS_MAX). 0 or -errno. */
+int fbf_object_set_iface_slots(struct fbf_object *o, __u32 slots);
+
+/*
+ * Load the maps alone, the program not: the maps every interface's copy
+ * of the program shares (fbf_object_share()), which live as long as the
+ * agent does, whichever interfaces come and go. 0 or -errno.
+ */
+int fbf_object_load_maps(struct fbf_object *o);
+
+/*
+ * Before load, after fbf_object_set_sample() or fbf_object_set_aggregate():
+ * the program for interface slot @slot, with every map of @maps (loaded
+ * by fbf_object_load_maps()) but its own read-only data. 0 or -errno.
+ */
+int fbf_object_share(struct fbf_object *o, const struct fbf_object *maps, __u32 slot);
 
 /*
  * Once the object is loaded: map its global data, so that o->reader_asleep

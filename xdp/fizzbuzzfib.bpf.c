@@ -24,12 +24,22 @@
 /* VLAN tags parsed before giving up on a frame as non-IPv4. */
 #define FBF_MAX_VLAN_TAGS 2
 
+/* One entry per interface the agent serves (iface_slot); one by default. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct fbf_counters);
 } counters SEC(".maps");
+
+/*
+ * Which of the agent's interfaces this copy of the program serves: its
+ * entry in counters, and the mark on its events. An agent over several
+ * interfaces loads one copy per interface, each with its own value and
+ * the same maps (fbf_object_share()), so that no packet pays a lookup to
+ * learn where it came from: read-only data, one load.
+ */
+const volatile __u32 iface_slot = 0;
 
 /*
  * Run first in libxdp's dispatcher, so that a program after us that drops
@@ -136,6 +146,7 @@ static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_n
 	ev->ktime_ns = ktime_ns;
 	ev->saddr = saddr;
 	ev->class_id = class_id;
+	ev->iface = iface_slot;
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 	return 0;
 }
@@ -153,6 +164,7 @@ static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_n
 		.ktime_ns = ktime_ns,
 		.saddr = saddr,
 		.class_id = class_id,
+		.iface = iface_slot,
 	};
 
 	/*
@@ -426,14 +438,14 @@ SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
 	struct fbf_counters *cnt;
-	__u32 key = 0;
+	__u32 key = iface_slot;
 	__u32 saddr = 0;
 	__u32 class_id, every;
 	int err;
 
 	cnt = bpf_map_lookup_elem(&counters, &key);
 	if (!cnt)
-		return XDP_PASS; /* cannot happen: a one-entry array always has key 0 */
+		return XDP_PASS; /* cannot happen: the agent sizes the array for every slot */
 	cnt->packets++;
 
 	switch (parse_ipv4_saddr(ctx, &saddr)) {

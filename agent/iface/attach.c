@@ -112,17 +112,17 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 	return 0;
 }
 
-int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      const struct attach_spec *spec, struct iface_lock *lock)
+/*
+ * Open the embedded object as @spec says, with the maps of @maps for slot
+ * @slot, or else maps of its own and its event map created here, and
+ * record that map's id in @lock; without @lock, maps of its own for @slot
+ * interfaces. 0 or an agent exit status after saying why.
+ */
+static int object_prepare(struct attachment *a, const struct attach_spec *spec,
+			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
 {
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
-	struct xdp_multiprog *mp;
 	__u32 map_id = 0;
-	char buf[128];
 	int err;
-
-	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
-	ifstate_driver(ifindex, a->driver, sizeof(a->driver));
 
 	err = fbf_object_open(&a->obj, spec->transport);
 	if (err) {
@@ -139,20 +139,61 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		pr_err("cannot count %u sources: %s\n", spec->max_sources, strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
+	if (maps) {
+		err = fbf_object_share(&a->obj, maps, slot);
+		if (err) {
+			pr_err("cannot share the maps with %s's program: %s\n", a->iface,
+			       strerror(-err));
+			return AGENT_EXIT_FAILURE;
+		}
+		return iface_lock_record(lock, maps->events_id);
+	}
+	if (!lock) /* the maps alone (attachment_maps_open()) */
+		err = fbf_object_set_iface_slots(&a->obj, slot);
 	/*
 	 * The event map is created here rather than by the load inside libxdp's
 	 * attach, so that its id is on record before the program can be on the
 	 * interface. (A queue has no BTF then, which only makes bpftool print
 	 * its events in hex.)
 	 */
-	err = fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
+	err = err ?: fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
 	if (err) {
 		pr_err("cannot create the event %s for %u events: %s\n",
 		       spec->transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue",
 		       spec->queue_size, strerror(-err));
 		return agent_exit_for_errno(err);
 	}
-	err = iface_lock_record(lock, map_id);
+	return lock ? iface_lock_record(lock, map_id) : 0;
+}
+
+int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots)
+{
+	int err;
+
+	*a = (struct attachment){ .iface = "" };
+	err = object_prepare(a, spec, NULL, NULL, slots);
+	if (err)
+		return err;
+	err = fbf_object_load_maps(&a->obj) ?: fbf_object_reader_map(&a->obj);
+	if (err) {
+		pr_err("cannot create the program's maps: %s\n", strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	return 0;
+}
+
+int attachment_attach(struct attachment *a, int ifindex, const char *iface,
+		      const struct attach_spec *spec, struct iface_lock *lock,
+		      const struct fbf_object *maps, __u32 slot)
+{
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
+	struct xdp_multiprog *mp;
+	char buf[128];
+	int err;
+
+	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
+	ifstate_driver(ifindex, a->driver, sizeof(a->driver));
+	err = object_prepare(a, spec, lock, maps, slot);
 	if (err)
 		return err;
 
@@ -183,7 +224,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 			 "the driver has it";
 
 	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
-	err = fbf_object_reader_map(&a->obj);
+	err = maps ? 0 : fbf_object_reader_map(&a->obj);
 	if (err) {
 		pr_err("cannot map the program's global data: %s\n", strerror(-err));
 		attachment_detach(a);
@@ -240,7 +281,7 @@ int attachment_events_fd(const struct attachment *a)
 
 int attachment_prog_fd(const struct attachment *a)
 {
-	return xdp_program__fd(a->prog);
+	return a->prog ? xdp_program__fd(a->prog) : -1;
 }
 
 int attachment_counters_fd(const struct attachment *a)

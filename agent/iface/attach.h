@@ -35,11 +35,21 @@ struct attach_spec {
 /*
  * Open the embedded object, create its event map and record the map's id
  * in @lock, then load the program, attach it and map its reader_asleep
- * flag (a->obj.reader_asleep). Returns 0 or an agent exit status after
- * saying why.
+ * flag (a->obj.reader_asleep). With @maps (fbf_object_load_maps()), the
+ * program of interface slot @slot uses those maps instead, their event
+ * map's id recorded, and the flag is theirs. Returns 0 or an agent exit
+ * status after saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
-		      const struct attach_spec *spec, struct iface_lock *lock);
+		      const struct attach_spec *spec, struct iface_lock *lock,
+		      const struct fbf_object *maps, __u32 slot);
+
+/*
+ * The maps alone, for @slots interfaces' programs to share (attachment_attach()
+ * with these as @maps), the reader_asleep flag mapped; no program is loaded.
+ * Returns 0 or an agent exit status after saying why.
+ */
+int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots);
 
 /* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);

@@ -21,6 +21,7 @@
  * again; such a run ends within microseconds.
  */
 #include <errno.h>
+#include <poll.h>
 #include <time.h>
 
 #include "fizzbuzzfib.h"
@@ -78,6 +79,14 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 	if (d->watchdog_interval_ns && now >= d->next_watchdog_ns) {
 		d->next_watchdog_ns = now + d->watchdog_interval_ns;
 		return DRAIN_WATCHDOG;
+	}
+	/* A flood never lets the loop wait: interfaces that come meanwhile are looked for. */
+	if (d->links_fd >= 0 && now >= d->next_links_check_ns) {
+		struct pollfd p = { .fd = d->links_fd, .events = POLLIN };
+
+		d->next_links_check_ns = now + DRAIN_LINKS_CHECK_NS;
+		if (poll(&p, 1, 0) > 0)
+			return DRAIN_LINKS;
 	}
 	if (d->watch && d->next_iface_check_ns && now >= d->next_iface_check_ns) {
 		end = drain_iface_check(d);
@@ -151,18 +160,20 @@ static int drain_wait(struct drain *d, __u64 now)
 		d->pop_err = taken < 0 ? taken : woke;
 		return DRAIN_ERROR;
 	}
-	return woke & WAKEUP_LINK ? drain_iface_check(d) : -1;
+	if (!(woke & WAKEUP_LINK))
+		return -1;
+	return d->watch ? drain_iface_check(d) : DRAIN_LINKS;
 }
 
 int drain_open(struct drain *d)
 {
-	int nl_fd = d->watch ? d->watch->nl_fd : -1;
+	int nl_fd = d->watch ? d->watch->nl_fd : d->links_fd;
 	int err;
 
 	d->poll_ns = DRAIN_POLL_MIN_NS;
 	d->next_watchdog_ns = fbf_monotonic_ns();
 	/* With link events the interface is checked when something happens to a link, only. */
-	d->next_iface_check_ns = nl_fd >= 0 ? 0 : 1;
+	d->next_iface_check_ns = d->watch && nl_fd < 0 ? 1 : 0;
 	err = transport_open(&d->t, d->transport, d->events_fd, d->sink);
 	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
 }
@@ -201,6 +212,7 @@ enum drain_end drain_live(struct drain *d)
 		}
 
 		/* Caught up: show what we have, do what the clock calls for, then wait. */
+		d->caught_up++;
 		event_sink_flush(d->sink);
 		err = event_sink_end_err(d->sink);
 		if (err)

@@ -24,6 +24,8 @@
 #define DRAIN_POLL_MAX_NS 800000LL
 /* Without link events, how often the loop checks the interface and the program on it. */
 #define DRAIN_IFACE_CHECK_NS 1000000000ULL
+/* A busy loop looks for link events (links_fd) this often. */
+#define DRAIN_LINKS_CHECK_NS 10000000ULL
 /* A busy loop looks at the clock, signals and stdout once per this many events. */
 #define DRAIN_BUSY_CHECK_EVENTS 1024
 
@@ -38,6 +40,7 @@ struct drain {
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */
 	struct ifwatch *watch;		/* the interface and the program on it */
+	int links_fd;			/* several interfaces: link events to follow; -1: none */
 	struct event_sink *sink;		/* where the events go: the sinks, ages */
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
@@ -54,6 +57,11 @@ struct drain {
 	/* Results. */
 	int pop_err;			/* DRAIN_ERROR: the -errno of the read or the wait */
 	bool abandoned;			/* a stop signal cut the last drain short */
+	/*
+	 * Times the loop found the transport empty: every event sent before a
+	 * moment was taken once this has grown past its value at that moment.
+	 */
+	__u64 caught_up;
 
 	/* The loop's own. */
 	struct transport t;
@@ -62,6 +70,7 @@ struct drain {
 	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
 	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only */
 	__u64 next_watchdog_ns;		/* CLOCK_MONOTONIC */
+	__u64 next_links_check_ns;	/* CLOCK_MONOTONIC: when a busy loop looks at links_fd */
 };
 
 enum drain_end {
@@ -76,6 +85,7 @@ enum drain_end {
 	DRAIN_IFACE_GONE,	/* the interface no longer exists */
 	DRAIN_IFACE_MOVED,	/* the interface went to another network namespace */
 	DRAIN_PROG_REPLACED,	/* someone replaced or removed the program */
+	DRAIN_LINKS,		/* links_fd has link events: follow them and call again */
 	DRAIN_ERROR,		/* reading an event failed unexpectedly, see pop_err */
 };
 

@@ -123,6 +123,24 @@ static void account_print(const char *kind, const struct fbf_counters *c,
 	}
 }
 
+void summary_iface(const char *kind, const struct fbf_counters *c, const char *iface,
+		   const char *iface_json, bool json)
+{
+	char line[1024];
+	size_t len;
+
+	len = snprintf(line, sizeof(line), json ? "{\"type\":\"%s\",\"iface\":\"%s\"" :
+			"%s iface=%s", kind, json ? iface_json : iface);
+	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, json);
+	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, json);
+	len = put(line, len, sizeof(line), "produced", fbf_events_produced(c), json);
+	put_group(line, len, sizeof(line), c, FBF_COUNTERS_LOSSES, json);
+	if (json)
+		fprintf(stderr, "%s}\n", line);
+	else
+		pr_info("%s\n", line);
+}
+
 /* Once the outputs are stopped: each took every record, and wrote it or lost it. */
 static bool sinks_balance(const struct event_sink *sink)
 {

@@ -34,4 +34,14 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 int summary_final(const struct drain *d, const struct fbf_counters *c,
 		  const struct summary_run *run);
 
+/*
+ * One interface's share of the counters, for an agent over several: one
+ * line "KIND iface=NAME k=v ..." or, with @json, one object of type @KIND;
+ * the frames, the classes, the events produced and lost. The interfaces'
+ * shares add up to the summary's figures. @iface is escaped for a log line,
+ * @iface_json for a JSON string.
+ */
+void summary_iface(const char *kind, const struct fbf_counters *c, const char *iface,
+		   const char *iface_json, bool json);
+
 #endif /* AGENT_SUMMARY_H */

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
+#include "iface/ifset.h"
 #include "loop/aggregate.h"
 #include "sinks/event_sink.h"
 #include "sinks/event_ages.h"
@@ -37,6 +38,8 @@ struct metrics_snapshot {
 		__u64 lost;
 	} sinks[EVENT_SINK_MAX];
 	unsigned int nr_sinks;
+	struct ifset_share *shares;	/* several interfaces: each one's, the gone last */
+	int nr_shares;
 	bool have_run_stats;	/* BPF run-time statistics are on */
 	__u64 run_time_ns;
 	__u64 run_cnt;
@@ -72,6 +75,7 @@ struct metrics_source {
 	double aggregate_interval_s;	/* --aggregate; 0: events */
 	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
 	const struct event_sink *sinks;	/* the outputs, or NULL */
+	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
 };
 
 /*

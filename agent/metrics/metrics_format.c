@@ -83,6 +83,47 @@ static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
 			dev, fbf_class_key(i), f->packets[i]);
 }
 
+/*
+ * Several interfaces: each one's share of the frames, the classes and the
+ * events produced and lost, labelled as node_exporter labels an interface;
+ * device="" holds the interfaces gone, so each family adds up to its
+ * agent-wide total. The agent-wide families' device is --iface as given.
+ */
+static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
+{
+	const struct ifset_share *sh = s->shares;
+	int i, k;
+
+	if (!s->nr_shares)
+		return;
+	header(out, "iface_packets_total", "counter",
+	       "Frames the XDP program saw, by interface; device=\"\": interfaces gone. They add "
+	       "up to packets_total.");
+	for (i = 0; i < s->nr_shares; i++)
+		fprintf(out, PREFIX "iface_packets_total{device=\"%s\"} %llu\n", sh[i].label,
+			sh[i].c.packets);
+	header(out, "iface_classified_total", "counter",
+	       "IPv4 frames by the class of their source, by interface; they add up to "
+	       "classified_total.");
+	for (i = 0; i < s->nr_shares; i++)
+		for (k = 0; k < FBF_NR_CLASSES; k++)
+			fprintf(out, PREFIX "iface_classified_total{device=\"%s\",class=\"%s\"} "
+				"%llu\n", sh[i].label, fbf_class_key(k), sh[i].c.by_class[k]);
+	header(out, "iface_events_total", "counter",
+	       "Events by interface: produced, and lost to a full queue or ring or to a "
+	       "contended queue.");
+	for (i = 0; i < s->nr_shares; i++) {
+		fprintf(out, PREFIX "iface_events_total{device=\"%s\",result=\"produced\"} %llu\n",
+			sh[i].label, fbf_events_produced(&sh[i].c));
+		fprintf(out, PREFIX "iface_events_total{device=\"%s\",result=\"lost_full\"} %llu\n",
+			sh[i].label, sh[i].c.queue_full);
+		fprintf(out, PREFIX "iface_events_total{device=\"%s\",result=\"lost_busy\"} %llu\n",
+			sh[i].label, sh[i].c.queue_busy);
+	}
+	header(out, "ifaces", "gauge", "Interfaces the agent serves now.");
+	fprintf(out, PREFIX "ifaces{device=\"%s\"} %d\n", s->device, s->nr_shares - 1);
+}
+
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
 {
 	const struct fbf_counters *c = &s->counters;
@@ -136,6 +177,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
 		produced > accounted ? produced - accounted : 0);
 
+	ifaces_format(out, s);
 	aggregate_format(out, s);
 
 	/* Interval records under --aggregate, events otherwise: what each output took. */

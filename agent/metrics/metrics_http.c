@@ -88,7 +88,11 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 	read_run_stats(src->prog_fd, s);
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
-	return fbf_counters_read(src->counters_fd, &s->counters);
+	if (!src->ifaces)
+		return fbf_counters_read(src->counters_fd, &s->counters);
+	/* The totals from the same read as the shares: they add up within a scrape. */
+	s->nr_shares = ifset_shares(src->ifaces, &s->shares, &s->counters);
+	return s->nr_shares < 0 ? s->nr_shares : 0;
 }
 
 /* The landing page exporters have: what this is, and where the metrics are. */
@@ -148,9 +152,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot read the counters\n");
 	out = open_memstream(&body, &len);
+	if (out)
+		metrics_format(out, &s);
+	free(s.shares);
 	if (!out)
 		return MHD_NO;
-	metrics_format(out, &s);
 	if (fclose(out)) {
 		free(body);
 		return MHD_NO;

@@ -15,8 +15,20 @@ void event_sink_init(struct event_sink *s, const char *host_json, const char *if
 	memset(s, 0, sizeof(*s));
 	/* Once: the same event has the same time in every output. */
 	s->wall_offset_ns = format_wall_offset();
-	snprintf(s->envelope, sizeof(s->envelope), "{\"host\":\"%s\",\"iface\":\"%s\"",
-		 host_json, iface_json);
+	if (iface_json)
+		snprintf(s->envelope, sizeof(s->envelope), "{\"host\":\"%s\",\"iface\":\"%s\"",
+			 host_json, iface_json);
+	else
+		snprintf(s->envelope, sizeof(s->envelope), "{\"host\":\"%s\"", host_json);
+}
+
+void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *names)
+{
+	unsigned int i;
+
+	s->ifaces = names;
+	for (i = 0; i < s->nr; i++)
+		s->sinks[i].fmt.ifaces = names;
 }
 
 struct sink *event_sink_add(struct event_sink *s)
@@ -39,6 +51,7 @@ int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, boo
 	else
 		snprintf(k->name, sizeof(k->name), "%s%u", kind, same);
 	format_init(&k->fmt, json, off_host ? s->envelope : NULL, s->wall_offset_ns);
+	k->fmt.ifaces = s->ifaces;
 	err = sink_start(k, buffer_bytes);
 
 	/* Counted in, so that event_sink_free() frees what it started. */

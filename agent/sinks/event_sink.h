@@ -16,6 +16,7 @@
 
 struct fbf_event;
 struct event_ages;
+struct iface_names;
 
 /* --output may be given this many times. */
 #define EVENT_SINK_MAX 8
@@ -27,14 +28,19 @@ struct event_sink {
 	struct sink sinks[EVENT_SINK_MAX];
 	unsigned int nr;		/* sinks[] in use */
 	char envelope[FORMAT_ENVELOPE_MAX]; /* for lines that leave the host */
+	const struct iface_names *ifaces;	/* several interfaces: each event's name */
 	__u64 wall_offset_ns;		/* one timeline for every output: format_wall_offset() */
 };
 
 /*
  * The envelope of every line that leaves the host: @host and @iface, both
- * already escaped for JSON strings.
+ * already escaped for JSON strings; without @iface (NULL), the host alone,
+ * for an agent over several interfaces whose events name their own.
  */
 void event_sink_init(struct event_sink *s, const char *host_json, const char *iface_json);
+
+/* Several interfaces: every event names its own from @names, in every output. */
+void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *names);
 
 /* Room for one more sink, to be opened by its kind (sink_*_open()), or NULL. */
 struct sink *event_sink_add(struct event_sink *s);

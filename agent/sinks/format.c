@@ -5,6 +5,7 @@
 
 #include "fizzbuzzfib.h"
 #include "sinks/format.h"
+#include "sinks/iface_names.h"
 #include "userspace_util.h"
 
 __u64 format_wall_offset(void)
@@ -138,14 +139,18 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 	__u64 now;
 
 	if (f->json) {
+		p += format_open_object(f, p);
+		if (f->ifaces) {
+			p = fmt_str(p, "\"iface\":\"");
+			p = fmt_str(p, iface_name_json(f->ifaces, ev->iface));
+			p = fmt_str(p, "\",");
+		}
 		if (f->envelope) {
-			p += format_open_object(f, p);
 			p = fmt_str(p, "\"seq\":");
 			p = fmt_u64(p, seq);
-			p = fmt_str(p, ",\"saddr\":\"");
-		} else {
-			p = fmt_str(p, "{\"saddr\":\"");
+			*p++ = ',';
 		}
+		p = fmt_str(p, "\"saddr\":\"");
 		p = fmt_ipv4(p, ev->saddr);
 		p = fmt_str(p, "\",\"class\":\"");
 		p = fmt_str(p, fbf_class_name(ev->class_id));
@@ -167,6 +172,10 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p = fmt_ipv4(p, ev->saddr);
 		*p++ = ' ';
 		p = fmt_str(p, fbf_class_name(ev->class_id));
+		if (f->ifaces) {
+			*p++ = ' ';
+			p = fmt_str(p, iface_name_log(f->ifaces, ev->iface));
+		}
 	}
 	*p++ = '\n';
 	return p - buf;

@@ -12,13 +12,18 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "base/escape.h"
+
 struct fbf_event;
+struct iface_names;
 
 struct format {
 	bool json;
 	/* Set for lines that leave the host: "{\"host\":...,\"iface\":...,\"seq\":N," first. */
 	const char *envelope;		/* "{\"host\":\"h\",\"iface\":\"i\"", or NULL */
 	size_t envelope_len;
+	/* Several interfaces: each event names its own ("iface", or last on a text line). */
+	const struct iface_names *ifaces;	/* NULL: one, named by the envelope if any */
 	__u64 wall_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, taken once */
 	long long wall_cached_secs;	/* the second wall_cached shows */
 	char wall_cached[24];		/* "YYYY-MM-DDTHH:MM:SS" of that second */
@@ -30,8 +35,8 @@ __u64 format_wall_offset(void);
 /* Times on the timeline @wall_offset_ns gives, which every output of a run shares. */
 void format_init(struct format *f, bool json, const char *envelope, __u64 wall_offset_ns);
 
-/* The longest event line, envelope aside; and with the longest envelope. */
-#define FORMAT_EVENT_MAX 192
+/* The longest event line, envelope aside, an interface's name included; the longest envelope. */
+#define FORMAT_EVENT_MAX (192 + ESCAPE_IFNAME_SIZE)
 #define FORMAT_ENVELOPE_MAX 512
 
 /* "2026-11-24T17:20:01.123456789Z": CLOCK_MONOTONIC @mono_ns on the events' timeline. */

@@ -266,6 +266,7 @@ static void test_event_layout_is_16_bytes(void **state)
 	assert_int_equal(offsetof(struct fbf_event, ktime_ns), 0);
 	assert_int_equal(offsetof(struct fbf_event, saddr), 8);
 	assert_int_equal(offsetof(struct fbf_event, class_id), 12);
+	assert_int_equal(offsetof(struct fbf_event, iface), 14);
 }
 
 static void test_counters_layout_has_no_padding(void **state)

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Every interface the patterns select, as they come and go: see ifset.h. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "counters_read.h"
+#include "base/exit_codes.h"
+#include "base/log.h"
+#include "iface/ifset.h"
+#include "iface/ifstate.h"
+#include "iface/xdp_mode.h"
+#include "loop/summary.h"
+
+/* How long the first listing of the links may take before the agent gives up. */
+#define IFSET_LISTING_TIMEOUT_MS 10000
+
+/*
+ * A grace period on demand: an update of an array of maps returns once
+ * every program run that began before it has ended (the kernel's
+ * synchronize_rcu() for map-in-map updates), so the counts read after it
+ * are final for a program no longer attached.
+ */
+static int grace_open(struct ifset *s)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+
+	s->grace_inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fbf_grace_in", 4, 4, 1, NULL);
+	if (s->grace_inner_fd < 0)
+		return -errno;
+	opts.inner_map_fd = s->grace_inner_fd;
+	s->grace_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "fbf_grace", 4, 4, 1, &opts);
+	return s->grace_fd < 0 ? -errno : 0;
+}
+
+static int grace_wait(const struct ifset *s)
+{
+	__u32 key = 0;
+
+	return bpf_map_update_elem(s->grace_fd, &key, &s->grace_inner_fd, BPF_ANY) ? -errno : 0;
+}
+
+static struct ifset_member *member_find(struct ifset *s, int ifindex)
+{
+	for (__u32 i = 0; i < s->slots; i++)
+		if (s->m[i].ifindex == ifindex)
+			return &s->m[i];
+	return NULL;
+}
+
+/* A free slot whose events, if it had an interface before, have all been taken; or -1. */
+static int slot_take(struct ifset *s)
+{
+	for (__u32 i = 0; i < s->slots; i++) {
+		struct ifset_member *m = &s->m[i];
+
+		if (!m->ifindex && (!m->freed || *s->caught_up > m->freed_at))
+			return i;
+	}
+	return -1;
+}
+
+static void member_name(struct ifset *s, __u32 slot, const char *name)
+{
+	snprintf(s->m[slot].name, sizeof(s->m[slot].name), "%s", name);
+	escape_log(s->names.log[slot], sizeof(s->names.log[slot]), name);
+	escape_json(s->names.json[slot], sizeof(s->names.json[slot]), name);
+}
+
+/* What the slot counted since this interface took it, now. 0 or -errno. */
+static int member_counts(const struct ifset *s, const struct ifset_member *m,
+			 struct fbf_counters *c)
+{
+	int err = fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), m - s->m, c);
+
+	if (!err)
+		fbf_counters_since(c, &m->base);
+	return err;
+}
+
+/* Give the slot up, once its program has run for the last time. */
+static void member_free(struct ifset *s, struct ifset_member *m)
+{
+	attachment_close(&m->att);
+	iface_lock_leave(&m->lock, m->att.attached);
+	m->ifindex = 0;
+	m->freed = true;
+	m->freed_at = *s->caught_up;
+	s->full_said = false;
+}
+
+/*
+ * The program is off @m's interface (@why says how): wait until no run of it
+ * is under way, say what it counted there, and free the slot.
+ */
+static void member_gone(struct ifset *s, struct ifset_member *m, const char *why)
+{
+	const char *shown = s->names.log[m - s->m];
+	struct fbf_counters c;
+	int err;
+
+	pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
+	err = grace_wait(s) ?: member_counts(s, m, &c);
+	if (err)
+		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
+			FBF_PROG_NAME, shown, strerror(-err));
+	else
+		summary_iface("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
+	s->attached--;
+	member_free(s, m);
+}
+
+/* Take @ifindex, named @name: its lock, a dead agent's program off it, then ours on it. */
+static void member_add(struct ifset *s, int ifindex, const char *name)
+{
+	int slot = slot_take(s), err;
+	struct ifset_member *m;
+	const char *shown;
+
+	if (slot < 0) {
+		if (!s->full_said)
+			pr_warn("interface %s is selected, but the agent serves %u interfaces "
+				"already (--max-ifaces); it is left alone, and any other until "
+				"one goes\n", name, s->slots);
+		s->full_said = true;
+		return;
+	}
+	m = &s->m[slot];
+	m->ifindex = ifindex;
+	m->listed = s->listing;
+	member_name(s, slot, name);
+	shown = s->names.log[slot];
+	err = iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
+	      stale_remove(ifindex, shown, &m->lock) ?:
+	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
+	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
+	if (err) {
+		/* Said why; the agent goes on with the others. */
+		if (err < 0)
+			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
+		s->failed++;
+		member_free(s, m);
+		return;
+	}
+	s->attached++;
+	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)\n", FBF_PROG_NAME,
+		xdp_program__id(m->att.prog), shown, xdp_mode_name(m->att.mode), m->att.why,
+		m->att.dispatcher ? "libxdp dispatcher" : "no dispatcher");
+	/* At start only: an interface that comes is set up after it appears. */
+	if (!s->listed)
+		ifstate_warn_down(name, shown);
+}
+
+/* @m was renamed @name: followed while selected, else detached. */
+static void member_renamed(struct ifset *s, struct ifset_member *m, const char *name)
+{
+	char old[ESCAPE_IFNAME_SIZE], shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
+	__u32 slot = m - s->m;
+	int err;
+
+	snprintf(old, sizeof(old), "%s", s->names.log[slot]);
+	if (ifselect_match(s->sel, name)) {
+		member_name(s, slot, name);
+		pr_info("interface %s (ifindex %d) renamed %s; its events are named so from now\n",
+			old, m->ifindex, s->names.log[slot]);
+		return;
+	}
+	/* Said under the name its events had: the account is theirs. */
+	err = attachment_detach(&m->att);
+	escape_log(shown, sizeof(shown), name);
+	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
+		 err ? "detaching failed" : "detached");
+	member_gone(s, m, why);
+}
+
+/* A link exists now, new, changed or renamed. */
+static void link_present(struct ifset *s, const struct link_event *ev)
+{
+	struct ifset_member *m = member_find(s, ev->ifindex);
+
+	if (m) {
+		m->listed = s->listing;
+		if (strcmp(m->name, ev->name))
+			member_renamed(s, m, ev->name);
+		return;
+	}
+	if (ifselect_match(s->sel, ev->name))
+		member_add(s, ev->ifindex, ev->name);
+}
+
+static void link_gone(struct ifset *s, const struct link_event *ev)
+{
+	struct ifset_member *m = member_find(s, ev->ifindex);
+	char why[128 + ESCAPE_IFNAME_SIZE];
+
+	if (!m)
+		return;
+	/* The kernel took the program off with the device, or it went along. */
+	attachment_forget_iface(&m->att);
+	if (ev->moved)
+		snprintf(why, sizeof(why), "moved to another network namespace, the program "
+			 "with it; remove it there with 'ip -n NAMESPACE link set dev %s xdp off'",
+			 s->names.log[m - s->m]);
+	else
+		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
+	member_gone(s, m, why);
+}
+
+static void on_link(void *ctx, const struct link_event *ev)
+{
+	struct ifset *s = ctx;
+
+	switch (ev->kind) {
+	case LINKWATCH_PRESENT:
+		link_present(s, ev);
+		break;
+	case LINKWATCH_GONE:
+		link_gone(s, ev);
+		break;
+	case LINKWATCH_RESYNC:
+		pr_warn("link events were lost (the socket overran); listing the links again\n");
+		s->listing++;
+		s->listed = false;
+		break;
+	case LINKWATCH_SYNCED:
+		/* Not in a complete listing: gone while its events were lost. */
+		for (__u32 i = 0; i < s->slots; i++)
+			if (s->m[i].ifindex && s->m[i].listed != s->listing) {
+				attachment_forget_iface(&s->m[i].att);
+				member_gone(s, &s->m[i], "is gone");
+			}
+		s->listed = true;
+		break;
+	}
+}
+
+int ifset_follow(struct ifset *s)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = linkwatch_read(&s->watch, on_link, s);
+	pthread_mutex_unlock(&s->lock);
+
+	if (err) {
+		pr_err("cannot read link events: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int ifset_open(struct ifset *s)
+{
+	struct pollfd p;
+	int err, waited = 0;
+
+	s->watch.fd = -1;
+	s->grace_fd = s->grace_inner_fd = -1;
+	s->m = calloc(s->slots, sizeof(*s->m));
+	s->names.log = calloc(s->slots, sizeof(*s->names.log));
+	s->names.json = calloc(s->slots, sizeof(*s->names.json));
+	if (!s->m || !s->names.log || !s->names.json) {
+		pr_err("cannot allocate room for %u interfaces\n", s->slots);
+		return AGENT_EXIT_FAILURE;
+	}
+	s->names.slots = s->slots;
+	pthread_mutex_init(&s->lock, NULL);
+	s->locked = true;
+	for (__u32 i = 0; i < s->slots; i++)
+		s->m[i].lock.fd = s->m[i].lock.name_fd = -1;
+	err = grace_open(s);
+	if (err) {
+		pr_err("cannot create the map that waits for the program's runs: %s\n",
+		       strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	err = linkwatch_open(&s->watch);
+	if (err) {
+		pr_err("cannot watch the links for interfaces that come and go: %s\n",
+		       strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	p = (struct pollfd){ .fd = s->watch.fd, .events = POLLIN };
+	while (!s->listed && waited < IFSET_LISTING_TIMEOUT_MS) {
+		if (poll(&p, 1, 100) < 0 && errno != EINTR) {
+			pr_err("cannot wait for the links: %s\n", strerror(errno));
+			return AGENT_EXIT_FAILURE;
+		}
+		waited += 100;
+		err = ifset_follow(s);
+		if (err)
+			return err;
+	}
+	if (!s->listed) {
+		pr_err("the kernel did not list the links within %d s\n",
+		       IFSET_LISTING_TIMEOUT_MS / 1000);
+		return AGENT_EXIT_FAILURE;
+	}
+	if (!s->attached)
+		pr_warn("no interface in this network namespace %s --iface yet; the agent "
+			"attaches to those that come (list them with 'ip link')\n",
+			s->failed ? "that matches takes the program under" : "matches");
+	return 0;
+}
+
+int ifset_detach(struct ifset *s)
+{
+	int ret = 0, err;
+
+	for (__u32 i = 0; i < s->slots; i++) {
+		if (!s->m[i].ifindex)
+			continue;
+		err = attachment_detach(&s->m[i].att);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+void ifset_account(const struct ifset *s)
+{
+	struct fbf_counters c;
+
+	for (__u32 i = 0; i < s->slots; i++) {
+		const struct ifset_member *m = &s->m[i];
+
+		if (m->ifindex && !member_counts(s, m, &c))
+			summary_iface("iface", &c, s->names.log[i], s->names.json[i], s->json);
+	}
+}
+
+int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counters *total)
+{
+	int fd = bpf_map__fd(s->maps->obj.counters), n = 0, err = 0;
+	struct fbf_counters slot, sum = {};
+	struct ifset_share *out;
+
+	out = calloc(s->slots + 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->lock);
+	for (__u32 i = 0; i < s->slots && !err; i++) {
+		struct ifset_member *m = &s->m[i];
+
+		err = fbf_counters_read_slot(fd, i, &slot);
+		if (err)
+			break;
+		fbf_counters_add(&sum, &slot);
+		if (!m->ifindex)
+			continue;
+		escape_label(out[n].label, sizeof(out[n].label), m->name);
+		out[n].c = slot;
+		fbf_counters_since(&out[n].c, &m->base);
+		n++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (err) {
+		free(out);
+		return err;
+	}
+	/* What the slots hold beyond the shares of those served now: the interfaces gone. */
+	out[n].c = sum;
+	for (int i = 0; i < n; i++)
+		fbf_counters_since(&out[n].c, &out[i].c);
+	*total = sum;
+	*shares = out;
+	return n + 1;
+}
+
+void ifset_close(struct ifset *s)
+{
+	for (__u32 i = 0; s->m && i < s->slots; i++) {
+		if (!s->m[i].ifindex)
+			continue;
+		attachment_close(&s->m[i].att);
+		iface_lock_leave(&s->m[i].lock, s->m[i].att.attached);
+	}
+	linkwatch_close(&s->watch);
+	if (s->grace_fd >= 0)
+		close(s->grace_fd);
+	if (s->grace_inner_fd >= 0)
+		close(s->grace_inner_fd);
+	if (s->locked)
+		pthread_mutex_destroy(&s->lock);
+	s->locked = false;
+	free(s->m);
+	free(s->names.log);
+	free(s->names.json);
+	s->m = NULL;
+}

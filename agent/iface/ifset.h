@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One agent over every interface --iface's patterns select, now and as
+ * they come and go: a copy of the program on each, all sharing one set of
+ * maps (attachment_maps_open()), each with its own slot, which names its
+ * events and its entry in the counters.
+ *
+ * Link events come from a netlink socket subscribed before the links are
+ * listed (linkwatch.h), so that none is missed between the two. An
+ * interface that appears, or is renamed into the patterns, gets the
+ * program; one deleted, moved to another namespace or renamed out of them
+ * loses it, and its share of the counters is said in one line. Each
+ * interface is taken as the agent takes one alone: its lock, the program a
+ * killed agent left there removed, never another's (ifstate.h).
+ *
+ * A slot given up keeps its counts, so the counters' sum stays every
+ * frame seen; the next interface to take it counts from what it holds
+ * then. It is not given again until the drain has caught up once since,
+ * so that no event still queued from the interface gone takes the new
+ * one's name.
+ */
+#ifndef AGENT_IFSET_H
+#define AGENT_IFSET_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "fizzbuzzfib.h"
+#include "iface/attach.h"
+#include "iface/ifselect.h"
+#include "iface/linkwatch.h"
+#include "iface/lock.h"
+#include "sinks/iface_names.h"
+
+struct ifset_member {
+	int ifindex;			/* 0: the slot is free */
+	char name[IF_NAMESIZE];		/* as the kernel has it now */
+	__u32 listed;			/* the listing it was last seen in (struct ifset) */
+	bool freed;			/* given up: reusable once the drain caught up since */
+	__u64 freed_at;			/* *caught_up when it was */
+	struct fbf_counters base;	/* the slot's counts when this interface took it */
+	struct iface_lock lock;
+	struct attachment att;
+};
+
+struct ifset {
+	/* Set by the caller before ifset_open(). */
+	const struct ifselect *sel;
+	const struct attach_spec *spec;
+	const char *lock_dir;
+	const struct attachment *maps;	/* attachment_maps_open()'s, for spec's slots */
+	__u32 slots;
+	const __u64 *caught_up;		/* the drain's */
+	bool json;			/* per-interface accounts as JSON objects */
+
+	/* Its own. */
+	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
+	bool locked;			/* ... initialized */
+	struct ifset_member *m;		/* [slots] */
+	struct iface_names names;	/* by slot, for the outputs */
+	struct linkwatch watch;
+	int grace_fd;			/* an array of maps whose update waits out every run */
+	int grace_inner_fd;
+	__u32 listing;			/* the netlink listing under way, or the last */
+	bool listed;			/* ... it ended: every interface there is is known */
+	bool full_said;			/* "no slot left" said since the last free one */
+	unsigned int attached;		/* members with the program on */
+	unsigned int failed;		/* interfaces the program could not be attached to */
+};
+
+/*
+ * Watch the links, list them, and attach to every interface selected.
+ * Returns 0 (some selected or none yet, said), or an exit status after
+ * saying why.
+ */
+int ifset_open(struct ifset *s);
+
+/* The socket whose link events ifset_follow() takes. */
+static inline int ifset_fd(const struct ifset *s)
+{
+	return s->watch.fd;
+}
+
+/* Take the link events waiting: attach, rename, detach. 0 or an exit status. */
+int ifset_follow(struct ifset *s);
+
+/* One interface's share of the counters, for another thread (a metrics scrape). */
+struct ifset_share {
+	char label[ESCAPE_IFNAME_SIZE];	/* its name escaped for a Prometheus label; "": gone */
+	struct fbf_counters c;
+};
+
+/*
+ * Every interface served now, and last the interfaces gone (label ""), all
+ * from one read of the counters, and their sum (*total): the shares add up
+ * to it exactly. Safe on any thread. Returns how many in *shares (freed
+ * by the caller), or -errno.
+ */
+int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counters *total);
+
+/* At stop: the program off every interface. 0, or the first exit status of a failure. */
+int ifset_detach(struct ifset *s);
+
+/* Once the last drain is done: each interface's share of the counters, one line each. */
+void ifset_account(const struct ifset *s);
+
+/* Release everything, however far ifset_open() got. */
+void ifset_close(struct ifset *s);
+
+#endif /* AGENT_IFSET_H */
