@@ -18,15 +18,91 @@ setup()
 	fbf_in_srv ip link add "$DUMMY" type veth peer name "${FBF_VETH_CLI/fbfc/fbfe}" \
 		netns "$FBF_NS_CLI"
 	fbf_in_srv ip link set "$DUMMY" up
+	fbf_in_cli ip link set "${FBF_VETH_CLI/fbfc/fbfe}" up
 }
 teardown()
 {
+	local name
+
 	fbf_in_srv ip link del "$DUMMY" 2>/dev/null || true
+	# The tests' own veths, ch<n> and what they were renamed (a peer goes with its end).
+	for name in $(fbf_in_srv ip -o link show | grep -Eo '^[0-9]+: ch[^:@]*' | cut -d' ' -f2); do
+		fbf_in_srv ip link del "$name" 2>/dev/null || true
+	done
 	fbf_bats_teardown
 }
 
 # run_agent ARGS...: the agent in the server namespace for a moment, as `run` does.
 run_agent() { run fbf_in_srv "$AGENT" "$@"; }
+
+# start_many OUT ERR ARGS...: the agent over patterns, once it serves (none attached, maybe).
+start_many()
+{
+	local out=$1 err=$2 i
+
+	shift 2
+	: >"$err"
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" "$@" >"$out" 2>"$err" 3>&- &
+	FBF_AGENT_PID=$!
+	for i in $(seq 300); do
+		grep -q 'serving every interface' "$err" && return 0
+		kill -0 "$FBF_AGENT_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$err" >&2
+	return 1
+}
+
+# flood CLIENT_IFACE FIRST_SOURCE FRAMES: that many IPv4 frames into the client end of a
+# veth, from 16 sources from FIRST_SOURCE on, so the server end's program sees them all.
+flood()
+{
+	fbf_in_cli "$FBF_BUILD/rawflood" "$1" 5 "$2" 16 "$FBF_SERVER" "$3" >/dev/null
+}
+
+# iface_value ERR KIND NAME KEY: KEY of interface NAME's account of KIND (iface, iface_gone),
+# from the agent's JSON lines; KEY ipv4: its IPv4 frames, all classes.
+iface_value()
+{
+	python3 - "$@" <<-'EOF'
+	import json, sys
+	err, kind, name, key = sys.argv[1:]
+	for line in open(err):
+	    if not line.startswith('{"type":"' + kind + '"'):
+	        continue
+	    o = json.loads(line)
+	    if o["iface"] != name:
+	        continue
+	    if key == "ipv4":
+	        print(o["none"] + o["fizz"] + o["buzz"] + o["fizzbuzz"] + o["fibonacci"])
+	    else:
+	        print(o[key])
+	    break
+	EOF
+}
+
+# accounts_add_up ERR: the interfaces' accounts, those gone and those at the end, add up to
+# the summary's figures, counter by counter (JSON lines).
+accounts_add_up()
+{
+	python3 - "$1" <<-'EOF'
+	import json, sys
+	summary, sums = None, {}
+	for line in open(sys.argv[1]):
+	    if not line.startswith("{"):
+	        continue
+	    o = json.loads(line)
+	    if o.get("type") == "summary":
+	        summary = o
+	    elif o.get("type") in ("iface", "iface_gone"):
+	        for k, v in o.items():
+	            if isinstance(v, int):
+	                sums[k] = sums.get(k, 0) + v
+	assert summary and sums, "no summary or no interface accounts"
+	for k, v in sums.items():
+	    assert summary[k] == v, f"{k}: interfaces {v}, summary {summary[k]}"
+	EOF
+}
 
 @test "a glob that selects the server veth alone attaches there and classifies its traffic" {
 	fbf_srv_start "$OUT" "$ERR" "$AGENT" --iface "fbf*,!$DUMMY" --quiet
@@ -49,25 +125,40 @@ run_agent() { run fbf_in_srv "$AGENT" "$@"; }
 	fbf_xdp_detached
 	# '*' means every interface but lo: lo is there, the veth and the dummy excluded.
 	run_agent --iface "*,!fbf*" --duration 0.2
-	[ "$status" -eq 3 ]
-	[[ "$output" == *"no interface in this network namespace matches --iface; list them"* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no interface in this network namespace matches --iface yet; the agent "* ]]
+	[[ "$output" != *"attached xdp_fizzbuzzfib"* ]]
 	run_agent --iface "/^l/,!fbf*" --duration 0.2
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"matches --iface yet"* ]]
+	run_agent --iface lo --duration 0.2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"attached xdp_fizzbuzzfib (prog id "*") to lo "* ]]
 }
 
-@test "an exclusion wins over an exact name; a selection of two is refused, naming them" {
+@test "an exclusion wins over an exact name; two selected: each event and account names its own" {
+	local ip4 sent_srv=300 sent_dummy=120 name n
+
 	run_agent --iface "$FBF_VETH_SRV,!fbf*" --duration 0.2
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"matches --iface yet"* ]]
 	fbf_xdp_detached
-	run_agent --iface "fbf*" --duration 0.2
-	echo "$output"
-	[ "$status" -eq 2 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"--iface matches 2 interfaces ("*"), and the agent attaches to one;"* ]]
-	[[ "$output" == *"($FBF_VETH_SRV, $DUMMY)"* || "$output" == *"($DUMMY, $FBF_VETH_SRV)"* ]]
-	fbf_xdp_detached
-	run fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY"
-	[ "$status" -ne 0 ]
+	start_many "$OUT" "$ERR" --iface "fbf*" --json
+	grep -q "attached xdp_fizzbuzzfib (prog id [0-9]*) to $FBF_VETH_SRV " "$ERR"
+	grep -q "attached xdp_fizzbuzzfib (prog id [0-9]*) to $DUMMY " "$ERR"
+	flood "$FBF_VETH_CLI" 10.50.0.1 $sent_srv
+	flood "${FBF_VETH_CLI/fbfc/fbfe}" 10.60.0.1 $sent_dummy
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(grep -c '"saddr"' "$OUT")"
+	for name in "$FBF_VETH_SRV" "$DUMMY"; do
+		ip4=$(iface_value "$ERR" iface "$name" ipv4)
+		n=$sent_srv
+		[ "$name" = "$FBF_VETH_SRV" ] || n=$sent_dummy
+		# The server veth also carries what the network sends by itself, none of it IPv4.
+		[ "$ip4" -eq "$n" ]
+		[ "$(grep -c "\"iface\":\"$name\"" "$OUT")" -eq "$(iface_value "$ERR" iface "$name" produced)" ]
+	done
+	accounts_add_up "$ERR"
 }
 
 @test "--detach with a pattern removes what a killed agent left, on every interface selected" {
@@ -89,4 +180,103 @@ run_agent() { run fbf_in_srv "$AGENT" "$@"; }
 	run_agent --iface "fbf*" --detach
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+# pairs_add FIRST LAST: veths ch<n> in the server namespace (up), peers cp<n> in the client's.
+pairs_add()
+{
+	local n
+
+	for n in $(seq "$1" "$2"); do
+		echo "link add ch$n type veth peer name cp$n netns $FBF_NS_CLI"
+		echo "link set ch$n up"
+	done | fbf_in_srv ip -batch -
+	for n in $(seq "$1" "$2"); do echo "link set cp$n up"; done | fbf_in_cli ip -batch -
+}
+
+pairs_del()
+{
+	local n
+
+	for n in $(seq "$1" "$2"); do echo "link del ch$n"; done | fbf_in_srv ip -batch -
+}
+
+# attached_count ERR PATTERN: the agent's attach lines for interfaces matching PATTERN (ERE).
+attached_count() { grep -cE "attached xdp_fizzbuzzfib \(prog id [0-9]+\) to ($2) " "$1" || true; }
+
+# wait_for COUNT COMMAND...: until COMMAND prints COUNT, for at most 60 s (a failure, not a
+# measure: make bench-macro says how long an attach takes).
+wait_for()
+{
+	local want=$1 i
+
+	shift
+	for i in $(seq 600); do
+		[ "$("$@")" -eq "$want" ] && return 0
+		sleep 0.1
+	done
+	echo "waited 60 s for $want from $*: $("$@")" >&2
+	return 1
+}
+
+@test "interfaces that come, go and are renamed in and out: attached, let go, accounted" {
+	start_many "$OUT" "$ERR" --iface "ch*,!chx*" --json
+	pairs_add 1 2
+	wait_for 2 attached_count "$ERR" "ch1|ch2"
+	flood cp1 10.71.0.1 50
+	flood cp2 10.72.0.1 70
+	# Renamed out of the patterns: detached there, its account said under its old name.
+	fbf_in_srv ip link set ch2 down
+	fbf_in_srv ip link set ch2 name chx2
+	wait_for 1 grep -c '"type":"iface_gone","iface":"ch2"' "$ERR"
+	grep -q 'interface ch2 (ifindex [0-9]*) renamed chx2, which --iface does not select: detached' \
+		"$ERR"
+	run fbf_xdp_prog_id "$FBF_NS_SRV" chx2
+	[ "$status" -ne 0 ]
+	# Renamed within them: followed, its events named anew.
+	fbf_in_srv ip link set ch1 down
+	fbf_in_srv ip link set ch1 name ch1b
+	fbf_in_srv ip link set ch1b up
+	wait_for 1 grep -c 'interface ch1 (ifindex [0-9]*) renamed ch1b; its events' "$ERR"
+	flood cp1 10.71.0.1 30
+	# Renamed back in: attached again, as a newcomer.
+	fbf_in_srv ip link set chx2 name ch2
+	fbf_in_srv ip link set ch2 up
+	wait_for 2 attached_count "$ERR" ch2
+	flood cp2 10.72.0.1 11
+	# Deleted: the kernel took the program; its account said.
+	pairs_del 2 2
+	wait_for 2 grep -c '"type":"iface_gone","iface":"ch2"' "$ERR"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(grep -c '"saddr"' "$OUT")"
+	[ "$(iface_value "$ERR" iface ch1b ipv4)" -eq 80 ]
+	[ "$(iface_value "$ERR" iface_gone ch2 ipv4)" -eq 70 ]
+	[ "$(grep '"type":"iface_gone","iface":"ch2"' "$ERR" | tail -n 1 |
+		python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["fizz"]+o["buzz"]+o["fizzbuzz"]+o["fibonacci"]+o["none"])')" -eq 11 ]
+	accounts_add_up "$ERR"
+	# Before the rename the events said ch1; after it, ch1b.
+	[ "$(grep -c '"iface":"ch1b","saddr"' "$OUT")" -gt 0 ]
+	[ "$(grep -c '"iface":"ch1","saddr"' "$OUT")" -gt 0 ]
+}
+
+@test "64 veths created while the agent starts: each attached once, its frames counted on it" {
+	local n adding
+
+	pairs_add 1 64 &
+	adding=$!
+	start_many "$OUT" "$ERR" --iface "ch*" --json
+	wait "$adding"
+	wait_for 64 attached_count "$ERR" "ch[0-9]+"
+	for n in $(seq 64); do
+		[ "$(attached_count "$ERR" "ch$n")" -eq 1 ]
+		flood "cp$n" "10.80.$n.1" "$n"
+	done
+	fbf_stop_agent INT
+	for n in $(seq 64); do
+		[ "$(iface_value "$ERR" iface "ch$n" ipv4)" -eq "$n" ]
+		[ "$(grep -c "\"iface\":\"ch$n\",\"saddr\"" "$OUT")" -eq \
+			"$(iface_value "$ERR" iface "ch$n" produced)" ]
+	done
+	accounts_add_up "$ERR"
+	[ "$(fbf_in_srv ip -o link show | grep -c 'prog/xdp')" -eq 0 ]
 }
