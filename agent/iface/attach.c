@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "fizzbuzzfib.h"
 #include "iface/attach.h"
@@ -182,12 +184,38 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 	return 0;
 }
 
+/*
+ * What the kernel chose, read back: with auto, native if the driver can;
+ * and whether libxdp put a dispatcher in front (then another program's id
+ * is the interface's). From the kernel, not libxdp's multiprog: before
+ * libxdp 1.4.1 every read of it keeps a descriptor of the program it finds
+ * open, which on an agent over interfaces that come and go would keep
+ * each one's program in the kernel after its interface is gone.
+ */
+static void attach_read_back(struct attachment *a)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 id;
+
+	if (bpf_xdp_query(a->ifindex, 0, &q))
+		return;
+	if (q.attach_mode == XDP_ATTACHED_SKB) {
+		a->mode = XDP_MODE_SKB;
+		id = q.skb_prog_id;
+	} else if (q.attach_mode == XDP_ATTACHED_DRV) {
+		a->mode = XDP_MODE_NATIVE;
+		id = q.drv_prog_id;
+	} else {
+		return;
+	}
+	a->dispatcher = id != xdp_program__id(a->prog);
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
 		      const struct fbf_object *maps, __u32 slot)
 {
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
-	struct xdp_multiprog *mp;
 	char buf[128];
 	int err;
 
@@ -212,13 +240,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	if (err)
 		return err;
 
-	/* Read back what the kernel chose: with auto, native if the driver can. */
-	mp = ifstate_progs(ifindex, &err);
-	if (mp) {
-		a->mode = xdp_multiprog__attach_mode(mp);
-		a->dispatcher = !xdp_multiprog__is_legacy(mp);
-		xdp_multiprog__close(mp);
-	}
+	attach_read_back(a);
 	if (!a->why)
 		a->why = a->mode == XDP_MODE_SKB ? "the driver has no native XDP" :
 			 "the driver has it";

@@ -7,7 +7,12 @@
 
 load ../../testing/netns
 
-setup_file() { fbf_bats_setup_file multi; }
+setup_file()
+{
+	# 500 interfaces attached and let go take a while on a slow host.
+	export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
+	fbf_bats_setup_file multi
+}
 teardown_file() { fbf_bats_teardown_file; }
 setup()
 {
@@ -279,4 +284,101 @@ wait_for()
 	done
 	accounts_add_up "$ERR"
 	[ "$(fbf_in_srv ip -o link show | grep -c 'prog/xdp')" -eq 0 ]
+}
+
+@test "500 interfaces come and go under traffic: none missed, none leaked, each counted exactly" {
+	local round first last n fds_before fds_after pins_before traffic locks=$FBF_WORK/locks
+
+	pins_before=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)
+	start_many "$OUT" "$ERR" --iface "ch*,$FBF_VETH_SRV" --json --lock-dir "$locks"
+	fds_before=$(ls "/proc/$FBF_AGENT_PID/fd" | wc -l)
+	fbf_traffic 200 &
+	traffic=$!
+	# 50 rounds of 10: created together, attached, fed 1 to 10 frames each, deleted together.
+	for round in $(seq 0 49); do
+		first=$((round * 10 + 1))
+		last=$((first + 9))
+		pairs_add "$first" "$last"
+		wait_for $((last)) attached_count "$ERR" "ch[0-9]+"
+		for n in $(seq "$first" "$last"); do
+			flood "cp$n" "10.90.$((n % 250)).1" $((n % 10 + 1))
+		done
+		pairs_del "$first" "$last"
+	done
+	wait_for 500 grep -c '"type":"iface_gone"' "$ERR"
+	wait "$traffic"
+	fds_after=$(ls "/proc/$FBF_AGENT_PID/fd" | wc -l)
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(grep -c '"saddr"' "$OUT")"
+	# Every one attached once, let go once, with exactly its frames and its events.
+	python3 - "$ERR" "$OUT" <<-'EOF'
+	import collections, json, sys
+	gone, events = {}, collections.Counter()
+	for line in open(sys.argv[1]):
+	    if line.startswith('{"type":"iface_gone"'):
+	        o = json.loads(line)
+	        assert o["iface"] not in gone, f"{o['iface']} let go twice"
+	        gone[o["iface"]] = o
+	for line in open(sys.argv[2]):
+	    events[json.loads(line)["iface"]] += 1
+	assert len(gone) == 500, f"{len(gone)} let go"
+	for n in range(1, 501):
+	    o = gone[f"ch{n}"]
+	    ipv4 = o["none"] + o["fizz"] + o["buzz"] + o["fizzbuzz"] + o["fibonacci"]
+	    assert ipv4 == n % 10 + 1, f"ch{n}: {ipv4} IPv4 frames, {n % 10 + 1} sent"
+	    assert events[f"ch{n}"] == o["produced"], f"ch{n}: {events[f'ch{n}']} events printed"
+	EOF
+	[ "$(attached_count "$ERR" "ch[0-9]+")" -eq 500 ]
+	accounts_add_up "$ERR"
+	# Nothing kept of an interface gone: descriptors, lock files, pins.
+	[ "$fds_after" -eq "$fds_before" ]
+	[ -z "$(ls -A "$locks")" ]
+	[ "$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)" = "$pins_before" ]
+	fbf_xdp_detached
+}
+
+@test "other tools' programs: on an interface not selected untouched; on one selected left alone" {
+	local selected theirs
+
+	pairs_add 1 2
+	fbf_in_srv ip link set dev ch1 xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	fbf_in_srv ip link set dev "$DUMMY" xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	selected=$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)
+	theirs=$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")
+	start_many "$OUT" "$ERR" --iface "ch*,$FBF_VETH_SRV" --quiet
+	grep -q "attached xdp_fizzbuzzfib (prog id [0-9]*) to ch2 " "$ERR"
+	grep -q "attached xdp_fizzbuzzfib (prog id [0-9]*) to $FBF_VETH_SRV " "$ERR"
+	# Said once, in one line; the agent serves the others.
+	[ "$(grep -c 'ch1' "$ERR")" -eq 1 ]
+	grep -q "ch1.*xdp_pass" "$ERR"
+	fbf_stop_agent INT
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)" = "$selected" ]
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")" = "$theirs" ]
+	run fbf_xdp_prog_id "$FBF_NS_SRV" ch2
+	[ "$status" -ne 0 ]
+}
+
+@test "killed: the next agent removes what it left on every interface, and nothing else" {
+	local ids n
+
+	pairs_add 1 3
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	for n in 1 2 3; do
+		ids[n]=$(fbf_xdp_prog_id "$FBF_NS_SRV" "ch$n")
+	done
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	for n in 1 2 3; do
+		grep -q "removed stale xdp_fizzbuzzfib (prog id ${ids[n]}) left on ch$n" "$ERR"
+		[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "ch$n")" != "${ids[n]}" ]
+	done
+	fbf_stop_agent INT
+	for n in 1 2 3; do
+		run fbf_xdp_prog_id "$FBF_NS_SRV" "ch$n"
+		[ "$status" -ne 0 ]
+	done
 }
