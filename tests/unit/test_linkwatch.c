@@ -351,14 +351,15 @@ static int netns_teardown(void **state __attribute__((unused)))
 	return 0;
 }
 
-/* Lines for `ip -batch` that add veth pairs PREFIXNa, PREFIXNb, N from @from to @to, or delete them. */
+/* `ip -batch` lines: add the veth pairs PREFIXNa, PREFIXNb, @from <= N < @to, or delete them. */
 static void pair_lines(FILE *f, bool add, const char *prefix, int from, int to)
 {
 	int i;
 
 	for (i = from; i < to; i++)
 		if (add)
-			fprintf(f, "link add %s%da type veth peer name %s%db\n", prefix, i, prefix, i);
+			fprintf(f, "link add %s%da type veth peer name %s%db\n", prefix, i,
+				prefix, i);
 		else
 			fprintf(f, "link del %s%da\n", prefix, i);
 }
