@@ -59,19 +59,18 @@ static int dump_start(struct linkwatch *w)
 }
 
 /*
- * Events were lost: say so, and dump again. The kernel runs one dump at a
- * time on a socket and refuses a second with EBUSY, so one under way is
- * let end, and its end starts the next.
+ * Events were lost (w->redump): dump again once the socket is drained (a
+ * dump asked of a full socket is held back, its first reply with it) and no
+ * dump runs (the kernel runs one at a time on a socket, and refuses a
+ * second with EBUSY). RESYNC goes as the new dump starts, not as the loss is
+ * seen: the events queued before, and a spoiled dump's replies, may speak of
+ * links gone since, and only what comes after RESYNC counts for its SYNCED.
  */
-static int events_lost(struct linkwatch *w, linkwatch_cb cb, void *ctx)
+static int resync(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 {
 	struct link_event ev = { .kind = LINKWATCH_RESYNC };
 
 	cb(ctx, &ev);
-	if (w->dumping) {
-		w->redump = true;
-		return 0;
-	}
 	return dump_start(w);
 }
 
@@ -95,7 +94,7 @@ static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 	cb(ctx, &ev);
 }
 
-/* The end of the dump: SYNCED if nothing was lost while it ran, else the next dump. */
+/* The end of the dump: SYNCED if nothing was lost while it ran; else the next dump is due. */
 static int dump_done(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 {
 	struct link_event ev = { .kind = LINKWATCH_SYNCED };
@@ -106,9 +105,8 @@ static int dump_done(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_c
 		memcpy(&err, NLMSG_DATA(nh), sizeof(err));
 	if (err < 0)
 		return err;
-	if (w->redump)
-		return dump_start(w);
-	cb(ctx, &ev);
+	if (!w->redump)
+		cb(ctx, &ev);
 	return 0;
 }
 
@@ -117,14 +115,10 @@ static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb 
 	/* Notifications carry the sequence and port of whoever made the change, never ours. */
 	bool reply = w->dumping && nh->nlmsg_pid == w->portid && nh->nlmsg_seq == w->seq;
 	const struct nlmsgerr *e = NLMSG_DATA(nh);
-	int err;
 
 	/* The links changed while the dump ran: it may have missed one. */
-	if (reply && (nh->nlmsg_flags & NLM_F_DUMP_INTR) && !w->redump) {
-		err = events_lost(w, cb, ctx);
-		if (err)
-			return err;
-	}
+	if (reply && (nh->nlmsg_flags & NLM_F_DUMP_INTR))
+		w->redump = true;
 	switch (nh->nlmsg_type) {
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
@@ -135,9 +129,14 @@ static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb 
 	case NLMSG_ERROR:
 		if (!reply)
 			return 0;
-		w->dumping = false;
 		if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
 			return -EPROTO;
+		/* No room for the first reply: the dump goes on as the socket drains, but late. */
+		if (e->error == -ENOBUFS) {
+			w->redump = true;
+			return 0;
+		}
+		w->dumping = false;
 		return e->error;
 	}
 	return 0;
@@ -158,17 +157,21 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 		fromlen = sizeof(from);
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
 			     &fromlen);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!w->redump || w->dumping)
+				return 0;
+			err = resync(w, cb, ctx);
+			if (err)
+				return err;
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != ENOBUFS)
 			return -errno;
 		/* An overrun, or a message longer than any link's: either way, events lost. */
 		if (n < 0 || (size_t)n > sizeof(buf)) {
-			err = events_lost(w, cb, ctx);
-			if (err)
-				return err;
+			w->redump = true;
 			continue;
 		}
 		/* Only the kernel speaks on this socket. */

@@ -45,7 +45,7 @@ struct linkwatch {
 	__u32 portid;		/* the socket's netlink address: dump replies come to it */
 	__u32 seq;		/* of the last dump asked for */
 	bool dumping;		/* its replies are still coming */
-	bool redump;		/* events were lost since it began: dump again once it ends */
+	bool redump;		/* events were lost: dump again once drained, and no dump runs */
 };
 
 /*
@@ -59,9 +59,11 @@ int linkwatch_open(struct linkwatch *w);
  * Read everything pending without blocking and call @cb for each event, in
  * order; the dump's links come as PRESENT, then SYNCED. Lost events (ENOBUFS,
  * or a dump the kernel marks NLM_F_DUMP_INTR: links changed while it ran)
- * give cb(RESYNC) and a new dump; one under way is let end first, as the
- * kernel refuses a second with EBUSY. Returns 0 once nothing is pending, or
- * -errno on a real failure (the dump refused: the error it came back with).
+ * give cb(RESYNC) and a new dump, once the events queued before are read and
+ * any dump under way has ended (the kernel refuses a second with EBUSY), so
+ * that none of those stale ones comes after the RESYNC. Returns 0 once
+ * nothing is pending, or -errno on a real failure (the dump refused: the
+ * error it came back with).
  */
 int linkwatch_read(struct linkwatch *w,
 		   void (*cb)(void *ctx, const struct link_event *ev), void *ctx);
