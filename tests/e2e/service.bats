@@ -169,16 +169,23 @@ metric() { fbf_box_metric "$1"; }
 	[[ "$(unit_journal)" == *"Watchdog timeout"* ]]
 }
 
+# usage_refused UNIT: its start fails with the agent's usage error, exit 2,
+# and is not restarted; nothing attached.
+usage_refused()
+{
+	run fbf_box systemctl start "$1"
+	[ "$status" -ne 0 ]
+	[ "$(fbf_box_prop "$1" ExecMainStatus)" = 2 ]
+	sleep 3	# RestartSec=2: a restart would have come by now
+	[ "$(fbf_box_prop "$1" NRestarts)" = 0 ]
+	[ "$(fbf_box_prop "$1" ActiveState)" = failed ]
+	[ -z "$(attached_id)" ]
+}
+
 @test "a permanent error is not restarted: bad options from the environment file" {
 	echo 'FIZZBUZZFIB_AGENT_OPTS="--stats-interval soon"' |
 		fbf_box tee /etc/default/fizzbuzzfib-agent@veth0 >/dev/null
-	run fbf_box systemctl start "$UNIT"
-	[ "$status" -ne 0 ]
-	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 2 ]
-	sleep 3	# RestartSec=2: a restart would have come by now
-	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 0 ]
-	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
-	[ -z "$(attached_id)" ]
+	usage_refused "$UNIT"
 	[[ "$(unit_journal)" == *"fizzbuzzfib-agent: "*"soon"* ]]
 }
 
@@ -236,13 +243,7 @@ metric() { fbf_box_metric "$1"; }
 @test "the unit for every interface, with no patterns set: the agent's one-line usage error, exit 2, no restart" {
 	local journal line
 
-	run fbf_box systemctl start "$ALL"
-	[ "$status" -ne 0 ]
-	[ "$(fbf_box_prop "$ALL" ExecMainStatus)" = 2 ]
-	sleep 3	# RestartSec=2: a restart would have come by now
-	[ "$(fbf_box_prop "$ALL" NRestarts)" = 0 ]
-	[ "$(fbf_box_prop "$ALL" ActiveState)" = failed ]
-	[ -z "$(attached_id)" ]
+	usage_refused "$ALL"
 	journal=$(unit_journal "$ALL")
 	echo "$journal"
 	# The agent's say, and ExecStopPost='s --detach, which refuses the same: each one line.
