@@ -22,7 +22,7 @@
 #                 (either with KERNELS=...: the verifier's figures on those kernels too)
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
 # make fuzz / stress                                  see tests/tests.mk
-# make install    the agent as fizzbuzzfib-agent, its manual page and systemd unit, and
+# make install    the agent as fizzbuzzfib-agent, its manual page and systemd units, and
 #                 the cost tool as fizzbuzzfib-cost (bench/cost/cost.mk)
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
 # make deb        the Debian package, $(OUTPUT)/deb/fizzbuzzfib-agent_VERSION_ARCH.deb
@@ -214,15 +214,17 @@ bench: bench-micro bench-macro
 bench-figures:
 	$(Q)$(WRITE_FIGURES)
 
-# The agent as a system service: binary, manual page, systemd unit.
+# The agent as a system service: binary, manual page, systemd units (one
+# interface's template, and the unit for every interface its patterns select).
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+UNITS := fizzbuzzfib-agent@.service fizzbuzzfib-agent.service
 INSTALLED := $(DESTDIR)$(SBINDIR)/fizzbuzzfib-agent $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-agent.8 \
-	     $(DESTDIR)$(UNITDIR)/fizzbuzzfib-agent@.service
+	     $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS))
 
-# make install: the agent, its manual page and unit, and what the other
+# make install: the agent, its manual page and units, and what the other
 # makefiles add (bench/cost/cost.mk: the cost tool); install-agent alone is
 # what the Debian package ships.
 install: install-agent
@@ -232,8 +234,9 @@ install-agent: $(OUTPUT)/agent
 	$(Q)install -D -m 0755 $(OUTPUT)/agent $(DESTDIR)$(SBINDIR)/fizzbuzzfib-agent
 	$(Q)install -D -m 0644 man/fizzbuzzfib-agent.8 $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-agent.8
 	$(Q)mkdir -p $(DESTDIR)$(UNITDIR)
-	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|' systemd/fizzbuzzfib-agent@.service \
-		>$(DESTDIR)$(UNITDIR)/fizzbuzzfib-agent@.service
+	$(Q)for unit in $(UNITS); do \
+		sed 's|@SBINDIR@|$(SBINDIR)|' systemd/$$unit >$(DESTDIR)$(UNITDIR)/$$unit || exit; \
+	done
 
 uninstall:
 	$(Q)rm -f $(INSTALLED)

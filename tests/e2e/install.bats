@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The agent as installed: make install into a staging tree, the installed
-# binary run from there, its systemd unit and manual page checked by the
+# binary run from there, its systemd units and manual page checked by the
 # tools that read them, and the documentation covering every option, exit
 # status, counter and metric the agent has, checked against their one source.
 
@@ -19,13 +19,15 @@ setup()
 }
 teardown() { fbf_bats_teardown; }
 
-@test "make install: the agent, its manual page and unit; the binary runs from there" {
+@test "make install: the agent, its manual page and units; the binary runs from there" {
 	local bin=$DEST/usr/local/sbin/fizzbuzzfib-agent
 
 	[ -x "$bin" ]
 	[ -f "$DEST/usr/local/share/man/man8/fizzbuzzfib-agent.8" ]
 	grep -qx 'ExecStart=/usr/local/sbin/fizzbuzzfib-agent --iface %i $FIZZBUZZFIB_AGENT_OPTS' \
 		"$DEST/usr/local/lib/systemd/system/fizzbuzzfib-agent@.service"
+	grep -qxF 'ExecStart=/usr/local/sbin/fizzbuzzfib-agent --iface "${FIZZBUZZFIB_AGENT_IFACES}" $FIZZBUZZFIB_AGENT_OPTS' \
+		"$DEST/usr/local/lib/systemd/system/fizzbuzzfib-agent.service"
 	# Named as installed, in what it prints and in what it tells to run.
 	run "$bin" --version
 	[ "$status" -eq 0 ]
@@ -41,22 +43,40 @@ teardown() { fbf_bats_teardown; }
 	[ -z "$(find "$DEST" -type f)" ]
 }
 
-@test "the systemd unit passes systemd-analyze verify" {
-	local units=$BATS_TEST_TMPDIR/units
+@test "the systemd units pass systemd-analyze verify" {
+	local units=$BATS_TEST_TMPDIR/units unit
 
 	command -v systemd-analyze >/dev/null ||
 		skip "systemd-analyze is not installed (Debian package systemd; make deps)"
 	# verify wants the binary and the manual page where the unit says: point it
 	# at the staging tree.
 	mkdir -p "$units"
-	sed "s|/usr/local/sbin|$DEST/usr/local/sbin|" \
-		"$DEST/usr/local/lib/systemd/system/fizzbuzzfib-agent@.service" \
-		>"$units/fizzbuzzfib-agent@.service"
-	run env MANPATH="$DEST/usr/local/share/man" \
-		systemd-analyze verify "$units/fizzbuzzfib-agent@eth0.service"
+	for unit in fizzbuzzfib-agent@.service fizzbuzzfib-agent.service; do
+		sed "s|/usr/local/sbin|$DEST/usr/local/sbin|" \
+			"$DEST/usr/local/lib/systemd/system/$unit" >"$units/$unit"
+	done
+	run env MANPATH="$DEST/usr/local/share/man" systemd-analyze verify \
+		"$units/fizzbuzzfib-agent@eth0.service" "$units/fizzbuzzfib-agent.service"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+@test "the unit for every interface has the template's settings but those about the interface" {
+	# Each unit's settings, comments and sections aside, but for those that
+	# name or wait for the interface and the no-restart list (3 is retried
+	# where no device is waited for).
+	settings()
+	{
+		grep -v '^#\|^\[\|^$' "systemd/$1" | grep -v \
+			'^\(Description\|BindsTo\|After\|ExecStart\|ExecStopPost\|RestartPreventExitStatus\)=' |
+			grep -vxF 'EnvironmentFile=-/etc/default/fizzbuzzfib-agent@%i'
+	}
+	diff <(settings fizzbuzzfib-agent@.service) <(settings fizzbuzzfib-agent.service)
+	# Not vacuous: the sandbox is among what was compared.
+	[ "$(settings fizzbuzzfib-agent.service | grep -c '^Protect')" -ge 5 ]
+	[ "$(sed -n 's/^RestartPreventExitStatus=//p' systemd/fizzbuzzfib-agent@.service | sed 's/ 3 / /')" = \
+	  "$(sed -n 's/^RestartPreventExitStatus=//p' systemd/fizzbuzzfib-agent.service)" ]
 }
 
 @test "the manual page is clean for mandoc -T lint and man --warnings" {

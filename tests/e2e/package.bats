@@ -4,13 +4,14 @@
 # The Debian package (make deb): built with no network, lintian clean, what
 # it holds and depends on, then its life under a real systemd, in the
 # container of tests/e2e/service.bats (testing/nspawn/) with nothing
-# installed: apt install, an instance counting on a veth, an upgrade to a
-# rebuilt package while it runs, remove, purge. The container's tests run
+# installed: apt install, neither unit enabled, an instance counting on a
+# veth, an upgrade to a rebuilt package while it runs, remove, purge. The container's tests run
 # in order, each on what the one before left.
 
 load ../../testing/nspawn/nspawn
 
 UNIT=fizzbuzzfib-agent@veth0.service
+ALL=fizzbuzzfib-agent.service
 PKG=fizzbuzzfib-agent
 
 setup_file()
@@ -96,13 +97,17 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	! grep -q '^[EW]: ' <<<"$output"
 }
 
-@test "the package: agent, unit, manual page, a conffile of commented options, docs; Depends from its libraries" {
+@test "the package: agent, units, manual page, a conffile of commented options, docs; Depends from its libraries" {
 	local dir=$BATS_TEST_TMPDIR/x lib owner deps libs opts
 
 	dpkg-deb -R "$DEB" "$dir"
 	[ -x "$dir/usr/sbin/fizzbuzzfib-agent" ]
 	grep -qx 'ExecStart=/usr/sbin/fizzbuzzfib-agent --iface %i $FIZZBUZZFIB_AGENT_OPTS' \
 		"$dir/lib/systemd/system/fizzbuzzfib-agent@.service"
+	grep -qxF 'ExecStart=/usr/sbin/fizzbuzzfib-agent --iface "${FIZZBUZZFIB_AGENT_IFACES}" $FIZZBUZZFIB_AGENT_OPTS' \
+		"$dir/lib/systemd/system/fizzbuzzfib-agent.service"
+	# Its patterns are the operator's to write: examples, commented.
+	grep -q '^#FIZZBUZZFIB_AGENT_IFACES="[^"]*,![^"]*"$' "$dir/etc/default/fizzbuzzfib-agent"
 	[ -f "$dir/usr/share/man/man8/fizzbuzzfib-agent.8.gz" ]
 	[ -f "$dir/usr/share/doc/$PKG/docs/service.md.gz" ]
 	[ "$(cat "$dir/DEBIAN/conffiles")" = /etc/default/fizzbuzzfib-agent ]
@@ -135,14 +140,18 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	done
 }
 
-@test "under systemd: apt install; no instance enabled; one started counts on a veth" {
+@test "under systemd: apt install; neither unit enabled or started; an instance started counts on a veth" {
 	local id sent packets
 
 	box_apt install "$DEB"
 	[ "$(fbf_box dpkg-query -W -f '${Version}' "$PKG")" = "$VERSION" ]
-	[ -z "$(fbf_box systemctl list-units --all --plain --no-legend 'fizzbuzzfib-agent@*')" ]
+	[ -z "$(fbf_box systemctl list-units --all --plain --no-legend 'fizzbuzzfib-agent*')" ]
 	[ "$(fbf_box systemctl is-enabled "$UNIT" || true)" = disabled ]
-	# Enabled, as an operator would: purge must remove that too.
+	[ "$(fbf_box systemctl is-enabled "$ALL" || true)" = disabled ]
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
+	# Enabled, as an operator would: purge must remove that too. The unit for
+	# every interface enabled but not started: the upgrade must not start it.
+	fbf_box systemctl enable "$ALL"
 	fbf_box systemctl enable --now "$UNIT"
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
 	id=$(fbf_box_status_id "$UNIT")
@@ -167,6 +176,8 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$(fbf_box tail -n 1 /etc/default/fizzbuzzfib-agent)" = "$edit" ]
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
 	[ "$(fbf_box_prop "$UNIT" MainPID)" != "$pid" ]
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
+	[ "$(fbf_box systemctl is-enabled "$ALL")" = enabled ]
 	new=$(fbf_box_status_id "$UNIT")
 	remember_id "$new"
 	echo "prog id $old before, $new after"

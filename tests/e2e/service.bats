@@ -1,18 +1,23 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The installed unit, fizzbuzzfib-agent@.service, run by a real systemd: a
-# container booted from this machine's root (testing/nspawn/), with the agent
-# installed by make install and a veth pair of its own. Start with readiness,
-# traffic, the journal and a scrape, stop, SIGKILL and the restart that
-# removes what the killed agent left, crashes and a watchdog kill with no
-# restart after which ExecStopPost= left nothing, the watchdog, a permanent
-# error, the start limit, the interface moved to another namespace under the
-# sandbox, and the sandbox's exposure score.
+# The installed units, fizzbuzzfib-agent@.service and fizzbuzzfib-agent.service,
+# run by a real systemd: a container booted from this machine's root
+# (testing/nspawn/), with the agent installed by make install and a veth pair
+# of its own. Start with readiness, traffic, the journal and a scrape, stop,
+# SIGKILL and the restart that removes what the killed agent left, crashes
+# and a watchdog kill with no restart after which ExecStopPost= left nothing,
+# the watchdog, a permanent error, the start limit, the unit for every
+# interface its patterns select (started, stopped, with no patterns, against
+# the template's instance on the same interface), the interface moved to
+# another namespace under the sandbox, and the sandbox's exposure score.
 
 load ../../testing/nspawn/nspawn
 
 UNIT=fizzbuzzfib-agent@veth0.service
+# The unit for every interface its patterns select, and the file it reads them from.
+ALL=fizzbuzzfib-agent.service
+DEFAULTS=/etc/default/fizzbuzzfib-agent
 
 setup_file()
 {
@@ -41,25 +46,33 @@ setup()
 teardown()
 {
 	[ -z "${FBF_BOX_SKIP:-}" ] || return 0
-	fbf_box systemctl stop "$UNIT"
-	fbf_box systemctl reset-failed "$UNIT" 2>/dev/null || true
-	fbf_box rm -rf "/run/systemd/system/$UNIT.d" /etc/default/fizzbuzzfib-agent@veth0
+	fbf_box systemctl stop "$UNIT" "$ALL"
+	fbf_box systemctl reset-failed "$UNIT" "$ALL" 2>/dev/null || true
+	fbf_box rm -rf "/run/systemd/system/$UNIT.d" "/run/systemd/system/$ALL.d" \
+		/etc/default/fizzbuzzfib-agent@veth0 "$DEFAULTS"
 	fbf_box systemctl daemon-reload
 }
 
-# dropin TEXT: the unit's settings for this test (teardown removes them).
+# dropin TEXT [UNIT]: the unit's settings for this test (teardown removes them).
 dropin()
 {
-	fbf_box mkdir -p "/run/systemd/system/$UNIT.d"
-	printf '%b' "$1" | fbf_box tee "/run/systemd/system/$UNIT.d/test.conf" >/dev/null
+	local unit=${2:-$UNIT}
+
+	fbf_box mkdir -p "/run/systemd/system/$unit.d"
+	printf '%b' "$1" | fbf_box tee "/run/systemd/system/$unit.d/test.conf" >/dev/null
 	fbf_box systemctl daemon-reload
 }
 
 # The lock files left in the unit's lock directory, one a line.
 lock_files() { fbf_box find /run/fizzbuzzfib -name '*.lock'; }
 
-# The unit's journal since the test began; the journal can lag a little.
-unit_journal() { sleep 1; fbf_box journalctl -u "$UNIT" --after-cursor="$CURSOR" -o cat -q; }
+# A unit's journal (the template's instance's if none named) since the test
+# began; the journal can lag a little.
+unit_journal()
+{
+	sleep 1
+	fbf_box journalctl -u "${1:-$UNIT}" --after-cursor="$CURSOR" -o cat -q
+}
 
 # The id of xdp_fizzbuzzfib on veth0 now; the prog id in the unit's status.
 attached_id() { fbf_box_attached_id veth0; }
@@ -156,16 +169,23 @@ metric() { fbf_box_metric "$1"; }
 	[[ "$(unit_journal)" == *"Watchdog timeout"* ]]
 }
 
+# usage_refused UNIT: its start fails with the agent's usage error, exit 2,
+# and is not restarted; nothing attached.
+usage_refused()
+{
+	run fbf_box systemctl start "$1"
+	[ "$status" -ne 0 ]
+	[ "$(fbf_box_prop "$1" ExecMainStatus)" = 2 ]
+	sleep 3	# RestartSec=2: a restart would have come by now
+	[ "$(fbf_box_prop "$1" NRestarts)" = 0 ]
+	[ "$(fbf_box_prop "$1" ActiveState)" = failed ]
+	[ -z "$(attached_id)" ]
+}
+
 @test "a permanent error is not restarted: bad options from the environment file" {
 	echo 'FIZZBUZZFIB_AGENT_OPTS="--stats-interval soon"' |
 		fbf_box tee /etc/default/fizzbuzzfib-agent@veth0 >/dev/null
-	run fbf_box systemctl start "$UNIT"
-	[ "$status" -ne 0 ]
-	[ "$(fbf_box_prop "$UNIT" ExecMainStatus)" = 2 ]
-	sleep 3	# RestartSec=2: a restart would have come by now
-	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 0 ]
-	[ "$(fbf_box_prop "$UNIT" ActiveState)" = failed ]
-	[ -z "$(attached_id)" ]
+	usage_refused "$UNIT"
 	[[ "$(unit_journal)" == *"fizzbuzzfib-agent: "*"soon"* ]]
 }
 
@@ -190,15 +210,88 @@ metric() { fbf_box_metric "$1"; }
 	[ -z "$(lock_files)" ]
 }
 
-@test "systemd-analyze security rates the running unit's sandbox OK (below 3.0)" {
-	local score
+@test "the unit for every interface its patterns select: ready, counts traffic, stops leaving nothing" {
+	local id sent packets journal
 
+	# A regular expression through the file's quoting, a glob and an
+	# exclusion: veth0 alone.
+	echo 'FIZZBUZZFIB_AGENT_IFACES="/^veth[0-9]+$/,!veth1"' | fbf_box tee "$DEFAULTS" >/dev/null
+	fbf_box systemctl start "$ALL"	# Type=notify: returns once READY=1 came
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = active ]
+	id=$(fbf_box_status_id "$ALL")
+	[ -n "$id" ]
+	[ "$(attached_id)" = "$id" ]
+	[[ "$(fbf_box_prop "$ALL" StatusText)" == *" on veth0, "* ]]
+	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
+	packets=$(metric 'fizzbuzzfib_packets_total{device="veth0"}')
+	echo "sent $sent, counted $packets"
+	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+
+	fbf_box systemctl stop "$ALL"
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
+	[ "$(fbf_box_prop "$ALL" ExecMainStatus)" = 0 ]
+	[ -z "$(attached_id)" ]
+	run fbf_box ip -details link show veth1
+	[[ "$output" != *"prog/xdp"* ]]
+	[ -z "$(lock_files)" ]
+	journal=$(unit_journal "$ALL")
+	echo "$journal"
+	[[ "$journal" == *"attached xdp_fizzbuzzfib (prog id $id) to veth0"* ]]
+	[[ "$journal" == *"summary packets=$packets non_ipv4=0 malformed=0"* ]]
+}
+
+@test "the unit for every interface, with no patterns set: the agent's one-line usage error, exit 2, no restart" {
+	local journal line
+
+	usage_refused "$ALL"
+	journal=$(unit_journal "$ALL")
+	echo "$journal"
+	# The agent's say, and ExecStopPost='s --detach, which refuses the same: each one line.
+	line="fizzbuzzfib-agent: --iface '': the interface name is empty; see fizzbuzzfib-agent --help"
+	grep -qxF "$line" <<<"$journal"
+	[ -z "$(grep '^fizzbuzzfib-agent: ' <<<"$journal" | grep -vxF "$line")" ]
+}
+
+@test "both units on one interface: the second exits 6, is given up by the start limit, the first keeps it" {
+	local id journal
+
+	# A metrics address each: the instance's file wins over the shared one.
+	printf '%s\n' 'FIZZBUZZFIB_AGENT_IFACES="veth*,!veth1"' \
+		'FIZZBUZZFIB_AGENT_OPTS="--quiet --metrics 127.0.0.1:9436"' | fbf_box tee "$DEFAULTS" >/dev/null
+	echo 'FIZZBUZZFIB_AGENT_OPTS="--quiet --metrics 127.0.0.1:9435"' |
+		fbf_box tee /etc/default/fizzbuzzfib-agent@veth0 >/dev/null
+	# The unit's start limit, reached in a second rather than ten.
+	dropin '[Service]\nRestartSec=100ms\n' "$ALL"
 	fbf_box systemctl start "$UNIT"
-	score=$(fbf_box systemd-analyze security --no-pager "$UNIT" |
-		sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
-	echo "exposure $score"
-	[ -n "$score" ]
-	awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'
+	id=$(status_id)
+	fbf_box systemctl start "$ALL" || true
+	fbf_box_wait "$ALL" NRestarts 5
+	fbf_box_wait "$ALL" ActiveState failed
+	[ "$(fbf_box_prop "$ALL" ExecMainStatus)" = 6 ]
+	journal=$(unit_journal "$ALL")
+	echo "$journal"
+	[[ "$journal" == *"Start request repeated too quickly"* ]]
+	# The instance kept its program and lock: ExecStopPost='s --detach left a live agent's alone.
+	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
+	[ "$(fbf_box_prop "$UNIT" NRestarts)" = 0 ]
+	[ "$(attached_id)" = "$id" ]
+	[ "$(lock_files | wc -l)" -eq 1 ]
+	[[ "$journal" != *"removed stale"* ]]
+}
+
+@test "systemd-analyze security rates both running units' sandboxes OK (below 3.0)" {
+	local unit score
+
+	echo 'FIZZBUZZFIB_AGENT_IFACES="veth0"' | fbf_box tee "$DEFAULTS" >/dev/null
+	for unit in "$UNIT" "$ALL"; do
+		fbf_box systemctl start "$unit"
+		score=$(fbf_box systemd-analyze security --no-pager "$unit" |
+			sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+		fbf_box systemctl stop "$unit"
+		echo "$unit: exposure $score"
+		[ -n "$score" ]
+		awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'
+	done
 }
 
 # Last: the interface leaves the container's namespace, and comes back new.
