@@ -209,6 +209,7 @@ static void attach_read_back(struct attachment *a)
 		return;
 	}
 	a->dispatcher = id != xdp_program__id(a->prog);
+	a->attached_id = id;
 }
 
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,

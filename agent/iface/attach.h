@@ -20,6 +20,7 @@ struct attachment {
 	const char *why;		/* why that mode, for the start line */
 	char driver[32];		/* ethtool's name for it; "" if unsaid */
 	bool dispatcher;		/* through libxdp's dispatcher, not alone */
+	__u32 attached_id;		/* the interface's program: ours, or the dispatcher */
 	bool attached;
 };
 

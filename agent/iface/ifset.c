@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "iface/ifset.h"
 #include "iface/ifstate.h"
+#include "iface/ifwatch.h"
 #include "iface/xdp_mode.h"
 #include "loop/summary.h"
 
@@ -192,21 +193,50 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		member_add(s, ev->ifindex, ev->name);
 }
 
+/*
+ * @m's interface left for another namespace, the program on it: step in
+ * there and take it off, if it is still the one the agent attached (as a
+ * lone agent does, main.c). @why gets what happened.
+ */
+static void member_moved(struct ifset_member *m, const struct link_event *ev, const char *shown,
+			 char *why, size_t size)
+{
+	struct ifwatch w = {
+		.mode = m->att.mode,
+		.new_nsid = ev->new_nsid,
+		.new_ifindex = ev->new_ifindex,
+	};
+	char where[128];
+	int fd, err;
+
+	fd = m->att.attached_id ? bpf_prog_get_fd_by_id(m->att.attached_id) : -1;
+	err = fd < 0 ? -ENOENT : ifwatch_detach_moved(&w, fd, where, sizeof(where));
+	if (fd < 0)
+		snprintf(where, sizeof(where), "nsid %d", ev->new_nsid);
+	else
+		close(fd);
+	if (!err)
+		snprintf(why, size, "moved to network namespace %s; %s detached from it there",
+			 where, FBF_PROG_NAME);
+	else
+		snprintf(why, size, "moved to network namespace %s with %s attached, and "
+			 "detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set "
+			 "dev %s xdp off'", where, FBF_PROG_NAME, strerror(-err), shown);
+}
+
 static void link_gone(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
-	char why[128 + ESCAPE_IFNAME_SIZE];
+	char why[256 + ESCAPE_IFNAME_SIZE];
 
 	if (!m)
 		return;
-	/* The kernel took the program off with the device, or it went along. */
-	attachment_forget_iface(&m->att);
 	if (ev->moved)
-		snprintf(why, sizeof(why), "moved to another network namespace, the program "
-			 "with it; remove it there with 'ip -n NAMESPACE link set dev %s xdp off'",
-			 s->names.log[m - s->m]);
+		member_moved(m, ev, s->names.log[m - s->m], why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
+	/* The kernel took the program off with the device, or it went along. */
+	attachment_forget_iface(&m->att);
 	member_gone(s, m, why);
 }
 

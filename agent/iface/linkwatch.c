@@ -86,6 +86,8 @@ static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 	if (nh->nlmsg_type == RTM_DELLINK) {
 		ev.kind = LINKWATCH_GONE;
 		ev.moved = l.moved;
+		ev.new_nsid = l.new_nsid;
+		ev.new_ifindex = l.new_ifindex;
 	} else {
 		ev.up = l.flags & IFF_UP;
 	}

@@ -38,6 +38,8 @@ struct link_event {
 	char name[IF_NAMESIZE];	/* PRESENT and GONE */
 	bool up;		/* PRESENT: IFF_UP */
 	bool moved;		/* GONE: it left for another network namespace (IFLA_NEW_NETNSID) */
+	int new_nsid;		/* ... that namespace, as this one names it; -1: none given */
+	int new_ifindex;	/* ... its index there; 0: none given */
 };
 
 struct linkwatch {
