@@ -488,8 +488,9 @@ static int agent_serve(struct agent *a)
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
 	if (a->many)
-		snprintf(status, sizeof(status), "%s on %u interfaces --iface %s selects, %s",
-			 FBF_PROG_NAME, a->set.attached, a->iface, a->transport);
+		snprintf(status, sizeof(status), "%s on %u interface%s --iface %s selects, %s",
+			 FBF_PROG_NAME, a->set.attached, a->set.attached == 1 ? "" : "s", a->iface,
+			 a->transport);
 	else
 		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s",
 			 FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,

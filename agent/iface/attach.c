@@ -212,6 +212,25 @@ static void attach_read_back(struct attachment *a)
 	a->attached_id = id;
 }
 
+/*
+ * A program that uses shared maps, attached: keep it alone, from its
+ * descriptor, and let its object go. The object holds a descriptor of each
+ * shared map and the ELF and BTF it was loaded from, some fifteen
+ * descriptors an interface, which on a host of hundreds could pass the
+ * process's limit; the maps live on in the object that created them. If the
+ * program cannot be kept so, the object stays.
+ */
+static void program_keep_alone(struct attachment *a)
+{
+	struct xdp_program *alone = xdp_program__clone(a->prog, 0);
+
+	if (libxdp_get_error(alone))
+		return;
+	xdp_program__close(a->prog);
+	fbf_object_close(&a->obj);
+	a->prog = alone;
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
 		      const struct fbf_object *maps, __u32 slot)
@@ -246,8 +265,12 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		a->why = a->mode == XDP_MODE_SKB ? "the driver has no native XDP" :
 			 "the driver has it";
 
+	if (maps) {
+		program_keep_alone(a);
+		return 0;
+	}
 	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
-	err = maps ? 0 : fbf_object_reader_map(&a->obj);
+	err = fbf_object_reader_map(&a->obj);
 	if (err) {
 		pr_err("cannot map the program's global data: %s\n", strerror(-err));
 		attachment_detach(a);

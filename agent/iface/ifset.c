@@ -83,9 +83,23 @@ static int member_counts(const struct ifset *s, const struct ifset_member *m,
 	return err;
 }
 
+/* Add the run-time statistics of @m's program to *@ns and *@cnt. */
+static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = attachment_prog_fd(&m->att);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	*ns += info.run_time_ns;
+	*cnt += info.run_cnt;
+}
+
 /* Give the slot up, once its program has run for the last time. */
 static void member_free(struct ifset *s, struct ifset_member *m)
 {
+	member_run_stats(m, &s->gone_run_time_ns, &s->gone_run_cnt);
 	attachment_close(&m->att);
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
@@ -330,10 +344,12 @@ int ifset_open(struct ifset *s)
 		       IFSET_LISTING_TIMEOUT_MS / 1000);
 		return AGENT_EXIT_FAILURE;
 	}
-	if (!s->attached)
-		pr_warn("no interface in this network namespace %s --iface yet; the agent "
-			"attaches to those that come (list them with 'ip link')\n",
-			s->failed ? "that matches takes the program under" : "matches");
+	if (!s->attached && !s->failed)
+		pr_warn("no interface in this network namespace matches --iface yet; the agent "
+			"attaches to those that come (list them with 'ip link')\n");
+	else if (!s->attached)
+		pr_warn("no interface --iface selects took the program (said above); the agent "
+			"attaches to those that come\n");
 	return 0;
 }
 
@@ -399,6 +415,17 @@ int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counte
 	*total = sum;
 	*shares = out;
 	return n + 1;
+}
+
+void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
+{
+	pthread_mutex_lock(&s->lock);
+	*run_time_ns = s->gone_run_time_ns;
+	*run_cnt = s->gone_run_cnt;
+	for (__u32 i = 0; i < s->slots; i++)
+		if (s->m[i].ifindex)
+			member_run_stats(&s->m[i], run_time_ns, run_cnt);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void ifset_close(struct ifset *s)

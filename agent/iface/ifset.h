@@ -68,6 +68,8 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
+	__u64 gone_run_cnt;
 };
 
 /*
@@ -99,6 +101,12 @@ struct ifset_share {
  * by the caller), or -errno.
  */
 int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counters *total);
+
+/*
+ * BPF run-time statistics summed over every program the set attached, those
+ * let go included, so that they only grow. Safe on any thread.
+ */
+void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt);
 
 /* At stop: the program off every interface. 0, or the first exit status of a failure. */
 int ifset_detach(struct ifset *s);

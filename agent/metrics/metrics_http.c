@@ -85,7 +85,12 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		s->sinks[i].lost = __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED);
 		s->nr_sinks++;
 	}
-	read_run_stats(src->prog_fd, s);
+	if (src->ifaces) {
+		ifset_run_stats(src->ifaces, &s->run_time_ns, &s->run_cnt);
+		s->have_run_stats = s->run_time_ns || s->run_cnt;
+	} else {
+		read_run_stats(src->prog_fd, s);
+	}
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
 	if (!src->ifaces)

@@ -135,8 +135,10 @@ run_with_caps()
 	[ -e "$dir/events.json.1" ]
 }
 
-@test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
-	local agent=$FBF_BUILD/agent status=0 kind
+# valgrind_start ARGS...: the plain agent under Valgrind memcheck with ARGS, attached.
+valgrind_start()
+{
+	local agent=$FBF_BUILD/agent
 
 	command -v valgrind >/dev/null || skip "valgrind is not installed (make deps)"
 	# Valgrind cannot run an ASan binary: use the plain build.
@@ -145,9 +147,14 @@ run_with_caps()
 		skip "no build without sanitizers: run make"
 	fbf_srv_start "$OUT" "$ERR" valgrind --error-exitcode=99 --leak-check=full \
 		--show-leak-kinds=all --errors-for-leak-kinds=all \
-		--suppressions="$FBF_ROOT/tests/e2e/hardening.supp" \
-		"$agent" --iface "$FBF_VETH_SRV" --duration 4
-	fbf_traffic 3
+		--suppressions="$FBF_ROOT/tests/e2e/hardening.supp" "$agent" "$@"
+}
+
+# valgrind_clean: the agent under Valgrind exited 0, with no error and no leak.
+valgrind_clean()
+{
+	local status=0 kind
+
 	wait "$FBF_AGENT_PID" || status=$?
 	FBF_AGENT_PID=
 	[ "$status" -eq 0 ]
@@ -159,6 +166,33 @@ run_with_caps()
 		done
 	}
 	[ "$(fbf_summary_value "$ERR" delivered)" -gt 0 ]
+}
+
+@test "the agent under Valgrind memcheck, under traffic: no error, no leak" {
+	valgrind_start --iface "$FBF_VETH_SRV" --duration 4
+	fbf_traffic 3
+	valgrind_clean
+}
+
+@test "the same over patterns, interfaces coming and going, metrics scraped: no error, no leak" {
+	local n
+
+	valgrind_start --iface "$FBF_VETH_SRV,fbfh*" --duration 8 --metrics 127.0.0.1:19436
+	for n in 1 2 3; do
+		fbf_in_srv ip link add "fbfh$n" type veth peer name "fbfg$n"
+		fbf_in_srv ip link set "fbfh$n" up
+	done
+	fbf_traffic 3
+	fbf_in_srv ip link set fbfh2 down
+	fbf_in_srv ip link set fbfh2 name fbfx2
+	fbf_in_srv curl -sf http://127.0.0.1:19436/metrics | grep -q '^fizzbuzzfib_iface_packets_total'
+	fbf_in_srv ip link del fbfh1
+	fbf_in_srv ip link del fbfx2
+	valgrind_clean
+	grep -q 'iface_gone iface=fbfh1 ' "$ERR"
+	grep -q 'iface_gone iface=fbfh2 ' "$ERR"
+	grep -q 'iface iface=fbfh3 ' "$ERR"
+	fbf_in_srv ip link del fbfh3
 }
 
 @test "least privilege: runs with exactly CAP_NET_ADMIN and CAP_SYS_ADMIN" {

@@ -382,3 +382,19 @@ wait_for()
 		[ "$status" -ne 0 ]
 	done
 }
+
+@test "an interface moved to another namespace: its program taken off over there, its account said" {
+	pairs_add 1 1
+	start_many "$OUT" "$ERR" --iface "ch*" --json
+	wait_for 1 attached_count "$ERR" ch1
+	flood cp1 10.75.0.1 20
+	fbf_in_srv ip link set ch1 netns "$FBF_NS_CLI"
+	wait_for 1 grep -c '"type":"iface_gone","iface":"ch1"' "$ERR"
+	grep -q "interface ch1 (ifindex [0-9]*) moved to network namespace $FBF_NS_CLI; xdp_fizzbuzzfib detached from it there" "$ERR"
+	run fbf_xdp_prog_id "$FBF_NS_CLI" ch1
+	[ "$status" -ne 0 ]
+	fbf_stop_agent INT
+	[ "$(iface_value "$ERR" iface_gone ch1 ipv4)" -eq 20 ]
+	accounts_add_up "$ERR"
+	fbf_in_cli ip link del ch1
+}
