@@ -95,6 +95,14 @@ map_kb()
 print("%.1f" % (sum(json.loads(l).get("bytes_memlock", 0) for l in sys.stdin if l.strip()) / 1024))'
 }
 
+# percentile P FILE: the P-th percentile of the numbers in FILE, one per line
+# (whole numbers: ns or us).
+percentile()
+{
+	sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
+		if (NR) { i = int(NR * p / 100 + 0.999); printf "%.0f", v[i < 1 ? 1 : i] } }'
+}
+
 # aggregate_reported OUT: what a user of --aggregate reads in the agent's
 # output OUT: the per-class totals and no_room of every interval printed, summed.
 aggregate_reported()

@@ -57,6 +57,8 @@ flood_seconds=${FBF_IFACES_FLOOD_SECONDS:-2}
 most=${counts[-1]}
 max_ifaces=$((most + appear > side ? most + appear : side))
 
+[ "$side" -ge 2 ] || { echo "ifaces: FBF_IFACES_SIDE must be 2 or more (the flood's many arm)" >&2
+	exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
 	echo "ifaces: needs root (network namespaces, veth pairs, XDP)" >&2
 	exit 1
@@ -71,8 +73,10 @@ work=$(mktemp -d /tmp/fbf-ifaces.XXXXXX)
 agent_pid=
 cleanup()
 {
-	# Under set -e, a wait that reports the signal would end the trap here.
-	if [ -n "$agent_pid" ] && kill -INT "$agent_pid" 2>/dev/null; then
+	# TERM: a background job of a script ignores SIGINT until the agent
+	# sets its handler. Under set -e, a wait that reports the signal would
+	# end the trap here.
+	if [ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null; then
 		wait "$agent_pid" 2>/dev/null || true
 	fi
 	ip netns del "$ns" 2>/dev/null || true
@@ -135,6 +139,9 @@ agent_start()
 {
 	local t0
 
+	# Emptied here, not only by the redirect below, which runs in the
+	# background child, maybe after the first look for the line.
+	: >"$work/err"
 	t0=$(now_us)
 	nsenter --net="/run/netns/$ns" "$AGENT" --iface "$1" --max-ifaces "$max_ifaces" --json \
 		--quiet >/dev/null 2>"$work/err" 3>&- &
@@ -147,18 +154,11 @@ agent_stop()
 {
 	local status=0
 
-	kill -INT "$agent_pid"
+	kill -TERM "$agent_pid"
 	wait "$agent_pid" || status=$?
 	agent_pid=
 	[ "$status" -eq 0 ] || { echo "ifaces: the agent exited $status:" >&2
 		tail -n 20 "$work/err" >&2; return 1; }
-}
-
-# percentile P FILE: the P-th percentile of the numbers in FILE, one per line.
-percentile()
-{
-	sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
-		if (NR) { i = int(NR * p / 100 + 0.999); print v[i < 1 ? 1 : i] } }'
 }
 
 # voluntary PID: the voluntary context switches of all its threads.
