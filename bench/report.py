@@ -275,7 +275,7 @@ def report_peers(src, _dst):
 
 # The order make bench writes them in; any other BMF file there follows, by name.
 FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
-                 "peers", "flood", "metrics", "scrape", "stop"]
+                 "peers", "ifaces", "flood", "metrics", "scrape", "stop"]
 
 
 def report_figures(src, dst):

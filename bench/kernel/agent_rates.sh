@@ -27,6 +27,7 @@
 set -euo pipefail
 
 . "$(dirname "$0")/../../testing/netns.bash"
+. "$(dirname "$0")/flood.bash"
 
 rounds=${1:?usage: agent_rates.sh ROUNDS EVENTS ARM=AGENT...}
 events=${2:?usage: agent_rates.sh ROUNDS EVENTS ARM=AGENT...}
@@ -114,13 +115,6 @@ agents_start()
 		own_ids[i]=$(fbf_agent_prog_id "$work/${names[i]}.err" || echo "${ids[i]}")
 		kill -STOP "${pids[i]}"
 	done
-}
-
-# thread_stat PID: "CPU_NS TIMESLICES" summed over the process's threads.
-thread_stat()
-{
-	# %.0f: awk's %d is a C int in mawk, and a busy agent's ns pass 2^31 in 2 s.
-	cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { printf "%.0f %.0f\n", ns, n }'
 }
 
 order() { local k; for ((k = 0; k < nr; k++)); do echo $(((k + $1) % nr)); done; }

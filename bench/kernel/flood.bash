@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What the whole-path benchmarks share (macro_live.sh, peers.sh): the raw
-# flood into the test network's veth, and the figures taken around it. Load
-# it after testing/netns.bash, with fbf_net_up done, and set work (a scratch
+# What the whole-path benchmarks share (macro_live.sh, peers.sh, ifaces.sh):
+# the raw flood into the test network's veth, and the figures taken around it
+# (an agent's CPU, wake-ups and kernel memory; agent_rates.sh takes those
+# too). Load it after testing/netns.bash, with fbf_net_up done (or
+# FBF_NS_CLI, FBF_VETH_CLI and FBF_SERVER set), and set work (a scratch
 # directory) and flood_seconds.
 
 rawflood=$FBF_BUILD/rawflood
@@ -43,6 +45,37 @@ cpu_ns()
 	done | awk '{ t += $1 } END { printf "%d", t }'
 }
 
+# thread_stat PID: "CPU_NS TIMESLICES" summed over the process's threads, from
+# schedstat: the CPU time and the number of times a thread was put on a CPU
+# (every wake-up is one).
+thread_stat()
+{
+	# %.0f: awk's %d is a C int in mawk, and a busy agent's ns pass 2^31 in 2 s.
+	cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1; n += $3 } END { printf "%.0f %.0f\n", ns, n }'
+}
+
+# bpf_kb PID: "PROGS PROG_KB MAPS MAP_KB": the BPF programs and maps PID holds
+# an fd to (/proc/PID/fdinfo's prog_id and map_id; Debian's bpftool shows no
+# pids) and the maps those programs use, with their kernel memory (bpftool's
+# bytes_memlock, in kB). One listing each, however many there are.
+bpf_kb()
+{
+	local fdinfo
+
+	fdinfo=$(grep -hE '^(prog|map)_id:' /proc/"$1"/fdinfo/* 2>/dev/null || true)
+	python3 -c 'import json, subprocess, sys
+def show(kind):
+    out = subprocess.run(["bpftool", "-j", kind, "show"], check=True, capture_output=True)
+    return json.loads(out.stdout or b"[]")
+held = [l.split() for l in sys.argv[1].splitlines()]
+progs = {p["id"]: p for p in show("prog") if ["prog_id:", str(p["id"])] in held}
+map_ids = {int(i) for k, i in held if k == "map_id:"}
+map_ids |= {i for p in progs.values() for i in p.get("map_ids", [])}
+maps = [m for m in show("map") if m["id"] in map_ids]
+kb = lambda objs: sum(o.get("bytes_memlock", 0) for o in objs) / 1024
+print(len(progs), "%.1f" % kb(progs.values()), len(maps), "%.1f" % kb(maps))' "$fdinfo"
+}
+
 # map_kb PID ERR: the kernel memory of the agent's maps (bpftool's
 # bytes_memlock, in kB): those its program uses (the program's map_ids) and
 # those the agent holds an fd to (/proc/PID/fdinfo), which include
@@ -60,6 +93,14 @@ map_kb()
 		bpftool -j map show id "$id" && echo
 	done | python3 -c 'import json, sys
 print("%.1f" % (sum(json.loads(l).get("bytes_memlock", 0) for l in sys.stdin if l.strip()) / 1024))'
+}
+
+# percentile P FILE: the P-th percentile of the numbers in FILE, one per line
+# (whole numbers: ns or us).
+percentile()
+{
+	sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
+		if (NR) { i = int(NR * p / 100 + 0.999); printf "%.0f", v[i < 1 ? 1 : i] } }'
 }
 
 # aggregate_reported OUT: what a user of --aggregate reads in the agent's

@@ -5,8 +5,9 @@
 # that bencher can read, for every frame shape, both transports and the
 # queue sampled at 1 in 16; and the live one for every design (events,
 # sampled events, per-source counts) with every column of the table of
-# designs; and the peers beside the agent, each meter counting. Only names
-# and exact counts are checked, never a speed.
+# designs; and the peers beside the agent, each meter counting; and one
+# agent over many interfaces, each attached. Only names and exact counts are
+# checked, never a speed.
 
 load ../../testing/netns
 load ../bmf
@@ -164,4 +165,45 @@ setup() { fbf_bench_setup; }
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"agent --aggregate 1 --mode skb"*"2-cpu"* ]]
 	[[ "$output" == *"pmacctd"*"2-cpu"* ]]
+}
+
+@test "the ifaces benchmark writes BMF for every count and arm, each interface attached" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	local n benches=() measures=()
+
+	# Small: the names and the counts, not the timings.
+	FBF_IFACES_COUNTS="1 4" FBF_IFACES_ROUNDS=1 FBF_IFACES_IDLE_SECONDS=1 FBF_IFACES_APPEAR=3 \
+		FBF_IFACES_SIDE=4 FBF_IFACES_FLOOD_SECONDS=0.3 bench/kernel/ifaces.sh >"$RESULTS/i.tsv"
+	bench/report.py samples "$RESULTS/i.tsv" "$RESULTS/ifaces.bmf.json"
+	for n in 1 4; do
+		benches+=("ifaces/start/n=$n" "ifaces/idle/n=$n" "ifaces/memory/n=$n"
+			  "ifaces/appear/n=$n" "ifaces/flood/ifaces=$n")
+		measures+=("ifaces/start/n=$n:attach-ms-per-iface" "ifaces/idle/n=$n:cpu-percent"
+			   "ifaces/idle/n=$n:voluntary-switches-per-s" "ifaces/idle/n=$n:link-events"
+			   "ifaces/memory/n=$n:hwm-kib" "ifaces/appear/n=$n:attach-ms-max")
+	done
+	check_bmf "$RESULTS/ifaces.bmf.json" "${benches[@]}" ifaces/memory/per-iface ifaces/flood/ratio
+	check_bmf_measures "$RESULTS/ifaces.bmf.json" "${measures[@]}" \
+		ifaces/memory/per-iface:rss-kib ifaces/memory/per-iface:bpf-kib \
+		ifaces/flood/ifaces=4:throughput ifaces/flood/ratio:ratio
+
+	# Every interface attached, one program each; figures of the right sign.
+	python3 - "$RESULTS/ifaces.bmf.json" <<-'PY'
+	import json, sys
+	bmf = json.load(open(sys.argv[1]))
+	v = lambda b, m: bmf[b][m]["value"]
+	for n in (1, 4):
+	    assert v(f"ifaces/start/n={n}", "attached") == n, n
+	    assert v(f"ifaces/start/n={n}", "attach-ms") > 0, n
+	    assert v(f"ifaces/appear/n={n}", "attached") == 3, n
+	    assert v(f"ifaces/appear/n={n}", "attach-ms-p50") > 0, n
+	    assert v(f"ifaces/idle/n={n}", "wakeups-per-s") >= 0, n
+	    assert v(f"ifaces/memory/n={n}", "progs") == n, n
+	    assert v(f"ifaces/memory/n={n}", "rss-kib") > 0, n
+	    assert v(f"ifaces/memory/n={n}", "bpf-map-kib") > 0, n
+	    f = f"ifaces/flood/ifaces={n}"
+	    assert v(f, "latency") > 0 and v(f, "packets") > 0 and v(f, "throughput") > 0, n
+	assert v("ifaces/memory/per-iface", "progs") == 1
+	assert v("ifaces/flood/ratio", "ratio") > 0
+	PY
 }

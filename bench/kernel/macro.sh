@@ -8,7 +8,8 @@
 # event transports (queue map and ring buffer) side by side; the live part
 # and the stress flood put sampled events and per-source counts
 # (--aggregate) beside them, with the side-by-side table of designs; the
-# whole path a flood takes beside the flow meters a user would run instead.
+# whole path a flood takes beside the flow meters a user would run instead;
+# one agent over many interfaces, what each costs it.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
@@ -58,6 +59,13 @@ echo "== macro: a single event after a quiet second, to an agent asleep in epoll
 echo "   (age from classification to the agent's read, p50 and p99)"
 bench/kernel/wake_latency.sh "${FBF_WAKE_ROUNDS:-1}" "${FBF_WAKE_EVENTS:-10}" >"$results/wake.tsv"
 bench/report.py samples "$results/wake.tsv" "$results/wake.bmf.json"
+
+echo
+echo "== macro: one agent over 1, 16 and 256 interfaces (--iface 'bi*'): attach at start and of"
+echo "   interfaces that appear, idle CPU and wake-ups, memory and its BPF objects' kernel memory;"
+echo "   ns per packet on one interface with the agent over it alone and over 16, interleaved =="
+bench/kernel/ifaces.sh >"$results/ifaces.tsv"
+bench/report.py samples "$results/ifaces.tsv" "$results/ifaces.bmf.json"
 
 echo
 echo "== macro: how fast the agent drains a full queue or ring, against bare loops; idle cost =="

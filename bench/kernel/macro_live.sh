@@ -191,13 +191,6 @@ reader_share()
 	done
 }
 
-# percentile P FILE: the P-th percentile of the numbers in FILE, one per line.
-percentile()
-{
-	sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
-		if (NR) { i = int(NR * p / 100 + 0.999); printf "%d", v[i < 1 ? 1 : i] } }'
-}
-
 # ratio NAME PASS_NAME: ns per packet of NAME's last sample as a multiple of PASS_NAME's.
 ratio()
 {
