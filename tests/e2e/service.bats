@@ -218,7 +218,8 @@ usage_refused()
 	echo 'FIZZBUZZFIB_AGENT_IFACES="/^veth[0-9]+$/,!veth1"' | fbf_box tee "$DEFAULTS" >/dev/null
 	fbf_box systemctl start "$ALL"	# Type=notify: returns once READY=1 came
 	[ "$(fbf_box_prop "$ALL" ActiveState)" = active ]
-	id=$(unit_journal "$ALL" | grep -Eo 'prog id [0-9]+\) to veth0 ' | grep -Eo '[0-9]+')
+	id=$(unit_journal "$ALL" | grep -Eo 'prog id [0-9]+\) to veth0 ' | grep -Eo '^prog id [0-9]+' |
+		grep -Eo '[0-9]+')
 	[ -n "$id" ]
 	[ "$(attached_id)" = "$id" ]
 	[[ "$(fbf_box_prop "$ALL" StatusText)" == *" on 1 interface --iface "*" selects, "* ]]
