@@ -45,17 +45,16 @@ fbf_nats_free_port()
 	return 1
 }
 
+# fbf_nats_listening PORT: true if PORT listens in the server namespace.
+fbf_nats_listening() { fbf_in_srv ss -Hltn "sport = :$1" | grep -q .; }
+
 # fbf_nats_wait_listen PORT PID LOG: wait until PORT listens in the server
 # namespace, up to 20 s; fails at once if PID is gone, and shows LOG.
 fbf_nats_wait_listen()
 {
 	local port=$1 pid=$2 log=$3
 
-	for _ in $(seq 200); do
-		fbf_in_srv ss -Hltn "sport = :$port" | grep -q . && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	fbf_until_or_gone "$pid" 200 0.1 fbf_nats_listening "$port" && return 0
 	echo "nats-server did not listen on $port:" >&2
 	tail -n 20 "$log" >&2
 	return 1

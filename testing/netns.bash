@@ -128,13 +128,30 @@ fbf_agent_prog_id() { grep -Eom1 'prog id [0-9]+' "$1" | grep -Eo '[0-9]+$'; }
 # A function, not "! fbf_xdp_attached": bats (set -e) ignores a negated command's status.
 fbf_xdp_detached() { ! fbf_xdp_attached; }
 
+# fbf_until_or_gone PID TRIES PAUSE COMMAND...: until COMMAND succeeds, trying
+# it up to TRIES times PAUSE seconds apart while process PID lives. Fails if
+# PID exits or the tries run out first.
+fbf_until_or_gone()
+{
+	local pid=$1 tries=$2 pause=$3 i
+
+	shift 3
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep "$pause"
+	done
+	return 1
+}
+
 # fbf_srv_start OUT ERR COMMAND...: run COMMAND (an agent, or the agent under
 # a tool) in the server namespace in the background, and wait until it says
-# it has attached: up to 30 s, since Valgrind is slow to start. Sets
-# FBF_AGENT_PID to COMMAND's own pid.
+# it has attached (or what FBF_START_SAYS says: an agent over patterns
+# "serving every interface"): up to 30 s, since Valgrind is slow to start.
+# Sets FBF_AGENT_PID to COMMAND's own pid.
 fbf_srv_start()
 {
-	local out=$1 err=$2 i
+	local out=$1 err=$2
 
 	shift 2
 	# Emptied here, not only by the redirect below: that one runs in the
@@ -146,11 +163,8 @@ fbf_srv_start()
 	# 3>&-: bats waits for every holder of its fd 3 before it reports.
 	nsenter --net="/run/netns/$FBF_NS_SRV" "$@" >"$out" 2>"$err" 3>&- &
 	FBF_AGENT_PID=$!
-	for i in $(seq 300); do
-		grep -q 'attached' "$err" && return 0
-		kill -0 "$FBF_AGENT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	fbf_until_or_gone "$FBF_AGENT_PID" 300 0.1 grep -q "${FBF_START_SAYS:-attached}" "$err" &&
+		return 0
 	echo "agent did not attach:" >&2
 	cat "$err" >&2
 	return 1

@@ -121,13 +121,8 @@ log_us()
 # busy host); fails, showing its log, if it exits first.
 wait_log()
 {
-	local i
-
-	for ((i = 0; i < 15000; i++)); do
-		grep -qE "\"message\":\"$1" "$work/err" && return 0
-		kill -0 "$agent_pid" 2>/dev/null || break
-		sleep 0.02
-	done
+	fbf_until_or_gone "$agent_pid" 15000 0.02 grep -qE "\"message\":\"$1" "$work/err" &&
+		return 0
 	echo "ifaces: the agent never logged \"$1\":" >&2
 	tail -n 20 "$work/err" >&2
 	return 1

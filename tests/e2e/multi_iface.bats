@@ -41,22 +41,7 @@ teardown()
 run_agent() { run fbf_in_srv "$AGENT" "$@"; }
 
 # start_many OUT ERR ARGS...: the agent over patterns, once it serves (none attached, maybe).
-start_many()
-{
-	local out=$1 err=$2 i
-
-	shift 2
-	: >"$err"
-	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" "$@" >"$out" 2>"$err" 3>&- &
-	FBF_AGENT_PID=$!
-	for i in $(seq 300); do
-		grep -q 'serving every interface' "$err" && return 0
-		kill -0 "$FBF_AGENT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$err" >&2
-	return 1
-}
+start_many() { FBF_START_SAYS='serving every interface' fbf_srv_start "$1" "$2" "$AGENT" "${@:3}"; }
 
 # flood CLIENT_IFACE FIRST_SOURCE FRAMES: that many IPv4 frames into the client end of a
 # veth, from 16 sources from FIRST_SOURCE on, so the server end's program sees them all.
