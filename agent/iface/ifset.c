@@ -137,10 +137,13 @@ static void member_add(struct ifset *s, int ifindex, const char *name)
 	const char *shown;
 
 	if (slot < 0) {
+		char full[ESCAPE_IFNAME_SIZE];
+
+		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interfaces "
 				"already (--max-ifaces); it is left alone, and any other until "
-				"one goes\n", name, s->slots);
+				"one goes\n", full, s->slots);
 		s->full_said = true;
 		return;
 	}

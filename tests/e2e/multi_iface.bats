@@ -391,3 +391,29 @@ agent_prog_id()
 	accounts_add_up "$ERR"
 	fbf_in_cli ip link del ch1
 }
+
+@test "over patterns on the ring buffer, sampled, and counting by source: each interface exact" {
+	local args sent
+
+	pairs_add 1 2
+	for args in "--transport ringbuf" "--sample 4" "--aggregate 1"; do
+		# shellcheck disable=SC2086 # the options are words
+		start_many "$OUT" "$ERR" --iface "ch*" --json $args
+		wait_for 2 attached_count "$ERR" "ch[12]"
+		flood cp1 10.61.0.1 90
+		flood cp2 10.62.0.1 40
+		fbf_stop_agent INT
+		[ "$(iface_value "$ERR" iface ch1 ipv4)" -eq 90 ]
+		[ "$(iface_value "$ERR" iface ch2 ipv4)" -eq 40 ]
+		accounts_add_up "$ERR"
+		if [ "$args" = "--aggregate 1" ]; then
+			sent=$(fbf_summary_value "$ERR" aggregated)
+			[ "$sent" -eq "$(fbf_summary_value "$ERR" aggregated_read)" ]
+			[ "$sent" -gt 0 ]
+		else
+			fbf_check_summary "$ERR" "$(grep -c '"saddr"' "$OUT")"
+			[ "$(grep -c '"iface":"ch1","saddr"' "$OUT")" -eq \
+				"$(iface_value "$ERR" iface ch1 produced)" ]
+		fi
+	done
+}
