@@ -189,7 +189,7 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	return read_err ? AGENT_EXIT_FAILURE : err;
 }
 
-/* Everything the agent holds from start to exit, so that each step of its life can be a function. */
+/* Everything the agent holds from start to exit, so each step of its life can be a function. */
 struct agent {
 	struct agent_options opts;
 	char iface[ESCAPE_IFNAME_SIZE];		/* --iface as logs show it */

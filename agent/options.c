@@ -82,7 +82,8 @@ static const struct argp_option argp_options[] = {
 	  "matches (an exclusion wins; lo only by its exact name)", 0 },
 	{ "max-ifaces", OPT_MAX_IFACES, "N", 0,
 	  "With patterns in --iface: interfaces served at once, 1..4096 (default: 256); one "
-	  "more selected is left alone, said once, until one goes", 0 },
+	  "more selected is left alone, said once; its next link event after one has gone "
+	  "takes it", 0 },
 	{ "mode", 'm', "MODE", 0,
 	  "native, skb or auto (default: the cheaper for the driver; the start line says which)", 0 },
 	{ "transport", 't', "KIND", 0,

@@ -142,8 +142,9 @@ static void member_add(struct ifset *s, int ifindex, const char *name)
 		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interfaces "
-				"already (--max-ifaces); it is left alone, and any other until "
-				"one goes\n", full, s->slots);
+				"already (--max-ifaces): it is left alone, and so is any other, "
+				"until a link event for it comes after one has gone; raise "
+				"--max-ifaces to serve more\n", full, s->slots);
 		s->full_said = true;
 		return;
 	}

@@ -417,3 +417,22 @@ agent_prog_id()
 		fi
 	done
 }
+
+@test "--max-ifaces: one more is left alone, said once, and taken at its next link event after one goes" {
+	local left gone
+
+	pairs_add 1 3
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
+	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
+	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces)' "$ERR")" -eq 1 ]
+	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
+	gone=ch1
+	[ "$left" != ch1 ] || gone=ch2
+	pairs_del "${gone#ch}" "${gone#ch}"
+	wait_for 1 grep -c "interface $gone (ifindex [0-9]*) deleted" "$ERR"
+	# Its next link event: the drain has caught up since the slot was freed.
+	fbf_in_srv ip link set "$left" down
+	fbf_in_srv ip link set "$left" up
+	wait_for 1 attached_count "$ERR" "$left"
+	fbf_stop_agent INT
+}
