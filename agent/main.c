@@ -399,6 +399,7 @@ static int agent_attach_many(struct agent *a)
 		.slots = a->opts.max_ifaces,
 		.caught_up = &a->d.caught_up,
 		.json = a->opts.json,
+		.account = summary_iface,
 	};
 	ret = ifset_open(&a->set);
 	if (ret)

@@ -15,7 +15,6 @@
 #include "iface/ifstate.h"
 #include "iface/ifwatch.h"
 #include "iface/xdp_mode.h"
-#include "loop/summary.h"
 
 /* How long the first listing of the links may take before the agent gives up. */
 #define IFSET_LISTING_TIMEOUT_MS 10000
@@ -124,7 +123,7 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
 			FBF_PROG_NAME, shown, strerror(-err));
 	else
-		summary_iface("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
+		s->account("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
 	s->attached--;
 	member_free(s, m);
 }
@@ -379,7 +378,7 @@ void ifset_account(const struct ifset *s)
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
-			summary_iface("iface", &c, s->names.log[i], s->names.json[i], s->json);
+			s->account("iface", &c, s->names.log[i], s->names.json[i], s->json);
 	}
 }
 

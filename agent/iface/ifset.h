@@ -54,6 +54,9 @@ struct ifset {
 	__u32 slots;
 	const __u64 *caught_up;		/* the drain's */
 	bool json;			/* per-interface accounts as JSON objects */
+	/* Says one interface's share (summary_iface(): the run's account is above this room). */
+	void (*account)(const char *kind, const struct fbf_counters *c, const char *iface,
+			const char *iface_json, bool json);
 
 	/* Its own. */
 	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
