@@ -31,16 +31,7 @@ load_args=()
 
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
-cleanup()
-{
-	if [ -n "$attached_pid" ] && kill "$attached_pid" 2>/dev/null; then
-		wait "$attached_pid" 2>/dev/null || true
-	fi
-	fbf_net_down
-	rm -rf "$work"
-}
-fbf_cleanup_on_exit cleanup
-fbf_net_up "$work"
+fbf_lab_up attached_pid
 export -f flood
 export rawflood flood_seconds flood_first flood_count work FBF_SERVER
 

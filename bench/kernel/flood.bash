@@ -112,3 +112,27 @@ aggregate_reported()
 		if (kv[1] ~ /^(fizz|buzz|fizzbuzz|fibonacci|no_room)$/) t += kv[2] } }
 		END { printf "%d", t }' "$1"
 }
+
+# fbf_lab_up PID_VAR [QUEUES]: the test network in the caller's work
+# directory ($work), QUEUES queues per veth (default 1); at exit the process
+# whose pid the variable PID_VAR holds, if any, is stopped, then the network
+# and $work go.
+fbf_lab_up()
+{
+	fbf_lab_pid_var=$1
+	fbf_cleanup_on_exit fbf_lab_down
+	FBF_VETH_QUEUES=${2:-1} fbf_net_up "$work"
+}
+
+fbf_lab_down()
+{
+	local pid=${!fbf_lab_pid_var:-}
+
+	# Under set -e, a wait that reports the signal (143) would end the trap
+	# here and leave the namespaces and the HTTP server behind.
+	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+		wait "$pid" 2>/dev/null || true
+	fi
+	fbf_net_down
+	rm -rf "$work"
+}

@@ -92,18 +92,7 @@ fi
 
 work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
 agent_pid=
-cleanup()
-{
-	# Under set -e, a wait that reports the signal (143) would end the trap
-	# here and leave the namespaces and the HTTP server behind.
-	if [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; then
-		wait "$agent_pid" 2>/dev/null || true
-	fi
-	fbf_net_down
-	rm -rf "$work"
-}
-fbf_cleanup_on_exit cleanup
-FBF_VETH_QUEUES=2 fbf_net_up "$work"
+fbf_lab_up agent_pid 2
 
 # attach ARM [AGENT ARGS...]: the arm's program on the server veth.
 attach()

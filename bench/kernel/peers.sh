@@ -66,16 +66,7 @@ done
 
 work=$(mktemp -d /tmp/fbf-peers.XXXXXX)
 meter_pid=
-cleanup()
-{
-	if [ -n "$meter_pid" ] && kill "$meter_pid" 2>/dev/null; then
-		wait "$meter_pid" 2>/dev/null || true
-	fi
-	fbf_net_down
-	rm -rf "$work"
-}
-fbf_cleanup_on_exit cleanup
-FBF_VETH_QUEUES=2 fbf_net_up "$work"
+fbf_lab_up meter_pid 2
 
 cat >"$work/pmacctd.conf" <<EOF
 daemonize: false
