@@ -206,6 +206,7 @@ struct agent {
 	struct ifwatch watch;
 	bool many;				/* patterns: every interface they select */
 	struct ifset set;			/* ... and those */
+	unsigned int status_attached;		/* ... how many the manager was last told */
 	struct aggregate ag;			/* --aggregate */
 	bool aggregating;			/* ... and ag is open */
 	char transport[128];			/* "queue 4096 events", for the start line */
@@ -419,6 +420,26 @@ static int agent_attach_many(struct agent *a)
 	return 0;
 }
 
+/* For the service manager: how many interfaces the agent serves, and how. */
+static void many_status(struct agent *a, char *buf, size_t size)
+{
+	a->status_attached = a->set.attached;
+	snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,
+		 a->set.attached, a->set.attached == 1 ? "" : "s", a->iface, a->transport);
+}
+
+/* Interfaces came or went: say so to the service manager, if the count changed. Returns 0. */
+static int many_status_update(struct agent *a)
+{
+	char status[192 + ESCAPE_IFNAME_SIZE];
+
+	if (a->set.attached != a->status_attached) {
+		many_status(a, status, sizeof(status));
+		service_status(status);
+	}
+	return 0;
+}
+
 /* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */
 static int agent_serve(struct agent *a)
 {
@@ -489,9 +510,7 @@ static int agent_serve(struct agent *a)
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
 	if (a->many)
-		snprintf(status, sizeof(status), "%s on %u interface%s --iface %s selects, %s",
-			 FBF_PROG_NAME, a->set.attached, a->set.attached == 1 ? "" : "s", a->iface,
-			 a->transport);
+		many_status(a, status, sizeof(status));
 	else
 		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s",
 			 FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
@@ -515,7 +534,7 @@ static int agent_run(struct agent *a)
 			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set);
+			ret = ifset_follow(&a->set) ?: many_status_update(a);
 		else
 			break;
 		if (ret)

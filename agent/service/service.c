@@ -10,12 +10,25 @@
 #include "base/log.h"
 #include "service/service.h"
 
+/* @state, with STATUS=@status if not NULL; a NULL @state says the status alone. */
 static void service_notify(const char *state, const char *status)
 {
-	int err = status ? sd_notifyf(0, "%s\nSTATUS=%s", state, status) : sd_notify(0, state);
+	int err;
 
+	if (!state)
+		err = sd_notifyf(0, "STATUS=%s", status);
+	else if (status)
+		err = sd_notifyf(0, "%s\nSTATUS=%s", state, status);
+	else
+		err = sd_notify(0, state);
 	if (err < 0)
-		pr_debug("cannot notify the service manager (%s): %s\n", state, strerror(-err));
+		pr_debug("cannot notify the service manager (%s): %s\n", state ?: "STATUS",
+			 strerror(-err));
+}
+
+void service_status(const char *status)
+{
+	service_notify(NULL, status);
 }
 
 void service_ready(const char *status)

@@ -12,6 +12,9 @@
 /* Attached and reading (metrics served, if asked for): READY=1 with @status. */
 void service_ready(const char *status);
 
+/* What the agent does now, when it changes: STATUS=@status. */
+void service_status(const char *status);
+
 /* The last drain begins: STOPPING=1 with @status. */
 void service_stopping(const char *status);
 

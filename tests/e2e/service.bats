@@ -211,7 +211,7 @@ usage_refused()
 }
 
 @test "the unit for every interface its patterns select: ready, counts traffic, stops leaving nothing" {
-	local id sent packets journal
+	local id sent packets journal status
 
 	# A regular expression through the file's quoting, a glob and an
 	# exclusion: veth0 alone.
@@ -227,6 +227,12 @@ usage_refused()
 	packets=$(metric 'fizzbuzzfib_iface_packets_total{device="veth0"}')
 	echo "sent $sent, counted $packets"
 	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+	# An interface that comes and goes: taken and let go, the status following.
+	fbf_box ip link add veth7 type veth peer name pv7
+	status=$(fbf_box_prop "$ALL" StatusText)
+	fbf_box_wait "$ALL" StatusText "${status/ on 1 interface / on 2 interfaces }"
+	fbf_box ip link del veth7
+	fbf_box_wait "$ALL" StatusText "$status"
 
 	fbf_box systemctl stop "$ALL"
 	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
@@ -240,6 +246,7 @@ usage_refused()
 	[[ "$journal" == *"attached xdp_fizzbuzzfib (prog id $id) to veth0"* ]]
 	[[ "$journal" == *"summary packets=$packets non_ipv4=0 malformed=0"* ]]
 	[[ "$journal" == *"iface iface=veth0 packets=$packets "* ]]
+	[[ "$journal" == *"iface_gone iface=veth7 "* ]]
 }
 
 @test "the unit for every interface, with no patterns set: the agent's one-line usage error, exit 2, no restart" {
