@@ -305,6 +305,29 @@ int attachment_detach(struct attachment *a)
 	return 0;
 }
 
+int attachment_detach_alone(struct attachment *a)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
+	int err;
+
+	if (!a->attached || a->dispatcher || opts.old_prog_fd < 0)
+		return attachment_detach(a);
+	/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing is done. */
+	err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
+	if (err == -EEXIST) {
+		pr_warn("%s was already replaced or removed on %s by someone else\n",
+			FBF_PROG_NAME, a->iface);
+		err = 0;
+	}
+	if (err) {
+		pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s --all'\n",
+		       FBF_PROG_NAME, a->iface, strerror(-err), a->iface);
+		return agent_exit_for_errno(err);
+	}
+	a->attached = false;
+	return 0;
+}
+
 void attachment_forget_iface(struct attachment *a)
 {
 	/* The kernel dropped the program with the device; libxdp's pins remain. */

@@ -55,6 +55,14 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 /* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);
 
+/*
+ * The same, without libxdp where no dispatcher is in front: before libxdp
+ * 1.4.1 its detach keeps a descriptor of the program open (see
+ * attach_read_back() in attach.c), and with it the program, which an agent
+ * over interfaces that come and go cannot afford.
+ */
+int attachment_detach_alone(struct attachment *a);
+
 /* Forget pins libxdp left for an interface that no longer exists. */
 void attachment_forget_iface(struct attachment *a);
 

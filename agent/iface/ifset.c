@@ -188,7 +188,7 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
-	err = attachment_detach(&m->att);
+	err = attachment_detach_alone(&m->att);
 	escape_log(shown, sizeof(shown), name);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed" : "detached");
@@ -363,7 +363,7 @@ int ifset_detach(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		if (!s->m[i].ifindex)
 			continue;
-		err = attachment_detach(&s->m[i].att);
+		err = attachment_detach_alone(&s->m[i].att);
 		if (err && !ret)
 			ret = err;
 	}

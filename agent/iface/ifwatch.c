@@ -22,13 +22,8 @@
 #include "base/log.h"
 #include "iface/ifwatch.h"
 #include "iface/nl_link.h"
+#include "iface/xdp_mode.h"
 #include "userspace_util.h"
-
-static __u32 mode_flags(enum xdp_attach_mode mode)
-{
-	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
-	       mode == XDP_MODE_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE;
-}
 
 /* The id of the program attached to @ifindex in @mode, 0 for none. */
 static int attached_id(int ifindex, enum xdp_attach_mode mode, __u32 *id)
@@ -284,7 +279,7 @@ int ifwatch_detach_moved(const struct ifwatch *w, int prog_fd, char *where, size
 	}
 	err = setns(there, CLONE_NEWNET) ? -errno : 0;
 	if (!err) {
-		err = bpf_xdp_detach(w->new_ifindex, mode_flags(w->mode), &opts) ? -errno : 0;
+		err = bpf_xdp_detach(w->new_ifindex, xdp_mode_flags(w->mode), &opts) ? -errno : 0;
 		/* Back home; the agent's own files and maps do not depend on it. */
 		if (setns(self, CLONE_NEWNET) && !err)
 			err = -errno;

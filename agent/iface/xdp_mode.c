@@ -3,8 +3,15 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <linux/if_link.h>
 
 #include "iface/xdp_mode.h"
+
+__u32 xdp_mode_flags(enum xdp_attach_mode mode)
+{
+	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
+	       mode == XDP_MODE_HW ? XDP_FLAGS_HW_MODE : XDP_FLAGS_DRV_MODE;
+}
 
 static const struct {
 	const char *name;

@@ -12,6 +12,9 @@
 /* "native", "skb" or "auto" (XDP_MODE_UNSPEC: the kernel picks): 0, or -EINVAL. */
 int xdp_mode_parse(const char *s, enum xdp_attach_mode *out);
 
+/* The kernel's XDP_FLAGS_*_MODE of @mode, for bpf_xdp_attach() and bpf_xdp_detach(). */
+__u32 xdp_mode_flags(enum xdp_attach_mode mode);
+
 /* The mode's name; "hw" too, which the agent never asks for but may be told of. */
 const char *xdp_mode_name(enum xdp_attach_mode mode);
 
