@@ -184,7 +184,10 @@ struct sink_nats_options {
 int sink_stdout_open(struct sink *s);
 int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 keep);
 int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_options *o);
-/* @url after "ipfix://"; @ifindex: the ingressInterface, and the domain unless the URL names one. */
+/*
+ * @url after "ipfix://"; @ifindex: the ingressInterface, and the domain unless
+ * the URL names one (0 for an agent over several interfaces).
+ */
 int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex);
 
 #endif /* AGENT_SINK_H */
