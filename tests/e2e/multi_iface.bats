@@ -349,7 +349,7 @@ agent_prog_id()
 		grep -Eo '[0-9]+'
 }
 
-@test "killed: the next agent removes what it left on every interface, and nothing else" {
+@test "killed: the next agent, or --detach, removes what it left on every interface, nothing else" {
 	local ids n first=$FBF_WORK/first.err
 
 	pairs_add 1 3
@@ -368,7 +368,15 @@ agent_prog_id()
 		grep -q "removed stale xdp_fizzbuzzfib (prog id ${ids[n]}) left on ch$n" "$ERR"
 		[ "$(agent_prog_id "$ERR" "ch$n")" != "${ids[n]}" ]
 	done
-	fbf_stop_agent INT
+	# Killed again, and no next agent: --detach over the patterns, as the unit's
+	# ExecStopPost= runs it, takes off each one, and says so, one line each.
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	run_agent --iface "ch*" --detach
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'removed stale xdp_fizzbuzzfib (prog id [0-9]*) left on ch[123] ' \
+		<<<"$output")" -eq 3 ]
 	for n in 1 2 3; do
 		run fbf_xdp_prog_id "$FBF_NS_SRV" "ch$n"
 		[ "$status" -ne 0 ]
