@@ -403,8 +403,11 @@ static int agent_attach_many(struct agent *a)
 		.account = summary_iface,
 	};
 	ret = ifset_open(&a->set);
-	if (ret)
+	if (ret) {
+		/* Some may have been taken before the failure: nothing stays attached. */
+		ifset_detach(&a->set);
 		return ret;
+	}
 	event_sink_name_ifaces(&a->sink, &a->set.names);
 	a->run = (struct summary_run){
 		.iface = a->iface,
@@ -594,7 +597,12 @@ static void agent_cleanup(struct agent *a)
 
 int main(int argc, char **argv)
 {
-	struct agent a = { .metrics_fd = -1, .watch.nl_fd = -1, .end = DRAIN_SIGNAL };
+	struct agent a = {
+		.metrics_fd = -1,
+		.watch.nl_fd = -1,
+		.lock = { .fd = -1, .name_fd = -1 },	/* over patterns, never taken */
+		.end = DRAIN_SIGNAL,
+	};
 	int ret;
 
 	ret = agent_setup(&a, argc, argv);

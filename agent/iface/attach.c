@@ -195,21 +195,29 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 static void attach_read_back(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_multiprog *mp;
 	__u32 id;
+	int err;
 
-	if (bpf_xdp_query(a->ifindex, 0, &q))
-		return;
-	if (q.attach_mode == XDP_ATTACHED_SKB) {
-		a->mode = XDP_MODE_SKB;
-		id = q.skb_prog_id;
-	} else if (q.attach_mode == XDP_ATTACHED_DRV) {
-		a->mode = XDP_MODE_NATIVE;
-		id = q.drv_prog_id;
-	} else {
+	if (!bpf_xdp_query(a->ifindex, 0, &q) &&
+	    (q.attach_mode == XDP_ATTACHED_SKB || q.attach_mode == XDP_ATTACHED_DRV)) {
+		a->mode = q.attach_mode == XDP_ATTACHED_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+		id = a->mode == XDP_MODE_SKB ? q.skb_prog_id : q.drv_prog_id;
+		a->dispatcher = id != xdp_program__id(a->prog);
+		a->attached_id = id;
 		return;
 	}
-	a->dispatcher = id != xdp_program__id(a->prog);
-	a->attached_id = id;
+	/*
+	 * Programs in several modes at once (XDP_ATTACHED_MULTI), or no answer:
+	 * libxdp tells which is ours, at the cost above; the detach goes through
+	 * it too, and no id is on record for a move.
+	 */
+	mp = ifstate_progs(a->ifindex, &err);
+	if (!mp)
+		return;
+	a->mode = xdp_multiprog__attach_mode(mp);
+	a->dispatcher = !xdp_multiprog__is_legacy(mp);
+	xdp_multiprog__close(mp);
 }
 
 /*
@@ -310,7 +318,8 @@ int attachment_detach_alone(struct attachment *a)
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
 	int err;
 
-	if (!a->attached || a->dispatcher || opts.old_prog_fd < 0)
+	/* No id on record (attach_read_back()): libxdp, which knows what it attached. */
+	if (!a->attached || a->dispatcher || !a->attached_id || opts.old_prog_fd < 0)
 		return attachment_detach(a);
 	/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing is done. */
 	err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
@@ -320,8 +329,9 @@ int attachment_detach_alone(struct attachment *a)
 		err = 0;
 	}
 	if (err) {
-		pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s --all'\n",
-		       FBF_PROG_NAME, a->iface, strerror(-err), a->iface);
+		pr_err("cannot detach %s from %s: %s; remove it with "
+		       "'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface, strerror(-err),
+		       a->iface);
 		return agent_exit_for_errno(err);
 	}
 	a->attached = false;

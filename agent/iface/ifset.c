@@ -95,23 +95,30 @@ static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt
 	*cnt += info.run_cnt;
 }
 
-/* Give the slot up, once its program has run for the last time. */
-static void member_free(struct ifset *s, struct ifset_member *m)
+/*
+ * Give the slot up, once its program has run for the last time (@ran: it
+ * ran at all, so events of it may still be queued). A program that may run
+ * on (@park: its detach failed, or it may have left with its interface)
+ * parks the slot for good instead: the next interface there would count
+ * its frames and take its events.
+ */
+static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool park)
 {
 	member_run_stats(m, &s->gone_run_time_ns, &s->gone_run_cnt);
 	attachment_close(&m->att);
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
-	m->freed = true;
-	m->freed_at = *s->caught_up;
+	m->freed = ran;
+	m->freed_at = park ? ~0ULL : *s->caught_up;
 	s->full_said = false;
 }
 
 /*
- * The program is off @m's interface (@why says how): wait until no run of it
- * is under way, say what it counted there, and free the slot.
+ * The program is off @m's interface (@why says how), or may not be
+ * (@park): wait until no run of it is under way, say what it counted
+ * there, and free the slot, or park it.
  */
-static void member_gone(struct ifset *s, struct ifset_member *m, const char *why)
+static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
 {
 	const char *shown = s->names.log[m - s->m];
 	struct fbf_counters c;
@@ -125,11 +132,29 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 	else
 		s->account("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
 	s->attached--;
-	member_free(s, m);
+	member_free(s, m, true, park);
+}
+
+/* Remember that @ifindex, @name (@up or down), could not be taken. */
+static void refused_add(struct ifset *s, int ifindex, const char *name, bool up)
+{
+	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+
+	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+	snprintf(r->name, sizeof(r->name), "%s", name);
+}
+
+/* @ifindex's entry among those refused, or NULL. */
+static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
+{
+	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
+		if (s->refused[i].ifindex == ifindex)
+			return &s->refused[i];
+	return NULL;
 }
 
 /* Take @ifindex, named @name: its lock, a dead agent's program off it, then ours on it. */
-static void member_add(struct ifset *s, int ifindex, const char *name)
+static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	int slot = slot_take(s), err;
 	struct ifset_member *m;
@@ -148,6 +173,7 @@ static void member_add(struct ifset *s, int ifindex, const char *name)
 		return;
 	}
 	m = &s->m[slot];
+	m->att = (struct attachment){ 0 };
 	m->ifindex = ifindex;
 	m->listed = s->listing;
 	member_name(s, slot, name);
@@ -161,7 +187,8 @@ static void member_add(struct ifset *s, int ifindex, const char *name)
 		if (err < 0)
 			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
 		s->failed++;
-		member_free(s, m);
+		refused_add(s, ifindex, name, up);
+		member_free(s, m, false, false);
 		return;
 	}
 	s->attached++;
@@ -191,14 +218,15 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	err = attachment_detach_alone(&m->att);
 	escape_log(shown, sizeof(shown), name);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
-		 err ? "detaching failed" : "detached");
-	member_gone(s, m, why);
+		 err ? "detaching failed; its slot is not used again" : "detached");
+	member_gone(s, m, why, err);
 }
 
 /* A link exists now, new, changed or renamed. */
 static void link_present(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
+	struct ifset_refused *r;
 
 	if (m) {
 		m->listed = s->listing;
@@ -206,17 +234,26 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 			member_renamed(s, m, ev->name);
 		return;
 	}
-	if (ifselect_match(s->sel, ev->name))
-		member_add(s, ev->ifindex, ev->name);
+	if (!ifselect_match(s->sel, ev->name))
+		return;
+	/* Refused before: tried again when set up again, or under another name. */
+	r = refused_find(s, ev->ifindex);
+	if (r && !(ev->up && !r->up) && !strcmp(r->name, ev->name)) {
+		r->up = ev->up;
+		return;
+	}
+	if (r)
+		r->ifindex = 0;
+	member_add(s, ev->ifindex, ev->name, ev->up);
 }
 
 /*
  * @m's interface left for another namespace, the program on it: step in
  * there and take it off, if it is still the one the agent attached (as a
- * lone agent does, main.c). @why gets what happened.
+ * lone agent does, main.c). @why gets what happened. 0 or -errno.
  */
-static void member_moved(struct ifset_member *m, const struct link_event *ev, const char *shown,
-			 char *why, size_t size)
+static int member_moved(struct ifset_member *m, const struct link_event *ev, const char *shown,
+			char *why, size_t size)
 {
 	struct ifwatch w = {
 		.mode = m->att.mode,
@@ -238,23 +275,29 @@ static void member_moved(struct ifset_member *m, const struct link_event *ev, co
 	else
 		snprintf(why, size, "moved to network namespace %s with %s attached, and "
 			 "detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set "
-			 "dev %s xdp off'", where, FBF_PROG_NAME, strerror(-err), shown);
+			 "dev %s xdp off' (its slot is not used again)", where, FBF_PROG_NAME,
+			 strerror(-err), shown);
+	return err;
 }
 
 static void link_gone(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
+	struct ifset_refused *r = refused_find(s, ev->ifindex);
 	char why[256 + ESCAPE_IFNAME_SIZE];
+	int err = 0;
 
+	if (r)
+		r->ifindex = 0;
 	if (!m)
 		return;
 	if (ev->moved)
-		member_moved(m, ev, s->names.log[m - s->m], why, sizeof(why));
+		err = member_moved(m, ev, s->names.log[m - s->m], why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
 	/* The kernel took the program off with the device, or it went along. */
 	attachment_forget_iface(&m->att);
-	member_gone(s, m, why);
+	member_gone(s, m, why, err);
 }
 
 static void on_link(void *ctx, const struct link_event *ev)
@@ -278,7 +321,8 @@ static void on_link(void *ctx, const struct link_event *ev)
 		for (__u32 i = 0; i < s->slots; i++)
 			if (s->m[i].ifindex && s->m[i].listed != s->listing) {
 				attachment_forget_iface(&s->m[i].att);
-				member_gone(s, &s->m[i], "is gone");
+				/* Deleted, or moved with the program: its slot stays unused. */
+				member_gone(s, &s->m[i], "is gone", true);
 			}
 		s->listed = true;
 		break;
@@ -360,6 +404,8 @@ int ifset_detach(struct ifset *s)
 {
 	int ret = 0, err;
 
+	if (!s->m)
+		return 0;
 	for (__u32 i = 0; i < s->slots; i++) {
 		if (!s->m[i].ifindex)
 			continue;
@@ -367,6 +413,9 @@ int ifset_detach(struct ifset *s)
 		if (err && !ret)
 			ret = err;
 	}
+	/* No run still under way when the last counts are read. */
+	if (s->grace_fd >= 0)
+		grace_wait(s);
 	return ret;
 }
 

@@ -34,12 +34,15 @@
 #include "iface/lock.h"
 #include "sinks/iface_names.h"
 
+/* Interfaces the program could not be attached to, remembered at once. */
+#define IFSET_REFUSED_MAX 64
+
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
 	char name[IF_NAMESIZE];		/* as the kernel has it now */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool freed;			/* given up: reusable once the drain caught up since */
-	__u64 freed_at;			/* *caught_up when it was */
+	__u64 freed_at;			/* *caught_up when it was; ~0: never (parked) */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
 	struct attachment att;
@@ -71,6 +74,17 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	/*
+	 * Those, by ifindex, so that their every link event (carrier, MTU) does
+	 * not load the program and say why again: retried when renamed, or set
+	 * up again. The oldest is forgotten past IFSET_REFUSED_MAX.
+	 */
+	struct ifset_refused {
+		int ifindex;
+		char name[IF_NAMESIZE];
+		bool up;
+	} refused[IFSET_REFUSED_MAX];
+	unsigned int refused_next;
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };

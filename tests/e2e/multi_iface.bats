@@ -334,6 +334,15 @@ wait_for()
 	# Said once, in one line; the agent serves the others.
 	[ "$(grep -c 'ch1' "$ERR")" -eq 1 ]
 	grep -q "ch1.*xdp_pass" "$ERR"
+	# Not again for a link event that changes nothing of it (an MTU), seen by the
+	# time a later interface is attached; again when it is set up again.
+	fbf_in_srv ip link set ch1 mtu 1400
+	pairs_add 3 3
+	wait_for 1 attached_count "$ERR" ch3
+	[ "$(grep -c 'ch1' "$ERR")" -eq 1 ]
+	fbf_in_srv ip link set ch1 down
+	fbf_in_srv ip link set ch1 up
+	wait_for 2 grep -c 'ch1' "$ERR"
 	fbf_stop_agent INT
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)" = "$selected" ]
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")" = "$theirs" ]
