@@ -247,8 +247,8 @@ usage_refused()
 	echo "sent $sent, counted $packets"
 	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
 	# An interface that comes and goes: taken and let go, the status following.
-	fbf_box ip link add veth7 type veth peer name pv7
 	status=$(fbf_box_prop "$ALL" StatusText)
+	fbf_box ip link add veth7 type veth peer name pv7
 	fbf_box_wait "$ALL" StatusText "${status/ on 1 interface / on 2 interfaces }"
 	fbf_box ip link del veth7
 	fbf_box_wait "$ALL" StatusText "$status"
