@@ -82,13 +82,20 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# What is read from the host (the compiler's target, pkg-config's flags) is
+# read when a recipe first needs it, and kept: not while make reads this file,
+# which make demo and make test do before make deps has installed what
+# provides it. $(call from_host,VAR,COMMAND): VAR is COMMAND's output.
+from_host = $(eval $(1) = $$(eval $(1) := $$$$(shell $(2)))$$($(1)))
+
 # Debian keeps asm/types.h under the multiarch include directory.
-ARCH_INCLUDES := -I/usr/include/$(shell $(CC) -dumpmachine)
+$(call from_host,ARCH_TRIPLET,$(CC) -dumpmachine)
+ARCH_INCLUDES = -I/usr/include/$(ARCH_TRIPLET)
 
 # -MMD -MP: every object depends on the headers it includes (see the -include at the end).
 DEPFLAGS := -MMD -MP
 # -mcpu=v3: 32-bit jumps and ALU (kernel 5.1), fewer and shorter instructions.
-BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon $(ARCH_INCLUDES) \
+BPF_CFLAGS = -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Icommon $(ARCH_INCLUDES) \
 	      $(VARIANT_DEFINES) $(DEPFLAGS)
 CFLAGS ?= -O2 -g
 # Empty here; a packager's (dpkg-buildflags: _FORTIFY_SOURCE) reaches the C objects.
@@ -102,14 +109,14 @@ CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -I
 LDFLAGS ?=
 LDFLAGS += $(SANITIZE_FLAGS)
 
-LIBBPF_LIBS := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
-CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
-MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
-SYSTEMD_LIBS := $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
-NATS_LIBS := $(shell pkg-config --libs libnats 2>/dev/null || echo -lnats)
-FIXBUF_CFLAGS := $(shell pkg-config --cflags libfixbuf 2>/dev/null)
-FIXBUF_LIBS := $(shell pkg-config --libs libfixbuf 2>/dev/null || echo -lfixbuf -lglib-2.0)
-CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+$(call from_host,LIBBPF_LIBS,pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
+$(call from_host,CURL_LIBS,pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+$(call from_host,MHD_LIBS,pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+$(call from_host,SYSTEMD_LIBS,pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
+$(call from_host,NATS_LIBS,pkg-config --libs libnats 2>/dev/null || echo -lnats)
+$(call from_host,FIXBUF_CFLAGS,pkg-config --cflags libfixbuf 2>/dev/null)
+$(call from_host,FIXBUF_LIBS,pkg-config --libs libfixbuf 2>/dev/null || echo -lfixbuf -lglib-2.0)
+$(call from_host,CMOCKA_LIBS,pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The scripts find the build here.
 export FBF_BUILD := $(abspath $(OUTPUT))
@@ -143,7 +150,7 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test demo deps kernels check-deps clean install install-agent uninstall deb bench \
+.PHONY: all lab test-build bench-build test-prepare test demo deps kernels check-deps clean install install-agent uninstall deb bench \
 	bench-figures
 
 all: $(OUTPUT)/agent
@@ -184,27 +191,42 @@ $(OUTPUT)/agent: $(AGENT_OBJS) $(LIB_OBJS)
 # The IPFIX sink alone includes libfixbuf, and with it glib.
 $(call obj,agent/sinks/sink_ipfix.c): CFLAGS += $(FIXBUF_CFLAGS)
 
-# What make demo and make test need, installed if missing, said in a line.
-deps:
-	$(Q)ci/install-deps.sh
-	$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs
+# The Debian packages each purpose needs, installed if missing, said in a
+# line: deps-demo, deps-test, deps-bench, deps-deb, deps-kernels, deps-fresh
+# (ci/install-deps.sh lists them); make deps installs them all. make test's
+# also downloads the udev package for the service test.
+deps: deps-all
+deps-%:
+	$(Q)ci/install-deps.sh $*
+	$(if $(filter test kernels all,$*),$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs)
 
 # Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels.
 kernels:
 	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
 
-check-deps:
-	$(Q)ci/install-deps.sh --check
+# Only a check, for the targets that install nothing: check-deps is the
+# benchmarks' (bench/*/*.mk).
+check-deps-%:
+	$(Q)ci/install-deps.sh --check $*
+check-deps: check-deps-bench
+
+# make demo and make test install what they need, then build in a make of
+# their own: one that reads this file after the install, in that order even
+# under -j. test-prepare is make test but the suites: all it installs and
+# builds (the directories' .mk files add what the tests run to test-build).
+demo: deps-demo
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)testing/demo.sh
+
+test-prepare: deps-test
+	$(Q)$(MAKE) --no-print-directory all test-build bench-build
 
 # Every suite (cmocka programs and bats files, see tests/run-suite), closing
 # with "N passed, N failed, N skipped" and the reason for each skip. The
-# directories' .mk files add their programs to TEST_PROGS, their suites to
-# TEST_BATS and what else they need to `test`.
-test: deps all test-build bench-build
+# directories' .mk files add their programs to TEST_PROGS and their suites to
+# TEST_BATS.
+test: test-prepare
 	$(Q)tests/run-all $(TEST_PROGS) $(TEST_BATS)
-
-demo: deps all
-	$(Q)testing/demo.sh
 
 # The figures of every benchmark run into $(OUTPUT)/results, each with its host and date.
 WRITE_FIGURES = bench/report.py figures $(OUTPUT)/results $(OUTPUT)/results/figures.md
@@ -243,7 +265,7 @@ uninstall:
 	$(Q)rm -f $(INSTALLED)
 
 # The same, packaged: debian/rules runs make install, in a copy of the tree.
-deb: check-deps
+deb: check-deps-deb
 	$(Q)tools/build-deb.sh . $(OUTPUT)/deb $(VERSION)
 
 clean:

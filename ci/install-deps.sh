@@ -1,27 +1,76 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Install the Debian 12 packages this project builds, tests and benchmarks
-# with, and mount bpffs. Installs only what is missing, so it is quick to run
-# again. Run as root. With --check it installs nothing: it names what is
-# missing and exits 1 (make test and the other targets run it so).
+# install-deps.sh [--check] PURPOSE...: install the Debian 12 packages that
+# PURPOSE needs, of those missing, and mount bpffs. Quick to run again: it
+# installs only what is missing. Run as root. With --check it installs
+# nothing: it names what is missing and exits 1. The make targets run it:
+#
+#   demo      make, make demo: build the product and run it
+#   bench     the benchmarks (make bench, bench-check, profile-*, cost)
+#   deb       make deb
+#   test      make test: the tests, which run the benchmarks' and make deb too
+#   kernels   make test-kernels: make test's, and QEMU for the kernel matrix
+#   fresh     make test-fresh: debootstrap, for a fresh Debian 12 root
+#   all       everything above (make deps)
 set -euo pipefail
 
+usage="usage: install-deps.sh [--check] demo|bench|deb|test|kernels|fresh|all..."
 check_only=
-[ "${1:-}" = --check ] && check_only=1
+[ "${1:-}" != --check ] || { check_only=1; shift; }
+[ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
 
-packages=(
-	make gcc pkg-config perl python3 iproute2 util-linux
-	clang llvm bpftool xdp-tools
+# One list per purpose, each package in one list: the first purpose that
+# needs it (a purpose gets the lists of those it runs, below).
+# The product: the compiler and the libraries the agent and the traffic
+# generators link, bpftool for the skeletons; the demo's network and its
+# HTTP server (iproute2, python3).
+pkgs_demo=(
+	make gcc libc6-dev pkg-config clang bpftool
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libcurl4-openssl-dev
-	libcmocka-dev bats g++ libbenchmark-dev valgrind gnuplot-nox linux-perf
-	libcap2-bin libclang-rt-14-dev systemd libsystemd-dev systemd-container man-db mandoc libmicrohttpd-dev prometheus
-	libnats-dev nats-server logrotate libfixbuf-dev nfdump softflowd pmacct debhelper lintian
-	qemu-system-x86 busybox-static cpio kmod xz-utils ethtool
+	libsystemd-dev libmicrohttpd-dev libnats-dev libfixbuf-dev
+	iproute2 python3
+)
+# The micro benchmarks (Google Benchmark, callgrind), profiles, and the
+# servers and flow meters the macro benchmarks run beside the agent.
+pkgs_bench=(
+	g++ libbenchmark-dev valgrind gnuplot-nox linux-perf ethtool
+	nats-server nfdump softflowd pmacct
+)
+# make profile-cpu fetches its flame graph template with npm; any npm will do.
+command -v npm >/dev/null || pkgs_bench+=(npm)
+pkgs_deb=(debhelper lintian)
+# The suites' own: cmocka, bats, the sanitizers' and libFuzzer's runtime,
+# xdp-tools (xdp-loader, and objects for the cost tool), the servers the
+# output and metrics tests talk to, systemd and its container for the units,
+# the manual page's linters, capsh.
+pkgs_test=(
+	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin
+	prometheus logrotate systemd systemd-container man-db mandoc
+)
+pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
+pkgs_fresh=(debootstrap)
+
+# What each purpose runs, so whose lists it installs.
+declare -A runs=(
+	[demo]="demo"
+	[bench]="demo bench"
+	[deb]="demo deb"
+	[test]="demo bench deb test"
+	[kernels]="demo bench deb test kernels"
+	[fresh]="fresh"
+	[all]="demo bench deb test kernels fresh"
 )
 
-# make profile-cpu fetches its flame graph template with npm; any npm will do.
-command -v npm >/dev/null || packages+=(npm)
+packages=()
+for purpose in "$@"; do
+	[ -n "${runs[$purpose]:-}" ] || { echo "install-deps: unknown purpose '$purpose'; $usage" >&2; exit 2; }
+	for list in ${runs[$purpose]}; do
+		list="pkgs_$list[@]"
+		packages+=("${!list}")
+	done
+done
+mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -30,7 +79,7 @@ for pkg in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ] && [ -n "$check_only" ]; then
-	echo "missing Debian packages: ${missing[*]}; install them with 'make deps' as root" >&2
+	echo "missing Debian packages: ${missing[*]}; install them with 'make ${*/#/deps-}' as root" >&2
 	exit 1
 fi
 if [ -n "$check_only" ]; then
@@ -42,7 +91,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 		echo "install-deps: missing packages: ${missing[*]}; run as root to install them" >&2
 		exit 1
 	fi
+	# Two of these at once (make deps in two checkouts) take turns; apt waits
+	# for anyone else's install too (unattended-upgrades on a new machine).
+	exec 9>/run/fizzbuzzfib-install-deps.lock
+	flock 9
+	apt=(apt-get -qq -o DPkg::Lock::Timeout=300 --no-install-recommends)
+	echo "install-deps: reading the package lists"
+	apt-get -qq update
+	# How much, before it starts: the packages apt will fetch, and their size.
 	echo "install-deps: installing ${missing[*]}"
+	"${apt[@]}" --print-uris install "${missing[@]}" |
+		awk '{ n++; bytes += $3 }
+		     END { printf "install-deps: %d packages to download, %.1f MB\n", n, bytes / 1e6 }'
 	export DEBIAN_FRONTEND=noninteractive
 	# The servers and meters the tests run (NATS, nfcapd, softflowd, pmacctd)
 	# ship units that would start at install and at every boot: on this host
@@ -55,8 +115,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 		chmod 755 "$policy"
 		trap 'rm -f "$policy"' EXIT
 	fi
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	"${apt[@]}" install -y "${missing[@]}" >/dev/null
 	[ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
 	for unit in nats-server.service nfdump.service softflowd.service pmacctd.service; do
 		pkg=$(dpkg-query -S "/lib/systemd/system/$unit" 2>/dev/null | cut -d: -f1) || continue
@@ -70,4 +129,4 @@ if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/fs/bpf; then
 	echo "install-deps: mounting bpffs at /sys/fs/bpf"
 	mount -t bpf bpf /sys/fs/bpf
 fi
-[ ${#missing[@]} -gt 0 ] || echo "install-deps: all ${#packages[@]} Debian packages are installed"
+[ ${#missing[@]} -gt 0 ] || echo "install-deps: all ${#packages[@]} Debian packages for $* are installed"

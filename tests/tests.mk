@@ -79,11 +79,11 @@ ifneq ($(SANITIZE),1)
 		$(SANITIZE_DIR)/agent $(SANITIZE_DIR)/trafficgen
 endif
 
-test: $(FUZZERS) hardening-sanitize-build
+test-build: $(FUZZERS) hardening-sanitize-build
 
 # libFuzzer writes new inputs into its first corpus directory: a copy in
 # $(OUTPUT), so the seeds (testing/fuzz-seeds) stay as committed.
-fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
+fuzz: check-deps-test $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
 	$(Q)FBF_FUZZ_FRAMES=$(FUZZ_FRAMES) $(OUTPUT)/tests/test_xdp_fuzz
 	$(Q)set -e; for f in $(FUZZERS); do \
 		name=$${f##*/fuzz_}; corpus=$(OUTPUT)/fuzz/corpus-$$name; \
@@ -99,13 +99,13 @@ fuzz: check-deps $(OUTPUT)/tests/test_xdp_fuzz $(FUZZERS)
 		grep -E '^stat::number_of_executed_units|^Done' $$log; \
 	done
 
-stress: check-deps all lab
+stress: check-deps-test all lab
 	$(Q)FLOOD_SECONDS=$(FLOOD_SECONDS) KILLS=$(KILLS) tests/stress/stress.sh
 
 # Then the gate on the same kernels: the programs' exact measures there, this
 # tree's against the base's, and the planted regression caught on each; and the
 # cost tool's KERNELS= on them, on an object of its own.
-test-kernels: deps kernels all test-build bench-build
+test-kernels: deps-kernels test-prepare kernels
 	$(Q)status=0; KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS) || status=1; \
 	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_COST_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		tests/run-all bench/gate/gate_kernels.bats bench/cost/cost_kernels.bats || status=1; \
