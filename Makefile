@@ -215,11 +215,11 @@ check-deps: check-deps-bench
 # under -j. test-prepare is make test but the suites: all it installs and
 # builds (the directories' .mk files add what the tests run to test-build).
 demo: deps-demo
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(if $(Q),-s) all
 	$(Q)testing/demo.sh
 
 test-prepare: deps-test
-	$(Q)$(MAKE) --no-print-directory all test-build bench-build
+	$(Q)$(MAKE) --no-print-directory $(if $(Q),-s) all test-build bench-build
 
 # Every suite (cmocka programs and bats files, see tests/run-suite), closing
 # with "N passed, N failed, N skipped" and the reason for each skip. The

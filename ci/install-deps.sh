@@ -95,12 +95,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 	# for anyone else's install too (unattended-upgrades on a new machine).
 	exec 9>/run/fizzbuzzfib-install-deps.lock
 	flock 9
-	apt=(apt-get -qq -o DPkg::Lock::Timeout=300 --no-install-recommends)
-	echo "install-deps: reading the package lists"
-	apt-get -qq update
+	apt=(apt-get -o DPkg::Lock::Timeout=300 --no-install-recommends)
+	# Of apt's lines, what it fetched: errors come on stderr.
+	fetched() { sed -n "s/^Fetched \(.*\) in .*/install-deps: fetched \1 $1/p"; }
+	apt-get -q update | fetched "of package lists"
 	# How much, before it starts: the packages apt will fetch, and their size.
 	echo "install-deps: installing ${missing[*]}"
-	"${apt[@]}" --print-uris install "${missing[@]}" |
+	"${apt[@]}" -qq --print-uris install "${missing[@]}" |
 		awk '{ n++; bytes += $3 }
 		     END { printf "install-deps: %d packages to download, %.1f MB\n", n, bytes / 1e6 }'
 	export DEBIAN_FRONTEND=noninteractive
@@ -115,7 +116,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 		chmod 755 "$policy"
 		trap 'rm -f "$policy"' EXIT
 	fi
-	"${apt[@]}" install -y "${missing[@]}" >/dev/null
+	"${apt[@]}" -q install -y "${missing[@]}" | fetched "of packages"
 	[ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
 	for unit in nats-server.service nfdump.service softflowd.service pmacctd.service; do
 		pkg=$(dpkg-query -S "/lib/systemd/system/$unit" 2>/dev/null | cut -d: -f1) || continue

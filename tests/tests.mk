@@ -11,6 +11,8 @@
 # make test-kernels   the kernel matrix: the suites KERNEL_SUITES names on each
 #                 kernel of KERNELS, booted under QEMU, and on the host's
 #                 (tests/run-kernels; make kernels fetches KERNELS)
+# make test-fresh make demo and make test-prepare, each once, in a fresh
+#                 minimal Debian 12 root of its own (as root; testing/fresh/)
 #
 # `make test` also builds the harnesses and the agent with ASan and UBSan in
 # build-sanitize/, which tests/e2e/hardening.bats runs.
@@ -57,7 +59,7 @@ SANITIZE_DIR := build-sanitize
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	       -Wall -Wextra -Werror -std=gnu11 -Icommon -Ilib -DFBF_VERSION='"$(VERSION)"'
 
-.PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels
+.PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels test-fresh
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics/listen_addr.c \
 		agent/base/escape.c agent/iface/xdp_mode.c agent/iface/ifselect.c agent/sinks/output_url.c \
@@ -110,3 +112,7 @@ test-kernels: deps-kernels test-prepare kernels
 	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_COST_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		tests/run-all bench/gate/gate_kernels.bats bench/cost/cost_kernels.bats || status=1; \
 	exit $$status
+
+# The README's commands as a new user types them on a new host.
+test-fresh: deps-fresh
+	$(Q)testing/fresh/test-fresh.sh

@@ -23,14 +23,7 @@ shift
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-# The archive the host's own apt sources use for SUITES (an extended regular
-# expression of suite names), as apt reads them: a local mirror or proxy is
-# the only way some hosts have to Debian's packages.
-host_archive()
-{
-	apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
-		awk -v suites="^($1)\$" '$1 ~ suites { print $2; exit }'
-}
+. "$(dirname "$0")/../host_archive.bash"
 
 # Options that point apt at Debian 11 without touching the host's own lists,
 # through the mirror the host's sources name for Debian 12.

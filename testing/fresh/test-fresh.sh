@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make test-fresh: the README's commands as a new user types them on a new
+# Debian 12 host. A clone of this tree's HEAD in a fresh minimal root
+# (base-root.sh), and there, once: `make demo`, which must exit 0 and print
+# classified lines, leaving no network namespace behind; and in another
+# fresh root, at the same time, `make test-prepare` (all that make test
+# installs and builds), which must exit 0. Says each one's wall time, when
+# the demo printed its first classified line, the packages each installed
+# and what was downloaded. Exits 1 if any check fails.
+#
+# Cached between runs in FBF_FRESH_CACHE (/var/cache/fizzbuzzfib/fresh):
+# the base root, and the packages apt downloaded, which later roots take
+# from there. This host's packages are left as they are.
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/testing/fresh
+cache=${FBF_FRESH_CACHE:-/var/cache/fizzbuzzfib/fresh}
+
+[ "$(id -u)" -eq 0 ] || { echo "test-fresh: needs root (chroot, mounts); run: sudo make test-fresh" >&2; exit 1; }
+[ -z "$(git -C "$top" status --porcelain --untracked-files=no)" ] ||
+	echo "test-fresh: the tree has changes not committed: the roots get HEAD without them"
+
+mkdir -p "$cache/debs"
+"$here/base-root.sh" "$cache"
+base=$cache/base
+work=$(mktemp -d /var/tmp/fbf-fresh.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# The .debs apt names NAME_VERSION_ARCH.deb, the epoch's colon as %3a.
+debs_of() # ADMINDIR: the .debs of the packages installed there
+{
+	dpkg-query --admindir="$1" -W -f='${db:Status-Status} ${Package}_${Version}_${Architecture}.deb\n' |
+		awk '$1 == "installed" { sub(/:/, "%3a", $2); print $2 }' | sort
+}
+bytes_of() # DIR: the total size of the files named on stdin, in DIR
+{
+	(cd "$1" && xargs -r stat -c %s 2>/dev/null) | awk '{ s += $1 } END { print s + 0 }'
+}
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+
+# root NAME COMMAND: COMMAND in a fresh root with a clone of HEAD in
+# /root/fizzbuzzfib and apt's cache of earlier runs; its stdout in
+# $work/NAME.out, each line after the seconds since the start, its stderr in
+# $work/NAME.err, its status in $work/NAME.status.
+root()
+{
+	local name=$1 command=$2 dir=$work/$1 start
+
+	mkdir -p "$dir/upper/var/cache/apt/archives" && chmod 0700 "$dir/upper"
+	mkdir -m 0700 "$dir/upper/root"
+	git clone -q "$top" "$dir/upper/root/fizzbuzzfib"
+	# Links, not copies: a .deb is never written in place.
+	cp -al "$cache/debs/." "$dir/upper/var/cache/apt/archives/"
+	start=$SECONDS
+	{
+		"$here/in-root.sh" "$base" "$dir" "cd /root/fizzbuzzfib && $command" \
+			2>"$work/$name.err" && status=0 || status=$?
+		echo "$status" >"$work/$name.status"
+	} | while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$work/$name.out"
+	echo "$((SECONDS - start))" >>"$work/$name.status"
+}
+
+# report NAME: its wall time, packages, downloads; keeps its .debs in the cache.
+report()
+{
+	local name=$1 dir=$work/$1 status secs archives new
+
+	{ read -r status; read -r secs; } <"$work/$name.status"
+	archives=$dir/upper/var/cache/apt/archives
+	new=$(comm -13 <(ls "$cache/debs") <(ls "$archives" | grep '\.deb$'))
+	echo "test-fresh: $name: exit $status after $secs s;" \
+		"$(comm -13 <(debs_of "$base/var/lib/dpkg") <(debs_of "$dir/upper/var/lib/dpkg") |
+		   tee "$dir/installed" | wc -l) packages installed," \
+		"$(mb "$(bytes_of "$archives" <"$dir/installed")") of .debs;" \
+		"downloaded $(mb "$(bytes_of "$archives" <<<"$new")") of them"
+	sed -nE 's/^[0-9]+ (install-deps: ([0-9]+ packages to download|fetched))/  \1/p' "$work/$name.out"
+	(cd "$archives" && xargs -r ln -f -t "$cache/debs" <<<"$new")
+}
+
+failed=0
+check() # DESCRIPTION COMMAND...: one line, ok or not ok
+{
+	local what=$1
+	shift
+	if "$@"; then echo "ok: $what"; else echo "not ok: $what"; failed=1; fi
+}
+
+start=$SECONDS
+root demo 'make demo; status=$?; echo "netns left: $(ip netns list | wc -l)"; exit $status' &
+demo=$!
+root test 'make test-prepare' &
+wait "$demo" $!
+
+report demo
+report test
+classified=$(grep -E '^[0-9]+ (Fibonacci|FizzBuzz|Fizz|Buzz)$' "$work/demo.out" || true)
+check "make demo exits 0 in a fresh root" [ "$(head -n1 "$work/demo.status")" = 0 ]
+check "make demo prints classified lines ($(grep -c . <<<"$classified"), the first after" \
+	"$(head -n1 <<<"$classified" | cut -d' ' -f1) s)" [ -n "$classified" ]
+check "make demo leaves no network namespace" grep -qx '[0-9]* netns left: 0' "$work/demo.out"
+check "make test-prepare exits 0 in a fresh root" [ "$(head -n1 "$work/test.status")" = 0 ]
+check "no mount left under $work" [ -z "$(findmnt -rn -o TARGET | grep -F "$work")" ]
+for name in demo test; do
+	[ "$(head -n1 "$work/$name.status")" = 0 ] || {
+		echo "test-fresh: $name's last lines:"
+		tail -n 20 "$work/$name.out" "$work/$name.err"
+	}
+done
+echo "test-fresh: $((SECONDS - start)) s in all, both roots at once"
+exit $failed
