@@ -12,7 +12,8 @@
 #
 # Cached between runs in FBF_FRESH_CACHE (/var/cache/fizzbuzzfib/fresh):
 # the base root, and the packages apt downloaded, which later roots take
-# from there. This host's packages are left as they are.
+# from there. This host's packages are left as they are. Each root's output is
+# kept in $(OUTPUT)/test-fresh/.
 set -euo pipefail
 export LC_ALL=C
 
@@ -29,6 +30,11 @@ mkdir -p "$cache/debs"
 base=$cache/base
 work=$(mktemp -d /var/tmp/fbf-fresh.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+ls "$cache/debs" >"$work/cached"
+# Each root's output, kept after the run.
+logs=${FBF_BUILD:-$top/build}/test-fresh
+rm -rf "$logs"
+mkdir -p "$logs"
 
 # The .debs apt names NAME_VERSION_ARCH.deb, the epoch's colon as %3a.
 debs_of() # ADMINDIR: the .debs of the packages installed there
@@ -44,13 +50,13 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 
 # root NAME COMMAND: COMMAND in a fresh root with a clone of HEAD in
 # /root/fizzbuzzfib and apt's cache of earlier runs; its stdout in
-# $work/NAME.out, each line after the seconds since the start, its stderr in
-# $work/NAME.err, its status in $work/NAME.status.
+# $logs/NAME.out, each line after the seconds since the start, its stderr in
+# $logs/NAME.err, its status and seconds in $logs/NAME.status.
 root()
 {
 	local name=$1 command=$2 dir=$work/$1 start
 
-	mkdir -p "$dir/upper/var/cache/apt/archives" && chmod 0700 "$dir/upper"
+	mkdir -p "$dir/upper/var/cache/apt/archives"
 	mkdir -m 0700 "$dir/upper/root"
 	git clone -q "$top" "$dir/upper/root/fizzbuzzfib"
 	# Links, not copies: a .deb is never written in place.
@@ -58,10 +64,10 @@ root()
 	start=$SECONDS
 	{
 		"$here/in-root.sh" "$base" "$dir" "cd /root/fizzbuzzfib && $command" \
-			2>"$work/$name.err" && status=0 || status=$?
-		echo "$status" >"$work/$name.status"
-	} | while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$work/$name.out"
-	echo "$((SECONDS - start))" >>"$work/$name.status"
+			2>"$logs/$name.err" && status=0 || status=$?
+		echo "$status" >"$logs/$name.status"
+	} | while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$logs/$name.out"
+	echo "$((SECONDS - start))" >>"$logs/$name.status"
 }
 
 # report NAME: its wall time, packages, downloads; keeps its .debs in the cache.
@@ -69,15 +75,15 @@ report()
 {
 	local name=$1 dir=$work/$1 status secs archives new
 
-	{ read -r status; read -r secs; } <"$work/$name.status"
+	{ read -r status; read -r secs; } <"$logs/$name.status"
 	archives=$dir/upper/var/cache/apt/archives
-	new=$(comm -13 <(ls "$cache/debs") <(ls "$archives" | grep '\.deb$'))
+	new=$(comm -13 "$work/cached" <(ls "$archives" | grep '\.deb$'))
 	echo "test-fresh: $name: exit $status after $secs s;" \
 		"$(comm -13 <(debs_of "$base/var/lib/dpkg") <(debs_of "$dir/upper/var/lib/dpkg") |
 		   tee "$dir/installed" | wc -l) packages installed," \
 		"$(mb "$(bytes_of "$archives" <"$dir/installed")") of .debs;" \
 		"downloaded $(mb "$(bytes_of "$archives" <<<"$new")") of them"
-	sed -nE 's/^[0-9]+ (install-deps: ([0-9]+ packages to download|fetched))/  \1/p' "$work/$name.out"
+	sed -nE 's/^[0-9]+ (install-deps: ([0-9]+ packages to download|fetched))/  \1/p' "$logs/$name.out"
 	(cd "$archives" && xargs -r ln -f -t "$cache/debs" <<<"$new")
 }
 
@@ -97,17 +103,18 @@ wait "$demo" $!
 
 report demo
 report test
-classified=$(grep -E '^[0-9]+ (Fibonacci|FizzBuzz|Fizz|Buzz)$' "$work/demo.out" || true)
-check "make demo exits 0 in a fresh root" [ "$(head -n1 "$work/demo.status")" = 0 ]
-check "make demo prints classified lines ($(grep -c . <<<"$classified"), the first after" \
-	"$(head -n1 <<<"$classified" | cut -d' ' -f1) s)" [ -n "$classified" ]
-check "make demo leaves no network namespace" grep -qx '[0-9]* netns left: 0' "$work/demo.out"
-check "make test-prepare exits 0 in a fresh root" [ "$(head -n1 "$work/test.status")" = 0 ]
+classified=$(grep -E '^[0-9]+ [0-9.]+ (Fibonacci|FizzBuzz|Fizz|Buzz)$' "$logs/demo.out" || true)
+check "make demo exits 0 in a fresh root" [ "$(head -n1 "$logs/demo.status")" = 0 ]
+first=$(head -n1 <<<"$classified" | cut -d' ' -f1)
+check "make demo prints classified lines ($(grep -c . <<<"$classified"), the first after ${first:-?} s)" \
+	[ -n "$classified" ]
+check "make demo leaves no network namespace" grep -qx '[0-9]* netns left: 0' "$logs/demo.out"
+check "make test-prepare exits 0 in a fresh root" [ "$(head -n1 "$logs/test.status")" = 0 ]
 check "no mount left under $work" [ -z "$(findmnt -rn -o TARGET | grep -F "$work")" ]
 for name in demo test; do
-	[ "$(head -n1 "$work/$name.status")" = 0 ] || {
+	[ "$(head -n1 "$logs/$name.status")" = 0 ] || {
 		echo "test-fresh: $name's last lines:"
-		tail -n 20 "$work/$name.out" "$work/$name.err"
+		tail -n 20 "$logs/$name.out" "$logs/$name.err"
 	}
 done
 echo "test-fresh: $((SECONDS - start)) s in all, both roots at once"
