@@ -4,6 +4,7 @@
 #                 programs (queue and ring buffer), and the traffic generators
 # make test-build / bench-build   what the tests / the benchmarks run beside it
 #                 (make test and the bench targets build them themselves)
+# make test-prepare  install and build all that make test runs, and run nothing
 # make test       run every test (as root: BPF, veth pairs, namespaces)
 # make test-kernels   the tests on other kernels, booted under QEMU (see tests/tests.mk)
 # make demo       show the agent on a veth pair
@@ -27,9 +28,10 @@
 #                 (PREFIX=/usr/local, DESTDIR= for a staging tree)
 # make deb        the Debian package, $(OUTPUT)/deb/fizzbuzzfib-agent_VERSION_ARCH.deb
 #                 (debian/, tools/build-deb.sh)
-# make deps       install the Debian packages the project needs (as root), which
-#                 make demo, make test and make test-kernels do first; the other
-#                 targets only check that they are there
+# make deps       install the Debian packages the project needs (as root); make
+#                 deps-PURPOSE those of one purpose (demo, test, bench, deb, kernels,
+#                 fresh: ci/install-deps.sh), which make demo, make test and make
+#                 test-kernels install first; the other targets only check them
 # make kernels    fetch Debian's kernels of KERNELS for make test-kernels and bench-check
 # make clean      remove all build output
 #
