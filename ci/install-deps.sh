@@ -32,10 +32,11 @@ pkgs_demo=(
 	iproute2 python3
 )
 # The micro benchmarks (Google Benchmark, callgrind), profiles, and the
-# servers and flow meters the macro benchmarks run beside the agent.
+# servers and flow meters the macro benchmarks run beside the agent; curl
+# and procps (pgrep, sysctl), which a minimal Debian lacks.
 pkgs_bench=(
 	g++ libbenchmark-dev valgrind gnuplot-nox linux-perf ethtool
-	nats-server nfdump softflowd pmacct
+	nats-server nfdump softflowd pmacct curl procps
 )
 # make profile-cpu fetches its flame graph template with npm; any npm will do.
 command -v npm >/dev/null || pkgs_bench+=(npm)
