@@ -197,8 +197,10 @@ $(call obj,agent/sinks/sink_ipfix.c): CFLAGS += $(FIXBUF_CFLAGS)
 # line: deps-demo, deps-test, deps-bench, deps-deb, deps-kernels, deps-fresh
 # (ci/install-deps.sh lists them); make deps installs them all. make test's
 # also downloads the udev package for the service test.
+DEPS_PURPOSES := $(shell ci/install-deps.sh --purposes)
+.PHONY: $(DEPS_PURPOSES:%=deps-%) $(DEPS_PURPOSES:%=check-deps-%)
 deps: deps-all
-deps-%:
+$(DEPS_PURPOSES:%=deps-%): deps-%:
 	$(Q)ci/install-deps.sh $*
 	$(if $(filter test kernels all,$*),$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs)
 
@@ -208,7 +210,7 @@ kernels:
 
 # Only a check, for the targets that install nothing: check-deps is the
 # benchmarks' (bench/*/*.mk).
-check-deps-%:
+$(DEPS_PURPOSES:%=check-deps-%): check-deps-%:
 	$(Q)ci/install-deps.sh --check $*
 check-deps: check-deps-bench
 

@@ -15,7 +15,7 @@
 #   all       everything above (make deps)
 set -euo pipefail
 
-usage="usage: install-deps.sh [--check] demo|bench|deb|test|kernels|fresh|all..."
+usage="usage: install-deps.sh [--check] demo|bench|deb|test|kernels|fresh|all...|--purposes"
 check_only=
 [ "${1:-}" != --check ] || { check_only=1; shift; }
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
@@ -62,6 +62,9 @@ declare -A runs=(
 	[fresh]="fresh"
 	[all]="demo bench deb test kernels fresh"
 )
+
+# For the Makefile: its deps-PURPOSE and check-deps-PURPOSE targets.
+[ "$1" != --purposes ] || { echo "${!runs[@]}"; exit 0; }
 
 packages=()
 for purpose in "$@"; do

@@ -29,7 +29,20 @@ mkdir -p "$cache/debs"
 "$here/base-root.sh" "$cache"
 base=$cache/base
 work=$(mktemp -d /var/tmp/fbf-fresh.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Stopped early, it stops the roots: each one's namespaces go with its
+# in-root.sh (unshare), every process and mount in them.
+stop()
+{
+	local pid
+
+	for pid in "$work"/*.pid; do
+		[ -f "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
+	done
+	wait
+	rm -rf "$work"
+}
+trap stop EXIT
+trap 'exit 1' INT TERM
 ls "$cache/debs" >"$work/cached"
 # Each root's output, kept after the run.
 logs=${FBF_BUILD:-$top/build}/test-fresh
@@ -64,7 +77,9 @@ root()
 	start=$SECONDS
 	{
 		"$here/in-root.sh" "$base" "$dir" "cd /root/fizzbuzzfib && $command" \
-			2>"$logs/$name.err" && status=0 || status=$?
+			2>"$logs/$name.err" &
+		echo $! >"$work/$name.pid"
+		wait $! && status=0 || status=$?
 		echo "$status" >"$logs/$name.status"
 	} | while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$logs/$name.out"
 	echo "$((SECONDS - start))" >>"$logs/$name.status"
