@@ -80,6 +80,7 @@ root()
 			2>"$logs/$name.err" &
 		echo $! >"$work/$name.pid"
 		wait $! && status=0 || status=$?
+		rm "$work/$name.pid"
 		echo "$status" >"$logs/$name.status"
 	} | while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$logs/$name.out"
 	echo "$((SECONDS - start))" >>"$logs/$name.status"
