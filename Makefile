@@ -111,7 +111,8 @@ CXXFLAGS += -Wall -Wextra -Werror -fno-omit-frame-pointer -std=c++17 -Icommon -I
 LDFLAGS ?=
 LDFLAGS += $(SANITIZE_FLAGS)
 
-$(call from_host,LIBBPF_LIBS,pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
+$(call from_host,LIBBPF_LIBS,pkg-config --libs libxdp libbpf 2>/dev/null || \
+	echo -lxdp -lbpf -lelf -lz)
 $(call from_host,CURL_LIBS,pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 $(call from_host,MHD_LIBS,pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 $(call from_host,SYSTEMD_LIBS,pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
@@ -152,8 +153,8 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test-prepare test demo deps kernels check-deps clean install install-agent uninstall deb bench \
-	bench-figures
+.PHONY: all lab test-build bench-build test-prepare test demo deps kernels check-deps clean \
+	install install-agent uninstall deb bench bench-figures
 
 all: $(OUTPUT)/agent
 # The lab the tests and the benchmarks share (testing/), then each one's own

@@ -68,7 +68,8 @@ declare -A runs=(
 
 packages=()
 for purpose in "$@"; do
-	[ -n "${runs[$purpose]:-}" ] || { echo "install-deps: unknown purpose '$purpose'; $usage" >&2; exit 2; }
+	[ -n "${runs[$purpose]:-}" ] ||
+		{ echo "install-deps: unknown purpose '$purpose'; $usage" >&2; exit 2; }
 	for list in ${runs[$purpose]}; do
 		list="pkgs_$list[@]"
 		packages+=("${!list}")
@@ -134,4 +135,5 @@ if [ "$(id -u)" -eq 0 ] && ! mountpoint -q /sys/fs/bpf; then
 	echo "install-deps: mounting bpffs at /sys/fs/bpf"
 	mount -t bpf bpf /sys/fs/bpf
 fi
-[ ${#missing[@]} -gt 0 ] || echo "install-deps: all ${#packages[@]} Debian packages for $* are installed"
+[ ${#missing[@]} -gt 0 ] ||
+	echo "install-deps: all ${#packages[@]} Debian packages for $* are installed"

@@ -21,7 +21,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/testing/fresh
 cache=${FBF_FRESH_CACHE:-/var/cache/fizzbuzzfib/fresh}
 
-[ "$(id -u)" -eq 0 ] || { echo "test-fresh: needs root (chroot, mounts); run: sudo make test-fresh" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] ||
+	{ echo "test-fresh: needs root (chroot, mounts); run: sudo make test-fresh" >&2; exit 1; }
 [ -z "$(git -C "$top" status --porcelain --untracked-files=no)" ] ||
 	echo "test-fresh: the tree has changes not committed: the roots get HEAD without them"
 
@@ -52,7 +53,8 @@ mkdir -p "$logs"
 # The .debs apt names NAME_VERSION_ARCH.deb, the epoch's colon as %3a.
 debs_of() # ADMINDIR: the .debs of the packages installed there
 {
-	dpkg-query --admindir="$1" -W -f='${db:Status-Status} ${Package}_${Version}_${Architecture}.deb\n' |
+	dpkg-query --admindir="$1" -W \
+		-f='${db:Status-Status} ${Package}_${Version}_${Architecture}.deb\n' |
 		awk '$1 == "installed" { sub(/:/, "%3a", $2); print $2 }' | sort
 }
 bytes_of() # DIR: the total size of the files named on stdin, in DIR
@@ -122,8 +124,9 @@ report test
 classified=$(grep -E '^[0-9]+ [0-9.]+ (Fibonacci|FizzBuzz|Fizz|Buzz)$' "$logs/demo.out" || true)
 check "make demo exits 0 in a fresh root" [ "$(head -n1 "$logs/demo.status")" = 0 ]
 first=$(head -n1 <<<"$classified" | cut -d' ' -f1)
-check "make demo prints classified lines ($(grep -c . <<<"$classified"), the first after ${first:-?} s)" \
-	[ -n "$classified" ]
+what="make demo prints classified lines ($(grep -c . <<<"$classified"),"
+what+=" the first after ${first:-?} s)"
+check "$what" [ -n "$classified" ]
 check "make demo leaves no network namespace" grep -qx '[0-9]* netns left: 0' "$logs/demo.out"
 check "make test-prepare exits 0 in a fresh root" [ "$(head -n1 "$logs/test.status")" = 0 ]
 check "no mount left under $work" [ -z "$(findmnt -rn -o TARGET | grep -F "$work")" ]
