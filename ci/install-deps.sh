@@ -4,7 +4,8 @@
 # install-deps.sh [--check] PURPOSE...: install the Debian 12 packages that
 # PURPOSE needs, of those missing, and mount bpffs. Quick to run again: it
 # installs only what is missing. Run as root. With --check it installs
-# nothing: it names what is missing and exits 1. The make targets run it:
+# nothing: it names what is missing and exits 1. A purpose it does not know
+# exits 2. The make targets run it:
 #
 #   demo      make, make demo: build the product and run it
 #   bench     the benchmarks (make bench, bench-check, profile-*, cost)
@@ -12,13 +13,13 @@
 #   test      make test: the tests, which run the benchmarks' and make deb too
 #   kernels   make test-kernels: make test's, and QEMU for the kernel matrix
 #   fresh     make test-fresh: debootstrap, for a fresh Debian 12 root
-#   all       everything above (make deps)
+#   all       everything above (make deps); the default
 set -euo pipefail
 
-usage="usage: install-deps.sh [--check] demo|bench|deb|test|kernels|fresh|all...|--purposes"
+usage="usage: install-deps.sh [--check] [demo|bench|deb|test|kernels|fresh|all]...|--purposes"
 check_only=
 [ "${1:-}" != --check ] || { check_only=1; shift; }
-[ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
+[ $# -gt 0 ] || set -- all
 
 # One list per purpose, each package in one list: the first purpose that
 # needs it (a purpose gets the lists of those it runs, below).
