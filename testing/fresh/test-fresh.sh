@@ -10,7 +10,7 @@
 # the demo printed its first classified line, the packages each installed
 # and what was downloaded. Exits 1 if any check fails.
 #
-# Cached between runs in FBF_FRESH_CACHE (/var/cache/fizzbuzzfib/fresh):
+# Cached between runs in FBF_FRESH_CACHE (/var/cache/fizzbuzzfib-fresh):
 # the base root, and the packages apt downloaded, which later roots take
 # from there. This host's packages are left as they are. Each root's output is
 # kept in $(OUTPUT)/test-fresh/.
@@ -19,7 +19,8 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/testing/fresh
-cache=${FBF_FRESH_CACHE:-/var/cache/fizzbuzzfib/fresh}
+# Not .../fizzbuzzfib: package.bats would take that for a path the package left.
+cache=${FBF_FRESH_CACHE:-/var/cache/fizzbuzzfib-fresh}
 
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "test-fresh: needs root (chroot, mounts); run: sudo make test-fresh" >&2; exit 1; }
