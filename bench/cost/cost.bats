@@ -136,11 +136,30 @@ every_action()
 	[ "$status" -eq 6 ] && [ "${#lines[@]}" -eq 1 ]
 	cost measure "$BATS_TEST_FILENAME"
 	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"cannot open"*"as a BPF object"* ]]
+	[[ "$output" == "cost: $BATS_TEST_FILENAME is not a BPF object (libbpf: "* ]]
 	cost measure /nonexistent.o
 	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
 	cost measure
 	[ "$status" -eq 2 ]
+}
+
+@test "random bytes, a bare ELF header and a shared library: not a BPF object, exit 3" {
+	local libc=/lib/$(gcc -dumpmachine)/libc.so.6
+
+	head -c 4096 /dev/urandom >"$BATS_TEST_TMPDIR/random.o"
+	printf '\x7fELF' >"$BATS_TEST_TMPDIR/header.o"
+	for obj in "$BATS_TEST_TMPDIR/random.o" "$BATS_TEST_TMPDIR/header.o" "$libc"; do
+		cost measure "$obj"
+		[ "$status" -eq 3 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "cost: $obj is not a BPF object (libbpf: "*"): give an object"* ]]
+		[[ "$output" != *"Unknown error"* ]]
+	done
+	# make itself exits 2 for any failed recipe, and names the tool's status.
+	run make -s cost OBJ="$BATS_TEST_TMPDIR/random.o"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "cost: $BATS_TEST_TMPDIR/random.o is not a BPF object"* ]]
+	[[ "${lines[-1]}" == *"Error 3" ]]
 }
 
 @test "a kernel that is not fetched is one line and exit 11, before anything is measured" {

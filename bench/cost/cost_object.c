@@ -210,6 +210,24 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 	return 0;
 }
 
+/*
+ * Why @path did not open: the file itself (missing, unreadable, a directory),
+ * or its contents, which libbpf answers with its own codes (from 4000: not
+ * ELF, not BPF, sections it cannot read) or an errno while reading them.
+ */
+static void tell_open_error(const char *path, int err)
+{
+	char why[128];
+
+	if (err == ENOENT || err == EACCES || err == EISDIR || err == EPERM) {
+		fprintf(stderr, "cost: cannot open %s: %s\n", path, strerror(err));
+		return;
+	}
+	libbpf_strerror(err, why, sizeof(why));
+	fprintf(stderr, "cost: %s is not a BPF object (libbpf: %s): give an object built "
+		"with clang -target bpf\n", path, why);
+}
+
 static int open_object(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_map *map;
@@ -218,8 +236,7 @@ static int open_object(struct cost_prog *cp, const char *path, const char *name)
 	cp->obj = bpf_object__open_file(path, NULL);
 	if (!cp->obj) {
 		err = errno;
-		cp->obj = NULL;
-		fprintf(stderr, "cost: cannot open %s as a BPF object: %s\n", path, strerror(err));
+		tell_open_error(path, err);
 		return COST_EXIT_OPEN;
 	}
 	cp->prog = NULL;
