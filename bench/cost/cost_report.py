@@ -49,9 +49,9 @@ EXIT_KERNEL = 11  # bench/cost/cost_exits.h
 FLOOR = next((floor, abs_floor) for bench, measure, _, floor, abs_floor in gate.TIMING
              if (bench, measure) == ("kernel/all", "latency"))
 # A figure whose rounds spread (max - min, over their median) past this is marked too noisy
-# to read: some rounds ran at half or at one and a half times the median's speed, so the
-# host's other work, not the program, decided it. On a quiet host test_run's rounds spread
-# 3-20% and the floods' up to a third; a busy one gave 91-255%.
+# to read: its rounds differ by more than half their median, so the host's other work, not
+# the program, decided it. On this project's 2-vCPU hosts, other work running beside,
+# test_run's rounds spread 2-37% and the floods' up to 48%; a busier one gave 91-255%.
 NOISY_SPREAD = 50.0
 # The CPUs: the reading calls a program's curve climbing when its cost on N CPUs at once,
 # over its cost on one, passes this many times bare XDP_PASS's same ratio (which takes out
@@ -151,7 +151,8 @@ def cpus_section(prog, bare):
                      fmt(statistics.median(b)), f"{statistics.median(bs):.2f}x",
                      f"{statistics.median(prog[(bench, 'throughput')]) / 1e6:.1f} M",
                      f"{statistics.median(overlap):.0f}%" +
-                     (f", {apart} rounds apart" if apart else ""), spread_cell(p)])
+                     (f" ({apart} of {len(overlap)} rounds under {OVERLAP_MIN:.0f}%)"
+                      if apart else ""), spread_cell(p)])
         bmf_timing(bmf, bench, "latency", p)
         for m in ("scaling", "throughput", "overlap-percent"):
             bmf[bench][m] = bmf_entry(prog[(bench, m)])
