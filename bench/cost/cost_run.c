@@ -151,10 +151,14 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 events)
 		long long id = live_id(arms[a].path);
 		int ret;
 
-		if (id < 0 || (id && maps_file)) {
-			fprintf(stderr, "cost: %s: %s\n", arms[a].path, id < 0 ?
-				"not a program's id (bpftool prog list shows them)" : "MAPS fills an object's own maps, not those of "
-				"a program another process loaded");
+		if (id < 0) {
+			fprintf(stderr, "cost: %s: not a program's id (bpftool prog list shows "
+				"them)\n", arms[a].path);
+			return COST_EXIT_USAGE;
+		}
+		if (id && maps_file) {
+			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, not those of a "
+				"program another process loaded\n", arms[a].path);
 			return COST_EXIT_USAGE;
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
@@ -381,7 +385,8 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 		return usage();
 	ret = -cost_cpus_start(&pool, &nr_cpus);
 	if (ret) {
-		fprintf(stderr, "cost: a thread on each CPU: %s\n", strerror(ret));
+		fprintf(stderr, "cost: a thread on each CPU, in a network namespace of its own: "
+			"%s\n", strerror(ret));
 		return COST_EXIT_FAILED;
 	}
 	nr_counts = cpu_counts(counts, nr_cpus);
