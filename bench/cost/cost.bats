@@ -132,18 +132,16 @@ require_cpus()
 	[ "$(nproc)" -ge 2 ] || skip "one CPU: the curve needs two to run on at once"
 }
 
-# A compare on the CPUs: rounds long enough to time several CPUs together.
-cpus_compare()
-{
-	FBF_COST_ROUNDS=5 FBF_COST_REPEAT=20000 cost compare "$@"
-}
+# cost_cpus ARGS: cost.sh ARGS with runs long enough for several CPUs' loops to overlap
+# (20,000 of a few ns: about 100 us, against the 10 us that the threads' start may differ).
+cost_cpus() { FBF_COST_ROUNDS=5 FBF_COST_REPEAT=20000 cost "$@"; }
 
 # cpus_verdict N: the verdict column of the compare table's row for N CPUs.
 cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 
 @test "the CPUs: a shared counter reads as climbing, a per-CPU one as flat" {
 	require_cpus
-	cost measure "$PROBE"_shared_counter.bpf.o
+	cost_cpus measure "$PROBE"_shared_counter.bpf.o
 	[ "$status" -eq 0 ]
 	[[ "${lines[*]}" =~ "CPUs: "[0-9.]+" times at $(nproc) CPUs: a shared map value, lock or ring"\
 " in the path" ]]
@@ -151,7 +149,7 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/1:latency "cost/cpus/$(nproc):scaling" \
 		"cost/cpus/$(nproc):climb" "cost/cpus/$(nproc):overlap-percent" \
 		"cost/cpus/$(nproc)/xdp_pass:latency"
-	cost measure "$PROBE"_percpu_counter.bpf.o
+	cost_cpus measure "$PROBE"_percpu_counter.bpf.o
 	[ "$status" -eq 0 ]
 	[[ "${lines[*]}" =~ "CPUs: flat: "[0-9.]+" times at $(nproc) CPUs" ]]
 }
@@ -160,7 +158,7 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	require_cpus
 	# The same count per frame, into each CPU's own value in the base and into one
 	# value that all share in the candidate: no instruction more.
-	cpus_compare "$PROBE"_percpu_counter.bpf.o "$PROBE"_shared_counter.bpf.o
+	cost_cpus compare "$PROBE"_percpu_counter.bpf.o "$PROBE"_shared_counter.bpf.o
 	[ "$status" -eq 1 ]
 	[ "$(cpus_verdict 2)" = regressed ]
 	[[ "${lines[-1]}" == "cost-compare: REGRESSION: "*"on 2 CPUs at once"*"then +"*"in a second"* ]]
@@ -173,7 +171,7 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 @test "cost-compare does not flag a per-CPU counter on the CPUs" {
 	require_cpus
 	# It adds instructions, which the exact measures flag; its scaling is the base's.
-	cpus_compare "$PROBE.bpf.o" "$PROBE"_percpu_counter.bpf.o
+	cost_cpus compare "$PROBE.bpf.o" "$PROBE"_percpu_counter.bpf.o
 	[ "$status" -eq 1 ]
 	[ -n "$(cpus_verdict 2)" ]
 	[ "$(cpus_verdict 2)" != regressed ]
