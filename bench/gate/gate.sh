@@ -11,7 +11,8 @@
 #           loaded into this kernel, and into each kernel FBF_GATE_KERNELS
 #           names, booted once under QEMU (testing/vm/vm-run): any rise fails
 #   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
-#           same frames; both agents drain the same pre-filled queue in turn,
+#           same frames, on one CPU and on 2, 4, ... at once (their scaling);
+#           both agents drain the same pre-filled queue in turn,
 #           for --quiet, text and --json, and idle in turn; the same again
 #           on the ring buffer; a second copy of the base (A/A) says how far
 #           this run's noise reaches
@@ -104,6 +105,7 @@ measure_exact()
 # shapes, named as the gate's benchmarks: kernel/SHAPE, kernel/all and the program's
 # kernel/xdp_fizzbuzzfib, each with /ringbuf (-ringbuf for the program) for the ring
 # buffer's object. Every shape must be passed: the timing is of the path that does.
+# With ROUNDS, the same shapes on 1, 2, ... CPUs at once too: kernel/cpus/N.
 gate_kernel()
 {
 	local rounds=$1 repeat=$2 object arm arms suffix
@@ -115,9 +117,18 @@ gate_kernel()
 			arms+=("${arm%%=*}=${arm#*=}/$object.bpf.o")
 		done
 		suffix=${object#fizzbuzzfib}
-		"$build/bench/cost_run" run -k -r "$rounds" -n "$repeat" -p xdp_fizzbuzzfib \
-			"${arms[@]}" | awk -F'\t' -v OFS='\t' -v ring="${suffix:+ringbuf}" '
+		{
+			"$build/bench/cost_run" run -k -r "$rounds" -n "$repeat" -p xdp_fizzbuzzfib \
+				"${arms[@]}" || exit
+			# The same on 1, 2, ... CPUs at once: kernel/cpus/N, judged by its scaling.
+			[ "$rounds" -eq 0 ] || "$build/bench/cost_run" cpus -k -r "$rounds" \
+				-n "$repeat" -p xdp_fizzbuzzfib "${arms[@]}"
+		} | awk -F'\t' -v OFS='\t' -v ring="${suffix:+ringbuf}" '
 			/^#/ { next }
+			# Both runs print the static figures: the first ones are kept. Of the
+			# CPUs, the latencies, whose scaling is judged.
+			$2 == "cost/prog" && seen[$1 FS $3]++ { next }
+			$2 ~ /^cost\/cpus\// && $3 != "latency" { next }
 			$3 == "action" { if ($4 != 2) { bad = $1 " " $2 " returned " $4; exit 1 }
 					 next }
 			$2 == "cost/prog" { $2 = "kernel/xdp_fizzbuzzfib" (ring ? "-" ring : "") }
