@@ -3,7 +3,7 @@
 # What the CPU-curve benchmarks share (curve_test_run.sh, curve_flood.sh): the
 # agent's designs, the CPU the agent drains on, the CPU counts measured, and
 # what the agent's summary says it delivered and lost. Load it after
-# testing/netns.bash and flood.bash, with $work set.
+# testing/netns.bash and flood.bash.
 
 # The designs, and the agent's options for each; every one in the agent's
 # default mode, the one a user gets. Events are read and counted, not printed.
@@ -19,6 +19,24 @@ declare -A curve_design_args=(
 # The agent drains on the last CPU; the producers (test_run threads, floods)
 # take the others, from CPU 0 up.
 curve_agent_cpu=$(($(nproc) - 1))
+
+# curve_lab_up NAME QUEUES: as root on 2 CPUs or more, the test network in a
+# new $work, QUEUES queues per veth; the agent whose pid agent_pid holds is
+# stopped at exit. NAME: the script's, for its errors.
+curve_lab_up()
+{
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$1: needs root (network namespaces, veth pairs, XDP)" >&2
+		exit 1
+	fi
+	if [ "$curve_agent_cpu" -lt 1 ]; then
+		echo "$1: needs 2 CPUs or more: one for the agent, one for what it drains" >&2
+		exit 1
+	fi
+	work=$(mktemp -d /tmp/fbf-curve.XXXXXX)
+	agent_pid=
+	fbf_lab_up agent_pid "$2"
+}
 
 # curve_counts MAX: 1, 2, 4, ... below MAX, then MAX: the CPU counts measured.
 curve_counts()

@@ -36,19 +36,8 @@ rounds=${1:-3}
 flood_seconds=${2:-2}
 arms=(none xdp_pass-skb xdp_pass-native "${curve_designs[@]}")
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "curve_flood: needs root (network namespaces, veth pairs, XDP)" >&2
-	exit 1
-fi
-if [ "$curve_agent_cpu" -lt 1 ]; then
-	echo "curve_flood: needs 2 CPUs or more: one for the agent, one for the flood" >&2
-	exit 1
-fi
 [ -x "$rawflood" ] || { echo "curve_flood: $rawflood is missing: run make" >&2; exit 1; }
-
-work=$(mktemp -d /tmp/fbf-curve.XXXXXX)
-agent_pid=
-fbf_lab_up agent_pid "$(nproc)"
+curve_lab_up curve_flood "$(nproc)"
 
 declare -A rate mode
 

@@ -35,19 +35,8 @@ runner=$FBF_BUILD/bench/test_run_cpus
 max=$curve_agent_cpu
 [ "$max" -ge 2 ] || max=2
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "curve_test_run: needs root (network namespaces, veth pairs, XDP)" >&2
-	exit 1
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	echo "curve_test_run: needs 2 CPUs or more: one for the agent, one to run its program" >&2
-	exit 1
-fi
 [ -x "$runner" ] || { echo "curve_test_run: $runner is missing: run make bench-build" >&2; exit 1; }
-
-work=$(mktemp -d /tmp/fbf-curve.XXXXXX)
-agent_pid=
-fbf_lab_up agent_pid
+curve_lab_up curve_test_run 1
 
 # run ARM N: the arm's program from N CPUs at once; prints its rows.
 run()
