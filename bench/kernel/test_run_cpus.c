@@ -3,7 +3,8 @@
  * A loaded XDP program run by BPF_PROG_TEST_RUN from N CPUs at once: one
  * thread pinned to each of CPUs 0 to N-1, all released together, each making
  * test runs of REPEAT runs of the Fizz frame (an event per run) until
- * SECONDS have passed (one at least):
+ * SECONDS after the release (one at least), so that a thread that starts
+ * late still ends with the others:
  *
  *   test_run_cpus PROG_ID|OBJECT N REPEAT SECONDS
  *
@@ -44,9 +45,9 @@ struct worker {
 };
 
 static int prog_fd, repeat;
-static double seconds;
+static double seconds, deadline;
 static const struct kernel_case *fizz;
-static pthread_barrier_t go;
+static pthread_barrier_t go, deadline_set;
 
 static double now(void)
 {
@@ -59,14 +60,16 @@ static double now(void)
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	cpu_set_t set;
+	cpu_set_t cpus;
 	double ns;
 	__u32 action;
 
-	CPU_ZERO(&set);
-	CPU_SET(w->cpu, &set);
-	w->err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	pthread_barrier_wait(&go);
+	CPU_ZERO(&cpus);
+	CPU_SET(w->cpu, &cpus);
+	w->err = pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	if (pthread_barrier_wait(&go) == PTHREAD_BARRIER_SERIAL_THREAD)
+		deadline = now() + seconds;
+	pthread_barrier_wait(&deadline_set);
 	if (w->err)
 		return NULL;
 	w->start = now();
@@ -75,7 +78,7 @@ static void *work(void *arg)
 		w->ns += ns * repeat;
 		w->runs += repeat;
 		w->end = now();
-	} while (!w->err && w->end - w->start < seconds);
+	} while (!w->err && w->end < deadline);
 	return NULL;
 }
 
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
 		if (!strcmp(cases[i].name, "ipv4-fizz"))
 			fizz = &cases[i];
 	pthread_barrier_init(&go, NULL, n);
+	pthread_barrier_init(&deadline_set, NULL, n);
 	for (__u64 i = 0; i < n; i++) {
 		w[i].cpu = i;
 		if (pthread_create(&w[i].thread, NULL, work, &w[i])) {
