@@ -321,7 +321,7 @@ set xlabel '{xlabel}'
 set logscale x 2
 set xrange [{counts[0] / 1.25}:{counts[-1] * 1.25}]
 set xtics ({", ".join(str(n) for n in counts)})
-set key below
+set key below width 2
 set datafile missing 'NaN'
 {"set logscale y" if logscale else ""}
 """
