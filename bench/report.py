@@ -315,7 +315,9 @@ def curve_plot(series, measure, title, xlabel, svg, logscale):
                                        for a in arms) + "\n")
     lines = ", ".join(f"'{data}' using 1:{i + 2} with linespoints title '{CURVE_NAMES.get(a, a)}'"
                       for i, a in enumerate(arms))
+    # noenhanced: names such as XDP_PASS as they are, not with a subscript.
     common = f"""
+set termoption noenhanced
 set title "{title}\\n{machine()}, kernel {platform.release()}"
 set xlabel '{xlabel}'
 set logscale x 2
