@@ -142,7 +142,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		ns += w[i].ns / w[i].runs / n;
-		rate += w[i].runs * 1e9 / w[i].ns;
+		/* The kernel's mean is whole ns: a program faster than 1 ns reads 0. */
+		rate += w[i].ns ? w[i].runs * 1e9 / w[i].ns : 0;
 		first = w[i].start < first ? w[i].start : first;
 		last = w[i].end > last ? w[i].end : last;
 		all_in = w[i].start > all_in ? w[i].start : all_in;
