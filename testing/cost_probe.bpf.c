@@ -11,6 +11,11 @@
  *   -DCOST_REFUSED   a read past the checked end of the frame: the verifier refuses it
  *   -DCOST_CONFIG    it aborts every frame until its cost_config map's entry is set:
  *                    a program the user must configure
+ *   -DCOST_SHARED_COUNTER  every frame counted with an atomic add into one value that
+ *                    all CPUs share: as cheap as a per-CPU count on one CPU, and a
+ *                    cache line the CPUs fight over on several (the curve must flag it)
+ *   -DCOST_PERCPU_COUNTER  every frame counted into its CPU's own value: flat on any
+ *                    number of CPUs (the curve must not flag it)
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -28,6 +33,19 @@ struct {
 } cost_config SEC(".maps");
 #endif
 
+#if defined(COST_SHARED_COUNTER) || defined(COST_PERCPU_COUNTER)
+struct {
+#ifdef COST_SHARED_COUNTER
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+#else
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+#endif
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cost_frames SEC(".maps");
+#endif
+
 SEC("xdp")
 int xdp_cost_probe(struct xdp_md *ctx)
 {
@@ -36,6 +54,18 @@ int xdp_cost_probe(struct xdp_md *ctx)
 	struct iphdr *ip = data + sizeof(*eth);
 	int action = XDP_PASS;
 
+#if defined(COST_SHARED_COUNTER) || defined(COST_PERCPU_COUNTER)
+	__u32 key = 0;
+	__u64 *frames = bpf_map_lookup_elem(&cost_frames, &key);
+
+	/* A value every CPU adds to must be added to atomically; a CPU's own need not. */
+	if (frames)
+#ifdef COST_SHARED_COUNTER
+		__sync_fetch_and_add(frames, 1);
+#else
+		*frames += 1;
+#endif
+#endif
 #ifdef COST_CONFIG
 	__u32 zero = 0, *enabled = bpf_map_lookup_elem(&cost_config, &zero);
 

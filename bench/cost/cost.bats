@@ -13,6 +13,11 @@ load ../bmf
 
 XDP_TOOLS_BPF=/usr/lib/$(gcc -dumpmachine)/bpf
 
+teardown()
+{
+	[ -z "${PIN:-}" ] || rm -f "$PIN"
+}
+
 setup()
 {
 	fbf_bench_setup
@@ -107,6 +112,7 @@ every_action()
 	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o"
 	[ "$status" -eq 0 ]
 	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	[ "$(nproc)" -lt 2 ] || [ -n "$(cpus_verdict 2)" ]
 	grep -E '^cost/prog +translated-instructions +[0-9]+ +[0-9]+ +\+0\.00% .* unchanged$' \
 		<<<"$output"
 	check_bmf "$RESULTS/cost-compare.bmf.json" cost/prog cost/all
@@ -119,6 +125,84 @@ every_action()
 	[ "$status" -eq 1 ]
 	[[ "${lines[-1]}" == "cost-compare: REGRESSION: "*"translated-instructions"* ]]
 	[[ "$output" != *"cost-compare: PASS"* ]]
+}
+
+require_cpus()
+{
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: the curve needs two to run on at once"
+}
+
+# A compare on the CPUs: rounds long enough to time several CPUs together.
+cpus_compare()
+{
+	FBF_COST_ROUNDS=5 FBF_COST_REPEAT=20000 cost compare "$@"
+}
+
+# cpus_verdict N: the verdict column of the compare table's row for N CPUs.
+cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
+
+@test "the CPUs: a shared counter reads as climbing, a per-CPU one as flat" {
+	require_cpus
+	cost measure "$PROBE"_shared_counter.bpf.o
+	[ "$status" -eq 0 ]
+	[[ "${lines[*]}" =~ "CPUs: "[0-9.]+" times at $(nproc) CPUs: a shared map value, lock or ring in the path" ]]
+	grep -E "^$(nproc) +[0-9.]+ +[0-9.]+x " <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/1:latency "cost/cpus/$(nproc):scaling" \
+		"cost/cpus/$(nproc):climb" "cost/cpus/$(nproc):overlap-percent" \
+		"cost/cpus/$(nproc)/xdp_pass:latency"
+	cost measure "$PROBE"_percpu_counter.bpf.o
+	[ "$status" -eq 0 ]
+	[[ "${lines[*]}" =~ "CPUs: flat: "[0-9.]+" times at $(nproc) CPUs" ]]
+}
+
+@test "cost-compare flags a shared counter on 2 CPUs, whose cost on one moved little" {
+	require_cpus
+	# The same count per frame, into each CPU's own value in the base and into one
+	# value that all share in the candidate: no instruction more.
+	cpus_compare "$PROBE"_percpu_counter.bpf.o "$PROBE"_shared_counter.bpf.o
+	[ "$status" -eq 1 ]
+	[ "$(cpus_verdict 2)" = regressed ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: "*"on 2 CPUs at once"*"then +"*"in a second run"* ]]
+	[[ "${lines[-1]}" == *": a shared map value, lock or ring in the path" ]]
+	[[ "$output" != *"REGRESSION: "*"instructions"* ]]
+	check_bmf_measures "$RESULTS/cost-compare.bmf.json" cost/cpus/2:scaling \
+		cost/cpus/2:scaling-change-percent
+}
+
+@test "cost-compare does not flag a per-CPU counter on the CPUs" {
+	require_cpus
+	# It adds instructions, which the exact measures flag; its scaling is the base's.
+	cpus_compare "$PROBE.bpf.o" "$PROBE"_percpu_counter.bpf.o
+	[ "$status" -eq 1 ]
+	[ -n "$(cpus_verdict 2)" ]
+	[ "$(cpus_verdict 2)" != regressed ]
+	[ "$(cpus_verdict "$(nproc)")" != regressed ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions "* ]]
+	[[ "${lines[-1]}" != *CPUs* ]]
+}
+
+@test "the runner measures a program another process loaded, by its id" {
+	local id
+
+	mountpoint -q /sys/fs/bpf || skip "no bpffs at /sys/fs/bpf to pin a program in"
+	PIN=/sys/fs/bpf/fbf-cost-bats-$BATS_ROOT_PID
+	bpftool prog load "$FBF_BUILD/xdp_pass.bpf.o" "$PIN" type xdp
+	id=$(bpftool prog show pinned "$PIN" | awk -F: 'NR == 1 { print $1 }')
+	run "$FBF_BUILD/bench/cost_run" cpus -r 2 -n 1000 -c 1,"$(nproc)" "live=id:$id"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == $'#prog\tlive\txdp_pass' ]]
+	[ "$(grep -c $'^live\tcost/cpus/1\tlatency\t' <<<"$output")" -eq 2 ]
+	[ "$(grep -c $'^live\tcost/cpus/'"$(nproc)"$'\toverlap-percent\t' <<<"$output")" -eq 2 ]
+	run "$FBF_BUILD/bench/cost_run" cpus -m /dev/null "live=id:$id"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"MAPS fills an object's own maps"* ]]
+	run "$FBF_BUILD/bench/cost_run" cpus "live=id:4294967295"
+	[ "$status" -eq 3 ]
+	[[ "$output" == "cost: no BPF program has id 4294967295"* ]]
+	run "$FBF_BUILD/bench/cost_run" cpus -c "$(($(nproc) + 1))" "live=id:$id"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"each count is from 1 to the $(nproc) CPUs"* ]]
 }
 
 @test "bad input: each one line and its own exit status" {
@@ -136,11 +220,30 @@ every_action()
 	[ "$status" -eq 6 ] && [ "${#lines[@]}" -eq 1 ]
 	cost measure "$BATS_TEST_FILENAME"
 	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"cannot open"*"as a BPF object"* ]]
+	[[ "$output" == "cost: $BATS_TEST_FILENAME is not a BPF object (libbpf: "* ]]
 	cost measure /nonexistent.o
 	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
 	cost measure
 	[ "$status" -eq 2 ]
+}
+
+@test "random bytes, a bare ELF header and a shared library: not a BPF object, exit 3" {
+	local libc=/lib/$(gcc -dumpmachine)/libc.so.6
+
+	head -c 4096 /dev/urandom >"$BATS_TEST_TMPDIR/random.o"
+	printf '\x7fELF' >"$BATS_TEST_TMPDIR/header.o"
+	for obj in "$BATS_TEST_TMPDIR/random.o" "$BATS_TEST_TMPDIR/header.o" "$libc"; do
+		cost measure "$obj"
+		[ "$status" -eq 3 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "cost: $obj is not a BPF object (libbpf: "*"): give an object"* ]]
+		[[ "$output" != *"Unknown error"* ]]
+	done
+	# make itself exits 2 for any failed recipe, and names the tool's status.
+	run make -s cost OBJ="$BATS_TEST_TMPDIR/random.o"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "cost: $BATS_TEST_TMPDIR/random.o is not a BPF object"* ]]
+	[[ "${lines[-1]}" == *"Error 3" ]]
 }
 
 @test "a kernel that is not fetched is one line and exit 11, before anything is measured" {

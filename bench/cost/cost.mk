@@ -9,11 +9,12 @@
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
-COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_object.c bench/cost/cost_corpus.c \
-	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
+COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_object.c \
+	     bench/cost/cost_corpus.c bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
-	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o)
+	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
+	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o)
 
 .PHONY: cost cost-compare
 
@@ -28,12 +29,14 @@ test-build: $(COST_PROBES)
 $(COST_RUN): $(COST_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -lpthread -o $@
 
 $(OUTPUT)/testing/cost_probe_planted.bpf.o: COST_PROBE_FLAGS := -DCOST_PLANTED
 $(OUTPUT)/testing/cost_probe_two.bpf.o: COST_PROBE_FLAGS := -DCOST_TWO_PROGS
 $(OUTPUT)/testing/cost_probe_refused.bpf.o: COST_PROBE_FLAGS := -DCOST_REFUSED
 $(OUTPUT)/testing/cost_probe_config.bpf.o: COST_PROBE_FLAGS := -DCOST_CONFIG
+$(OUTPUT)/testing/cost_probe_shared_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_SHARED_COUNTER
+$(OUTPUT)/testing/cost_probe_percpu_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_PERCPU_COUNTER
 $(COST_PROBES): testing/cost_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
@@ -47,7 +50,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
-TEST_BATS += bench/cost/cost.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out

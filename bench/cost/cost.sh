@@ -5,9 +5,9 @@
 #
 #   cost.sh measure OBJECT [PROG [MAPS]]
 #       the verifier's figures, every frame shape of the corpus through
-#       BPF_PROG_TEST_RUN beside bare XDP_PASS (cost_run), the whole path on
-#       a veth in native and skb mode (cost_live.sh): one table, and
-#       cost.bmf.json in FBF_COST_OUT
+#       BPF_PROG_TEST_RUN beside bare XDP_PASS (cost_run), on one CPU and on
+#       1, 2, 4, ... CPUs at once, the whole path on a veth in native and skb
+#       mode (cost_live.sh): one table, and cost.bmf.json in FBF_COST_OUT
 #   cost.sh compare BASE CANDIDATE [PROG [MAPS]]
 #       both objects side by side in one run (the base twice, for the A/A),
 #       judged with the regression gate's statistics: exit 0 or 1 and a line
@@ -18,7 +18,8 @@
 # PROG names the XDP program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
 # hex bytes (docs/benchmarks.md). Settings, from the environment:
-#   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample
+#   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
+#       on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
 #   FBF_COST_KERNELS: kernels of the matrix (names under FBF_KERNELS, or directories, as
@@ -110,6 +111,19 @@ matrix_run()
 	done
 }
 
+# time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
+# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus), the samples into FILE.
+time_arms()
+{
+	local file=$1
+
+	shift
+	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
+	[ "$rounds" -eq 0 ] ||
+		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
+		grep -v -e '^#' -e $'\tcost/prog\t' >>"$file"
+}
+
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
 	  exit $exit_failed; }
@@ -132,8 +146,7 @@ measure)
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
-	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
-		"xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj" >"$work/samples.tsv"
+	time_arms "$work/samples.tsv" "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
 	live=()
 	if [ "$live_rounds" -gt 0 ]; then
 		command -v ethtool >/dev/null ||
@@ -156,16 +169,14 @@ compare)
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	arms=("base=$base" "base-again=$base" "candidate=$candidate")
 	matrix_prepare "base=$base" "candidate=$candidate"
-	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "${arms[@]}" \
-		>"$work/samples.tsv"
+	time_arms "$work/samples.tsv" "${arms[@]}"
 	matrix_run
 	status=0
 	"$here/cost_report.py" compare "$out" "$work/samples.tsv" "${matrix_args[@]}" ||
 		status=$?
 	# A timing regression alone is confirmed by a second run, as the gate does.
 	if [ "$status" -eq 3 ]; then
-		"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
-			"${arms[@]}" >"$work/confirm.tsv"
+		time_arms "$work/confirm.tsv" "${arms[@]}"
 		status=0
 		"$here/cost_report.py" compare "$out" "$work/samples.tsv" "${matrix_args[@]}" \
 			"$work/confirm.tsv" >"$work/confirm.out" || status=$?

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "cost_exits.h"
@@ -210,6 +211,24 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 	return 0;
 }
 
+/*
+ * Why @path did not open: the file itself (missing, unreadable, a directory),
+ * or its contents, which libbpf answers with its own codes (from 4000: not
+ * ELF, not BPF, sections it cannot read) or an errno while reading them.
+ */
+static void tell_open_error(const char *path, int err)
+{
+	char why[128];
+
+	if (err == ENOENT || err == EACCES || err == EISDIR || err == EPERM) {
+		fprintf(stderr, "cost: cannot open %s: %s\n", path, strerror(err));
+		return;
+	}
+	libbpf_strerror(err, why, sizeof(why));
+	fprintf(stderr, "cost: %s is not a BPF object (libbpf: %s): give an object built "
+		"with clang -target bpf\n", path, why);
+}
+
 static int open_object(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_map *map;
@@ -218,8 +237,7 @@ static int open_object(struct cost_prog *cp, const char *path, const char *name)
 	cp->obj = bpf_object__open_file(path, NULL);
 	if (!cp->obj) {
 		err = errno;
-		cp->obj = NULL;
-		fprintf(stderr, "cost: cannot open %s as a BPF object: %s\n", path, strerror(err));
+		tell_open_error(path, err);
 		return COST_EXIT_OPEN;
 	}
 	cp->prog = NULL;
@@ -334,6 +352,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		return COST_EXIT_FAILED;
 	}
 	cp->fd = bpf_program__fd(cp->prog);
+	snprintf(cp->name, sizeof(cp->name), "%s", bpf_program__name(cp->prog));
 	err = open_rings(cp);
 	if (err) {
 		fprintf(stderr, "cost: reading %s's ring buffers: %s\n", path, strerror(-err));
@@ -342,9 +361,37 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
 }
 
+int cost_prog_get(struct cost_prog *cp, __u32 id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	cp->obj = NULL;
+	cp->rings = NULL;
+	cp->fd = bpf_prog_get_fd_by_id(id);
+	if (cp->fd < 0) {
+		fprintf(stderr, "cost: no BPF program has id %u: %s (bpftool prog list shows "
+			"them)\n", id, strerror(errno));
+		return errno == EPERM ? COST_EXIT_FAILED : COST_EXIT_OPEN;
+	}
+	if (bpf_obj_get_info_by_fd(cp->fd, &info, &len)) {
+		fprintf(stderr, "cost: reading program %u's info: %s\n", id, strerror(errno));
+		return COST_EXIT_FAILED;
+	}
+	if (info.type != BPF_PROG_TYPE_XDP) {
+		fprintf(stderr, "cost: program %u (%s) is not an XDP program\n", id, info.name);
+		return COST_EXIT_NO_XDP;
+	}
+	snprintf(cp->name, sizeof(cp->name), "%s", info.name);
+	return 0;
+}
+
 int cost_prog_drain(struct cost_prog *cp)
 {
 	struct bpf_map *map;
+
+	if (!cp->obj)
+		return 0;
 
 	bpf_object__for_each_map(map, cp->obj) {
 		__u32 popped = 0;
@@ -379,6 +426,9 @@ int cost_prog_figures(const struct cost_prog *cp, struct prog_static_figures *fi
 
 void cost_prog_close(struct cost_prog *cp)
 {
+	if (!cp->obj && cp->fd >= 0)
+		close(cp->fd);
+	cp->fd = -1;
 	ring_buffer__free(cp->rings);
 	cp->rings = NULL;
 	bpf_object__close(cp->obj);

@@ -20,10 +20,14 @@
  */
 #define COST_RING_RECORD_BYTES 64
 
+/* The longest program name shown: libbpf's own, past the kernel's 15 characters. */
+#define COST_PROG_NAME_LEN 64
+
 struct cost_prog {
-	struct bpf_object *obj;
+	struct bpf_object *obj;		/* NULL for a program loaded by another process */
 	struct bpf_program *prog;
 	int fd;
+	char name[COST_PROG_NAME_LEN];
 	struct ring_buffer *rings;	/* every ring buffer map's reader, or NULL */
 	char log[COST_STATS_LOG_SIZE];	/* the verifier's statistics of the load */
 };
@@ -48,9 +52,17 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		   const char *maps_file, __u32 events);
 
 /*
+ * The XDP program another process loaded, by its id (bpftool prog list shows
+ * them), to be measured as it runs: with its loader's maps, which this tool
+ * neither sizes nor fills nor empties. Returns 0, or prints one line and
+ * returns the cost_exit status: no such program, or not an XDP one.
+ */
+int cost_prog_get(struct cost_prog *cp, __u32 id);
+
+/*
  * Empty every queue, stack and ring buffer map of the program, untimed, after
  * a run: 0, or -EOVERFLOW if a queue or stack was full (the run was skewed),
- * or -errno.
+ * or -errno. A program another process loaded is left to it: 0.
  */
 int cost_prog_drain(struct cost_prog *cp);
 

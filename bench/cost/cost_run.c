@@ -4,6 +4,7 @@
  * drives it):
  *
  *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
+ *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
  *   cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
@@ -23,6 +24,21 @@
  * latency sample per shape and round, and the round's sum as cost/all; and
  * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded.
  *
+ * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
+ * CPU this process may use (-c: a comma-separated list of counts instead):
+ * one thread pinned to each CPU, all released together on the same frame, a
+ * step for each shape and arm (cost_cpus.h). Per round, CPU count and arm:
+ * rows benchmark cost/cpus/N, measures latency (the kernel's ns per run, the
+ * mean over the threads and the shapes), throughput (runs per second of all
+ * N threads together) and overlap-percent (how long all N timed loops ran at
+ * once, of the time any ran). Queues and rings are sized for N threads' runs
+ * and emptied, untimed, after each step, which the threads wait for.
+ *
+ * Either takes ARM=id:PROG_ID too: a program another process loaded and
+ * keeps (an agent's, attached and draining its maps as it serves), measured
+ * as it runs; its maps are its loader's, never sized, filled or emptied here,
+ * so -m is refused for it and a queue it fills makes later sends cheap.
+ *
  * attach: the program on IFACE through a BPF link, which the kernel removes
  * when this process ends however it ends; says "attached" on stderr, then
  * waits for SIGINT or SIGTERM.
@@ -40,27 +56,33 @@
 #include <linux/if_link.h>
 
 #include "cost_corpus.h"
+#include "cost_cpus.h"
 #include "cost_exits.h"
 #include "cost_object.h"
 #include "kernel_cases.h"
 
 #define MAX_ARMS 4
 #define PASS_ARM "xdp_pass"
+#define LIVE_PREFIX "id:"
+/* CPU counts a cpus run may take: 1, 2, 4, ... to 2^31, and the CPUs' own count. */
+#define MAX_COUNTS 33
 
 struct arm {
 	const char *name;
 	const char *path;
 	struct cost_prog cp;
-	double all_ns;
+	double all_ns, overlap_ns, span_ns;
 };
 
-static const char *prog_name, *maps_file;
+static const char *prog_name, *maps_file, *counts_list;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"ARM=OBJECT... (1 to %d arms)\n"
+		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
+		"[-m MAPS] ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT\n", MAX_ARMS);
 	return COST_EXIT_USAGE;
 }
@@ -75,11 +97,80 @@ static int print_static_figures(const struct arm *arm)
 			strerror(-err));
 		return COST_EXIT_FAILED;
 	}
-	printf("#prog\t%s\t%s\n", arm->name, bpf_program__name(arm->cp.prog));
+	printf("#prog\t%s\t%s\n", arm->name, arm->cp.name);
 	printf("%s\tcost/prog\tverified-instructions\t%u\n", arm->name, fig.verified_insns);
 	printf("%s\tcost/prog\ttranslated-instructions\t%u\n", arm->name, fig.xlated_insns);
 	printf("%s\tcost/prog\tjited-bytes\t%u\n", arm->name, fig.jited_bytes);
 	return 0;
+}
+
+/* The ARM=OBJECT arguments into @arms: their count, or -1 after one line. */
+static int parse_arms(int argc, char **argv, struct arm *arms)
+{
+	int nr_arms = argc - optind;
+
+	if (nr_arms < 1 || nr_arms > MAX_ARMS) {
+		usage();
+		return -1;
+	}
+	for (int a = 0; a < nr_arms; a++) {
+		char *arg = argv[optind + a], *eq = strchr(arg, '=');
+
+		arms[a].cp.fd = -1;
+		if (!eq || eq == arg || !eq[1]) {
+			fprintf(stderr, "cost: '%s' is not ARM=OBJECT\n", arg);
+			return -1;
+		}
+		*eq = '\0';
+		arms[a].name = arg;
+		arms[a].path = eq + 1;
+	}
+	return nr_arms;
+}
+
+/* A live program's id from "id:N", 0 if @path names an object, -1 if N is not an id. */
+static long long live_id(const char *path)
+{
+	const char *digits = path + strlen(LIVE_PREFIX);
+	unsigned long long id;
+	char *end;
+
+	if (strncmp(path, LIVE_PREFIX, strlen(LIVE_PREFIX)))
+		return 0;
+	errno = 0;
+	id = strtoull(digits, &end, 10);
+	return *digits < '0' || *digits > '9' || *end || errno || !id || id > UINT32_MAX ?
+	       -1 : (long long)id;
+}
+
+/* Each arm loaded (or found, by id) with its queues sized for @events sends. */
+static int load_arms(struct arm *arms, int nr_arms, __u32 events)
+{
+	for (int a = 0; a < nr_arms; a++) {
+		bool pass = !strcmp(arms[a].name, PASS_ARM);
+		long long id = live_id(arms[a].path);
+		int ret;
+
+		if (id < 0 || (id && maps_file)) {
+			fprintf(stderr, "cost: %s: %s\n", arms[a].path, id < 0 ?
+				"not a program's id (bpftool prog list shows them)" : "MAPS fills an object's own maps, not those of "
+				"a program another process loaded");
+			return COST_EXIT_USAGE;
+		}
+		ret = id ? cost_prog_get(&arms[a].cp, id) :
+		      cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
+				     pass ? NULL : maps_file, events);
+		ret = ret ?: print_static_figures(&arms[a]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void close_arms(struct arm *arms, int nr_arms)
+{
+	for (int a = 0; a < nr_arms; a++)
+		cost_prog_close(&arms[a].cp);
 }
 
 /*
@@ -94,8 +185,34 @@ static int check_configured(const struct arm *arm, const __u32 *actions, size_t 
 			return 0;
 	fprintf(stderr, "cost: %s (%s) aborted every frame shape: it reads configuration "
 		"from a map nobody filled; give its entries with MAPS=FILE\n", arm->path,
-		bpf_program__name(arm->cp.prog));
+		arm->cp.name);
 	return COST_EXIT_UNCONFIGURED;
+}
+
+static int check_all_configured(const struct arm *arms, int nr_arms,
+				__u32 (*actions)[COST_SHAPES_MAX], size_t nr_shapes)
+{
+	for (int a = 0; a < nr_arms; a++) {
+		int ret = strcmp(arms[a].name, PASS_ARM) ?
+			  check_configured(&arms[a], actions[a], nr_shapes) : 0;
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* After a run: its sends emptied, untimed, or one line on why that failed. */
+static int drain(struct arm *arm, const struct cost_shape *shape)
+{
+	int err = cost_prog_drain(&arm->cp);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "cost: %s: %s: emptying its queues: %s\n", arm->name, shape->name,
+		err == -EOVERFLOW ? "one filled in the run, which skews its timing" :
+		strerror(-err));
+	return COST_EXIT_FAILED;
 }
 
 static int run(int argc, char **argv, int rounds, int repeat)
@@ -103,36 +220,19 @@ static int run(int argc, char **argv, int rounds, int repeat)
 	static struct cost_shape shapes[COST_SHAPES_MAX];
 	size_t nr_shapes = cost_corpus_build(shapes, classifier_only);
 	struct arm arms[MAX_ARMS] = {};
-	int nr_arms = argc - optind, ret = COST_EXIT_FAILED;
+	int nr_arms = parse_arms(argc, argv, arms), ret;
 	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
 
-	if (nr_arms < 1 || nr_arms > MAX_ARMS || rounds < 0 || repeat < 1)
+	if (nr_arms < 0)
+		return COST_EXIT_USAGE;
+	if (rounds < 0 || repeat < 1)
 		return usage();
-	for (int a = 0; a < nr_arms; a++) {
-		char *arg = argv[optind + a], *eq = strchr(arg, '=');
-
-		if (!eq || eq == arg || !eq[1]) {
-			fprintf(stderr, "cost: '%s' is not ARM=OBJECT\n", arg);
-			return COST_EXIT_USAGE;
-		}
-		*eq = '\0';
-		arms[a].name = arg;
-		arms[a].path = eq + 1;
-	}
-	for (int a = 0; a < nr_arms; a++) {
-		bool pass = !strcmp(arms[a].name, PASS_ARM);
-
-		ret = cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
-				     pass ? NULL : maps_file, repeat) ?:
-		      print_static_figures(&arms[a]);
-		if (ret)
-			goto out;
-	}
-	for (int round = 0; round < rounds; round++) {
+	ret = load_arms(arms, nr_arms, repeat);
+	for (int round = 0; !ret && round < rounds; round++) {
 		for (int a = 0; a < nr_arms; a++)
 			arms[a].all_ns = 0;
-		for (size_t i = 0; i < nr_shapes; i++) {
-			for (int k = 0; k < nr_arms; k++) {
+		for (size_t i = 0; !ret && i < nr_shapes; i++) {
+			for (int k = 0; !ret && k < nr_arms; k++) {
 				int a = (round + k) % nr_arms;
 				struct arm *arm = &arms[a];
 				__u32 action;
@@ -144,17 +244,11 @@ static int run(int argc, char **argv, int rounds, int repeat)
 					fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n",
 						arm->name, shapes[i].name, strerror(-err));
 					ret = COST_EXIT_FAILED;
-					goto out;
+					break;
 				}
-				err = cost_prog_drain(&arm->cp);
-				if (err) {
-					fprintf(stderr, "cost: %s: %s: emptying its queues: %s\n",
-						arm->name, shapes[i].name, err == -EOVERFLOW ?
-						"one filled in the run, which skews its timing" :
-						strerror(-err));
-					ret = COST_EXIT_FAILED;
-					goto out;
-				}
+				ret = drain(arm, &shapes[i]);
+				if (ret)
+					break;
 				arm->all_ns += ns;
 				if (!round) {
 					actions[a][i] = action;
@@ -165,23 +259,153 @@ static int run(int argc, char **argv, int rounds, int repeat)
 				       ns);
 			}
 		}
-		for (int a = 0; a < nr_arms; a++)
+		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
-		if (round)
-			continue;
 		/* After the first round: an unconfigured program is told before the rest. */
-		for (int a = 0; a < nr_arms; a++) {
-			ret = strcmp(arms[a].name, PASS_ARM) ?
-			      check_configured(&arms[a], actions[a], nr_shapes) : 0;
-			if (ret)
-				goto out;
-		}
+		if (!ret && !round)
+			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 		fflush(stdout);
 	}
-	ret = 0;
-out:
-	for (int a = 0; a < nr_arms; a++)
-		cost_prog_close(&arms[a].cp);
+	close_arms(arms, nr_arms);
+	return ret;
+}
+
+/*
+ * The CPU counts to run on: -c's list, or 1, 2, 4, ... below @nr_cpus and
+ * @nr_cpus itself. Their number, or -1 after one line.
+ */
+static int cpu_counts(int *counts, int nr_cpus)
+{
+	char *list, *tok, *save, *end;
+	int n = 0;
+
+	if (!counts_list) {
+		for (long c = 1; c < nr_cpus; c *= 2)
+			counts[n++] = c;
+		counts[n++] = nr_cpus;
+		return n;
+	}
+	list = strdup(counts_list);
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok && n < MAX_COUNTS;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long c = strtol(tok, &end, 10);
+
+		if (*end || c < 1 || c > nr_cpus) {
+			fprintf(stderr, "cost: -c %s: each count is from 1 to the %d CPUs this "
+				"process may use\n", counts_list, nr_cpus);
+			n = -1;
+			break;
+		}
+		counts[n++] = c;
+	}
+	free(list);
+	if (!n)
+		usage();
+	return n ?: -1;
+}
+
+/*
+ * Every shape on @n CPUs at once for one arm, held in the dispatcher meanwhile
+ * (cost_cpus_hold()): its ns per run, overlap and span summed over the shapes.
+ */
+static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
+		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
+{
+	int ret = -cost_cpus_hold(pool, arm->cp.fd);
+
+	if (ret) {
+		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
+			strerror(ret));
+		return COST_EXIT_FAILED;
+	}
+	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
+	for (size_t i = 0; !ret && i < nr_shapes; i++) {
+		struct cost_cpus_step step;
+		int err = cost_cpus_run(pool, n, arm->cp.fd, shapes[i].frame, shapes[i].len,
+					repeat, &step);
+
+		if (err) {
+			fprintf(stderr, "cost: %s: %s on %d CPUs: BPF_PROG_TEST_RUN: %s\n",
+				arm->name, shapes[i].name, n, strerror(-err));
+			ret = COST_EXIT_FAILED;
+			break;
+		}
+		ret = drain(arm, &shapes[i]);
+		arm->all_ns += step.ns;
+		arm->overlap_ns += step.overlap_ns;
+		arm->span_ns += step.span_ns;
+		actions[i] = step.action;
+	}
+	cost_cpus_release(pool);
+	return ret;
+}
+
+/* One round of every arm on @n CPUs at once, from a different arm each round: its rows. */
+static int cpus_round(struct cost_cpus *pool, int n, int round, struct arm *arms, int nr_arms,
+		      const struct cost_shape *shapes, size_t nr_shapes, int repeat,
+		      __u32 (*actions)[COST_SHAPES_MAX])
+{
+	for (int k = 0; k < nr_arms; k++) {
+		int a = (round + nr_arms + k) % nr_arms;
+		int ret = cpus_arm(pool, n, &arms[a], shapes, nr_shapes, repeat, actions[a]);
+
+		if (ret)
+			return ret;
+	}
+	for (int a = 0; round >= 0 && a < nr_arms; a++) {
+		double ns = arms[a].all_ns / nr_shapes;
+
+		printf("%s\tcost/cpus/%d\tlatency\t%.2f\n", arms[a].name, n, ns);
+		printf("%s\tcost/cpus/%d\tthroughput\t%.0f\n", arms[a].name, n,
+		       ns > 0 ? n * 1e9 / ns : 0);
+		printf("%s\tcost/cpus/%d\toverlap-percent\t%.1f\n", arms[a].name, n,
+		       arms[a].span_ns > 0 ? arms[a].overlap_ns / arms[a].span_ns * 100 : 0);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int cpus(int argc, char **argv, int rounds, int repeat)
+{
+	static struct cost_shape shapes[COST_SHAPES_MAX];
+	size_t nr_shapes = cost_corpus_build(shapes, classifier_only);
+	struct arm arms[MAX_ARMS] = {};
+	int nr_arms = parse_arms(argc, argv, arms), counts[MAX_COUNTS], nr_counts, nr_cpus;
+	int most = 0, ret;
+	struct cost_cpus *pool;
+	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
+
+	if (nr_arms < 0)
+		return COST_EXIT_USAGE;
+	if (rounds < 0 || repeat < 1)
+		return usage();
+	ret = -cost_cpus_start(&pool, &nr_cpus);
+	if (ret) {
+		fprintf(stderr, "cost: a thread on each CPU: %s\n", strerror(ret));
+		return COST_EXIT_FAILED;
+	}
+	nr_counts = cpu_counts(counts, nr_cpus);
+	if (nr_counts < 0) {
+		cost_cpus_stop(pool);
+		return COST_EXIT_USAGE;
+	}
+	for (int c = 0; c < nr_counts; c++)
+		most = counts[c] > most ? counts[c] : most;
+	/* Every thread's sends of one step, which are emptied before the next. */
+	ret = load_arms(arms, nr_arms, (__u32)repeat * most);
+	/*
+	 * Round -1, not shown, warms what the first would find cold (caches, the
+	 * program's pages), which would read as a CPU count's cost in its ratios.
+	 */
+	for (int round = rounds ? -1 : 0; !ret && round < rounds; round++) {
+		for (int c = 0; !ret && c < nr_counts; c++)
+			ret = cpus_round(pool, counts[c], round, arms, nr_arms, shapes, nr_shapes,
+					 repeat, actions);
+		if (!ret && round < 0)
+			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
+	}
+	cost_cpus_stop(pool);
+	close_arms(arms, nr_arms);
 	return ret;
 }
 
@@ -230,7 +454,7 @@ static int attach(int argc, char **argv)
 	}
 	bpf_obj_get_info_by_fd(cp.fd, &info, &info_len);
 	fprintf(stderr, "cost: attached %s (prog id %u) to %s in %s mode\n",
-		bpf_program__name(cp.prog), info.id, iface, mode);
+		cp.name, info.id, iface, mode);
 	sigwait(&set, &sig);
 	ret = 0;
 out:
@@ -244,8 +468,9 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:kp:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:")) != -1) {
 		switch (opt) {
+		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'n': repeat = atoi(optarg); break;
@@ -257,6 +482,8 @@ int main(int argc, char **argv)
 	cost_object_init();
 	if (!strcmp(cmd, "run"))
 		return run(argc, argv, rounds, repeat);
+	if (!strcmp(cmd, "cpus"))
+		return cpus(argc, argv, rounds, repeat);
 	if (!strcmp(cmd, "attach"))
 		return attach(argc, argv);
 	return usage();

@@ -28,6 +28,7 @@ import math
 import os
 import platform
 import random
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -90,6 +91,17 @@ RING_QUIET_FLOOR = 40.0
 TIMING += [(bench + "/ringbuf", measure, worse,
             RING_QUIET_FLOOR if bench == "agent/drain/quiet" else floor, abs_floor)
            for bench, measure, worse, floor, abs_floor in TIMING]
+
+# The cost on N CPUs at once (bench/cost/cost_run cpus, benchmarks BENCH/cpus/N[/SUFFIX]),
+# judged as "scaling": each round's ns per run on N CPUs over the same arm's on one CPU in
+# that round. It is what running on many CPUs adds to a program (a shared map value, lock
+# or ring fought over), apart from its cost on one CPU, which the timings above judge; a
+# per-CPU counter added to a program scales as the program did. Judged at 2 CPUs, which
+# any host with several has, and at the most this host has. Its floor is twice the
+# in-kernel sum's: a ratio carries the noise of two timings. One cache line shared by 2
+# CPUs multiplied a run's cost by about 8 on this project's hosts.
+CPUS_FLOOR = 10.0
+CPUS_BENCH = re.compile(r"^(?P<prefix>.+)/cpus/(?P<n>[0-9]+)(?P<suffix>/.+)?$")
 
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -178,6 +190,42 @@ def judge_timing(samples, bench, measure, worse, floor, abs_floor):
     }
 
 
+def cpus_counts(samples):
+    """{(prefix, suffix): sorted CPU counts} of the BENCH/cpus/N benchmarks in SAMPLES."""
+    counts = defaultdict(set)
+    for measures in samples.values():
+        for bench, _ in measures:
+            m = CPUS_BENCH.match(bench)
+            if m:
+                counts[(m["prefix"], m["suffix"] or "")].add(int(m["n"]))
+    return {family: sorted(n) for family, n in counts.items()}
+
+
+def cpus_bench(family, n):
+    return f"{family[0]}/cpus/{n}{family[1]}"
+
+
+def add_scaling(samples):
+    """Each arm's BENCH/cpus/N scaling, round by round, from its latencies on N and on 1."""
+    for family, counts in cpus_counts(samples).items():
+        for measures in samples.values():
+            one = measures.get((cpus_bench(family, 1), "latency"))
+            for n in counts:
+                on_n = measures.get((cpus_bench(family, n), "latency"))
+                if one and on_n:
+                    measures[(cpus_bench(family, n), "scaling")] = [
+                        x / y if y else 0.0 for x, y in zip(on_n, one)]
+
+
+def cpus_timing(samples):
+    """TIMING's entries for the scaling at 2 CPUs and at the most measured, of each family."""
+    entries = []
+    for family, counts in sorted(cpus_counts(samples).items()):
+        for n in sorted({2, counts[-1]} & set(counts) - {1}):
+            entries.append((cpus_bench(family, n), "scaling", "higher", CPUS_FLOOR, 0.0))
+    return entries
+
+
 def add_matrix_kernel(samples, name, path):
     """One kernel's figures into SAMPLES as BENCH@NAME; its release, or None if it gave none."""
     release = None
@@ -216,6 +264,7 @@ def check(out_dir, history, inputs, host=True):
     for arm, measures in load_samples(tsvs).items():
         for key, values in measures.items():
             samples[arm][key].extend(values)
+    add_scaling(samples)
 
     rows, gate_bmf, hist = [], {}, []
     regressed_exact, regressed_timing, missing = [], [], []
@@ -238,7 +287,7 @@ def check(out_dir, history, inputs, host=True):
         gate_bmf[bench][f"{measure}-change-percent"] = {"value": round(change, 4)}
         hist.append([kernel, bench, measure, fmt(b[0]), fmt(c[0]), f"{change:+.2f}", v])
 
-    for bench, measure, worse, floor, abs_floor in TIMING if host else []:
+    for bench, measure, worse, floor, abs_floor in TIMING + cpus_timing(samples) if host else []:
         r = judge_timing(samples, bench, measure, worse, floor, abs_floor)
         if r is None:
             missing.append((bench, measure))
@@ -311,8 +360,9 @@ def check(out_dir, history, inputs, host=True):
 def compare(paths):
     """Timing measures only, of arms named base, base-again and candidate: a table."""
     samples = load_samples(paths)
+    add_scaling(samples)
     rows = []
-    for bench, measure, worse, floor, abs_floor in TIMING:
+    for bench, measure, worse, floor, abs_floor in TIMING + cpus_timing(samples):
         r = judge_timing(samples, bench, measure, worse, floor, abs_floor)
         if r is None:
             continue
@@ -340,6 +390,7 @@ def thresholds():
             continue
         if measure not in seen or seen[measure][1] < floor / 100:
             seen[measure] = (side, floor / 100)
+    seen["scaling"] = ("upper", CPUS_FLOOR / 100)
     for measure, (side, fraction) in seen.items():
         print(f"{measure} {side} {fraction:g}")
     return 0

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The same program run through BPF_PROG_TEST_RUN on several CPUs at once:
+ * one thread pinned to each CPU this process may use, started together on
+ * the same frame. What a program costs once every CPU of a server runs it:
+ * a shared map value, lock or ring costs nothing extra on one CPU and a
+ * cache line fought over on many.
+ */
+#ifndef FBF_COST_CPUS_H
+#define FBF_COST_CPUS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct cost_cpus;
+
+/* What one step measured, its threads together. */
+struct cost_cpus_step {
+	double ns;		/* the kernel's mean ns per run, over the threads */
+	double overlap_ns;	/* how long every thread's timed loop ran at once */
+	double span_ns;		/* from the first loop's start to the last one's end */
+	__u32 action;		/* what the program returned (the first thread's) */
+};
+
+/*
+ * Start one thread on each CPU this process may run on, pinned there, and
+ * say how many in *@nr_cpus: 0, or -errno with nothing started. The process
+ * moves into a network namespace of its own, whose loopback cost_cpus_hold()
+ * attaches to: call it before any other thread exists.
+ */
+int cost_cpus_start(struct cost_cpus **pool, int *nr_cpus);
+
+/*
+ * Keep program @prog_fd in the kernel's XDP dispatcher until
+ * cost_cpus_release(). A test run of more than one repetition adds its
+ * program to the dispatcher before its loop and takes it out after, each a
+ * change that waits for an RCU grace period (25-50 ms a call on the 6.18
+ * hosts here, against a loop of a millisecond): the threads' calls would
+ * queue on the dispatcher's lock and their loops barely overlap. A program
+ * attached to a device is in the dispatcher already, so the runs change
+ * nothing: it is attached in skb mode to the namespace's loopback, which is
+ * down and carries no frame. Its own runs are the same either way (the
+ * dispatcher holds it during them). 0 or -errno.
+ */
+int cost_cpus_hold(struct cost_cpus *pool, int prog_fd);
+void cost_cpus_release(struct cost_cpus *pool);
+
+/*
+ * On the first @n CPUs at once, @repeat runs of program @prog_fd on the @len
+ * bytes of @frame, each thread's from one BPF_PROG_TEST_RUN, all released
+ * together. Its figures into @step: 0, or -errno of the first thread that
+ * failed.
+ */
+int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame, size_t len,
+		  int repeat, struct cost_cpus_step *step);
+
+void cost_cpus_stop(struct cost_cpus *pool);
+
+#endif /* FBF_COST_CPUS_H */

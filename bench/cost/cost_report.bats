@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool's report stage (bench/cost/cost_report.py) on rounds written
+# here, not measured: what it marks and how it reads the CPUs, whatever the
+# machine's speed. No root, no kernel.
+
+load ../../testing/netns
+load ../bmf
+
+setup()
+{
+	cd "$FBF_ROOT"
+	RESULTS=$BATS_TEST_TMPDIR/results
+	SAMPLES=$BATS_TEST_TMPDIR/samples.tsv
+}
+
+# samples QUIET NOISY CPUS2 PASS2: 10 rounds of the probe and bare XDP_PASS. Shape
+# ipv4-tcp's rounds are QUIET (a list of 10), ipv4-udp's NOISY; on 2 CPUs at once the
+# program costs CPUS2 times its cost on one, XDP_PASS PASS2 times.
+samples()
+{
+	python3 - "$@" >"$SAMPLES" <<-'EOF'
+	import sys
+	quiet, noisy = ([float(v) for v in a.split(",")] for a in sys.argv[1:3])
+	cpus2, pass2 = float(sys.argv[3]), float(sys.argv[4])
+	for arm in ("xdp_pass", "prog"):
+	    print(f"#prog\t{arm}\t{arm}")
+	    for m, v in (("verified-instructions", 19), ("translated-instructions", 16),
+	                 ("jited-bytes", 80)):
+	        print(f"{arm}\tcost/prog\t{m}\t{v}")
+	for r in range(10):
+	    for arm in ("xdp_pass", "prog"):
+	        tcp, udp = (quiet[r], noisy[r]) if arm == "prog" else (5, 5)
+	        if r == 0:
+	            for shape in ("ipv4-tcp", "ipv4-udp"):
+	                print(f"{arm}\tcost/{shape}\taction\t2")
+	        print(f"{arm}\tcost/ipv4-tcp\tlatency\t{tcp}")
+	        print(f"{arm}\tcost/ipv4-udp\tlatency\t{udp}")
+	        print(f"{arm}\tcost/all\tlatency\t{tcp + udp}")
+	for r in range(10):
+	    for arm, times in (("xdp_pass", pass2), ("prog", cpus2)):
+	        one = 5.0 if arm == "xdp_pass" else 10.0
+	        for n, ns in ((1, one), (2, one * times)):
+	            print(f"{arm}\tcost/cpus/{n}\tlatency\t{ns}")
+	            print(f"{arm}\tcost/cpus/{n}\tthroughput\t{n * 1e9 / ns}")
+	            print(f"{arm}\tcost/cpus/{n}\toverlap-percent\t{100 if n == 1 else 95}")
+	EOF
+}
+
+report() { run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES"; echo "$output"; }
+
+# spread_cell SHAPE: the spread column of the table's test_run row for SHAPE, marks and all.
+spread_cell() { awk -v s="$1" '$1 == "test_run" && $2 == s { $1 = $2 = $3 = $4 = $5 = $6 = ""
+	sub(/^ +/, ""); sub(/ +XDP_[A-Z]+$/, ""); print }' <<<"$output"; }
+
+@test "a figure whose rounds spread past the bound is marked too noisy, in the table and BMF" {
+	# ipv4-tcp: 90 to 110 about 100 (20%); ipv4-udp: 100 to 300 (200%), as a busy host gave.
+	samples 90,95,98,99,100,100,101,102,105,110 100,100,100,100,100,100,100,100,300,300 \
+		1 1
+	report
+	[ "$status" -eq 0 ]
+	[ "$(spread_cell ipv4-tcp)" = "20%" ]
+	[ "$(spread_cell ipv4-udp)" = "200% too noisy" ]
+	[[ "$output" == *"cost: figures marked too noisy spread over 50% of their median"*"a quieter host"*"more rounds (FBF_COST_ROUNDS"* ]]
+	check_bmf "$RESULTS/cost.bmf.json" cost/ipv4-tcp cost/ipv4-udp
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/ipv4-udp:latency-too-noisy
+	run python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))
+print(b["cost/ipv4-udp"]["latency-too-noisy"]["value"], "latency-too-noisy" in b["cost/ipv4-tcp"])' \
+		"$RESULTS/cost.bmf.json"
+	[ "$output" = "200.0 False" ]
+}
+
+@test "quiet rounds: nothing marked, no advice" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	report
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"too noisy"* ]]
+	run grep -c -- -too-noisy "$RESULTS/cost.bmf.json"
+	[ "$output" = 0 ]
+}
+
+@test "the CPUs: 8 times at 2 CPUs reads as a shared value; 1.1 times, or bare XDP_PASS's own rise, as flat" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 8 1
+	report
+	[[ "${lines[-1]}" != *flat* ]]
+	[[ "$output" == *"CPUs: 8.0 times at 2 CPUs: a shared map value, lock or ring in the path"* ]]
+	grep -E '^2 +80 +8.00x +5 +1.00x +25.0 M +95% +0% *$' <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/2:latency cost/cpus/2:scaling \
+		cost/cpus/2:climb cost/cpus/2:throughput cost/cpus/2:overlap-percent \
+		cost/cpus/2/xdp_pass:scaling
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1.1 1
+	report
+	[[ "$output" == *"CPUs: flat: 1.10 times at 2 CPUs, bare XDP_PASS 1.00"* ]]
+	# Cores that slow each other down slow bare XDP_PASS alike: that is no contention.
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1.8 1.6
+	report
+	[[ "$output" == *"CPUs: flat: 1.80 times at 2 CPUs, bare XDP_PASS 1.60"* ]]
+}
