@@ -7,7 +7,7 @@
 
 KERNEL_CASES_OBJS := $(call obj,bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
-		$(OUTPUT)/bench/event_parts $(OUTPUT)/bench/test_run_cpus
+		$(OUTPUT)/bench/event_parts
 # Beside xdp_pass.bpf.o, where the Makefile includes its .d file.
 EVENT_PARTS_OBJ := $(OUTPUT)/event_parts.bpf.o
 
@@ -25,9 +25,6 @@ $(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(LIB_OB
 # Only the frames: no fixture, the programs are its own.
 $(OUTPUT)/bench/event_parts: $(call obj,bench/kernel/event_parts.c bench/kernel/kernel_cases.c \
 					testing/frames.c)
-$(OUTPUT)/bench/test_run_cpus: $(call obj,bench/kernel/test_run_cpus.c bench/kernel/kernel_cases.c \
-					 testing/frames.c) $(LIB_OBJS)
-$(OUTPUT)/bench/test_run_cpus: LIBBPF_LIBS += -lpthread
 $(KERNEL_PROGS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
