@@ -9,6 +9,9 @@
                                              reporting (arm) and traffic, side by side
   report.py peers PEERS.bmf.json -           peers.sh's figures: each arm on the receiving
                                              veth, beside nothing attached
+  report.py curve CURVE.bmf.json DIR         curve_test_run.sh's and curve_flood.sh's figures:
+                                             each design as CPUs are added, tables and a text
+                                             plot on stdout, the plots as SVG in DIR
   report.py figures RESULTS_DIR OUT.md       every BMF file there as tables, each with the
                                              machine, kernel, date and commit it came from
 
@@ -18,11 +21,13 @@ repetitions with their minimum and maximum as bounds; counts are exact and have 
 """
 import json
 import os
+import platform
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 
-from measured_on import MEASURED_FILE, record
+from measured_on import MEASURED_FILE, machine, record
 
 # Estimated cycles from callgrind's cache simulation, the weights Iai uses.
 LL_HIT_CYCLES = 5
@@ -273,9 +278,123 @@ def report_peers(src, _dst):
                  "rx CPU", "PSS MB", "maps MB"], rows)
 
 
+# The CPU curve's arms in the order its tables show them.
+CURVE_NAMES = {
+    "none": "nothing attached",
+    "xdp_pass": "bare XDP_PASS",
+    "xdp_pass-skb": "bare XDP_PASS, skb",
+    "xdp_pass-native": "bare XDP_PASS, native",
+    "queue": "queue",
+    "ring": "ring",
+    "aggregate": "--aggregate 1",
+    "sample64": "--sample 64",
+}
+
+
+def curve_series(bmf, part):
+    """{arm: {cpus: {measure: value}}} of the curve's PART (test_run or flood)."""
+    series = defaultdict(dict)
+    for bench, measures in bmf.items():
+        fields = bench.split("/")
+        if len(fields) == 4 and fields[:2] == ["curve", part]:
+            cpus = int(fields[3].split("-")[0])
+            series[fields[2]][cpus] = {m: e["value"] for m, e in measures.items()}
+    order = list(CURVE_NAMES)
+    return {a: series[a] for a in sorted(series, key=lambda a: (
+        order.index(a) if a in order else len(order), a))}
+
+
+def curve_plot(series, measure, title, xlabel, svg, logscale):
+    """One line per arm of MEASURE against CPUs: as text on stdout, and as SVG."""
+    arms = list(series)
+    counts = sorted({n for arm in arms for n in series[arm]})
+    data = svg[:-len(".svg")] + ".dat"
+    with open(data, "w") as f:
+        for n in counts:
+            f.write(f"{n}\t" + "\t".join(str(series[a].get(n, {}).get(measure, "NaN"))
+                                       for a in arms) + "\n")
+    lines = ", ".join(f"'{data}' using 1:{i + 2} with linespoints title '{CURVE_NAMES.get(a, a)}'"
+                      for i, a in enumerate(arms))
+    # noenhanced: names such as XDP_PASS as they are, not with a subscript.
+    common = f"""
+set termoption noenhanced
+set title "{title}\\n{machine()}, kernel {platform.release()}"
+set xlabel '{xlabel}'
+set logscale x 2
+set xrange [{counts[0] / 1.25}:{counts[-1] * 1.25}]
+set xtics ({", ".join(str(n) for n in counts)})
+set key below width 2
+set datafile missing 'NaN'
+{"set logscale y" if logscale else ""}
+"""
+    # The text plot to gnuplot's stdout (ours), after what was printed before it.
+    sys.stdout.flush()
+    for terminal, output in (("dumb size 100,24", ""),
+                             ("svg size 900,420 dynamic background rgb 'white'",
+                              f"set output '{svg}'")):
+        subprocess.run(["gnuplot"], check=True, text=True,
+                       input=f"set terminal {terminal}\n{output}\n{common}\nplot {lines}\n")
+
+
+def report_curve(src, outdir):
+    """The designs as CPUs are added: curve_test_run.sh's and curve_flood.sh's medians."""
+    with open(src) as f:
+        bmf = json.load(f)
+    os.makedirs(outdir, exist_ok=True)
+    host = f"{machine()}, kernel {platform.release()}"
+
+    def cell(figures, measure, form):
+        return form.format(figures[measure]) if measure in figures else "-"
+
+    runs = curve_series(bmf, "test_run")
+    rows = []
+    for arm, by_n in runs.items():
+        one = by_n.get(1, {}).get("latency")
+        for n, fig in sorted(by_n.items()):
+            rows.append([CURVE_NAMES.get(arm, arm), n, cell(fig, "latency", "{:.1f}"),
+                         f"{fig['latency'] / one:.2f}x" if one else "-",
+                         cell(fig, "throughput", "{:,.0f}"),
+                         cell(fig, "delivered-per-s", "{:,.0f}"),
+                         cell(fig, "lost-percent", "{:.1f}"),
+                         cell(fig, "overlap-percent", "{:.0f}")])
+    if rows:
+        print(f"The program from N CPUs at once (BPF_PROG_TEST_RUN, the agent draining on its own"
+              f" CPU), medians;\n{host}. x 1 CPU: ns per run against the same arm's on one CPU;"
+              "\nruns/s: all CPUs together; delivered: events (or for --aggregate, frames counted"
+              " and read) a second;\nlost: of those made; overlap: of the span the threads ran\n")
+        print_table(["arm", "CPUs", "ns/run", "x 1 CPU", "runs/s", "delivered/s", "lost %",
+                     "overlap %"], rows)
+        print()
+        curve_plot(runs, "latency", "ns per run (log scale)", "CPUs running it at once",
+                   os.path.join(outdir, "curve-test_run.svg"), True)
+
+    floods = curve_series(bmf, "flood")
+    rows = []
+    for arm, by_k in floods.items():
+        for k, fig in sorted(by_k.items()):
+            none = floods.get("none", {}).get(k, {}).get("throughput")
+            of_pass = next((f"{v:.0f} ({m.split('-')[3]})" for m, v in fig.items()
+                            if m.startswith("of-xdp-pass-")), "-")
+            rows.append([CURVE_NAMES.get(arm, arm), k, cell(fig, "throughput", "{:,.0f}"),
+                         f"{100 * fig['throughput'] / none:.0f}" if none else "-", of_pass,
+                         cell(fig, "delivered-per-s", "{:,.0f}"),
+                         cell(fig, "lost-per-s", "{:,.0f}"), cell(fig, "lost-percent", "{:.1f}")])
+    if rows:
+        print(f"\nA raw flood from K CPUs into a veth, each arm on its far end (the designs in the"
+              f" agent's default mode,\ndraining on its own CPU), medians; {host}.\n"
+              "of XDP_PASS: of the same round's bare XDP_PASS in the agent's mode; delivered and"
+              " lost: events\n(or for --aggregate, frames counted and read, and no_room) a second"
+              " of the flood\n")
+        print_table(["arm", "K", "frames/s", "of none %", "of XDP_PASS %", "delivered/s",
+                     "lost/s", "lost %"], rows)
+        print()
+        curve_plot(floods, "throughput", "frames/s the flood reached", "flood CPUs (K)",
+                   os.path.join(outdir, "curve-flood.svg"), False)
+
+
 # The order make bench writes them in; any other BMF file there follows, by name.
-FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "wake", "drain",
-                 "peers", "ifaces", "flood", "metrics", "scrape", "stop"]
+FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "curve", "wake",
+                 "drain", "peers", "ifaces", "flood", "metrics", "scrape", "stop"]
 
 
 def report_figures(src, dst):
@@ -319,7 +438,7 @@ def report_figures(src, dst):
 def main():
     modes = {"gbench": report_gbench, "callgrind": report_callgrind,
              "samples": report_samples, "figures": report_figures, "designs": report_designs,
-             "peers": report_peers}
+             "peers": report_peers, "curve": report_curve}
     if len(sys.argv) != 4 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     modes[sys.argv[1]](sys.argv[2], sys.argv[3])

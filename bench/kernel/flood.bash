@@ -95,6 +95,9 @@ map_kb()
 print("%.1f" % (sum(json.loads(l).get("bytes_memlock", 0) for l in sys.stdin if l.strip()) / 1024))'
 }
 
+# agent_mode ERR: the mode (native or skb) the agent's start line in ERR says it attached in.
+agent_mode() { grep -Eom1 '\((native|skb) mode' "$1" | grep -Eo 'native|skb'; }
+
 # percentile P FILE: the P-th percentile of the numbers in FILE, one per line
 # (whole numbers: ns or us).
 percentile()

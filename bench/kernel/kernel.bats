@@ -6,8 +6,8 @@
 # queue sampled at 1 in 16; and the live one for every design (events,
 # sampled events, per-source counts) with every column of the table of
 # designs; and the peers beside the agent, each meter counting; and one
-# agent over many interfaces, each attached. Only names and exact counts are
-# checked, never a speed.
+# agent over many interfaces, each attached; and each design as CPUs are
+# added, delivering. Only names and exact counts are checked, never a speed.
 
 load ../../testing/netns
 load ../bmf
@@ -206,4 +206,64 @@ setup() { fbf_bench_setup; }
 	assert v("ifaces/memory/per-iface", "progs") == 1
 	assert v("ifaces/flood/ratio", "ratio") > 0
 	PY
+}
+
+@test "the CPU curve writes BMF for every arm at every CPU count, delivered and lost beside" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: one for the agent, one for the producers"
+	local arm n k benches=() measures=()
+
+	# One short round: the names and the accounting, not the rates.
+	bench/kernel/curve_test_run.sh 1 10000 >"$RESULTS/c.tsv"
+	bench/kernel/curve_flood.sh 1 0.3 >>"$RESULTS/c.tsv"
+	bench/report.py samples "$RESULTS/c.tsv" "$RESULTS/curve.bmf.json"
+	# Every CPU but the agent's, and at least 2 for test_run; every CPU but the agent's to flood.
+	n=$(($(nproc) - 1))
+	for n in $(bash -c ". bench/kernel/curve.bash; curve_counts $((n < 2 ? 2 : n))"); do
+		for arm in xdp_pass queue ring aggregate sample64; do
+			benches+=("curve/test_run/$arm/$n-cpu")
+			measures+=("curve/test_run/$arm/$n-cpu:latency"
+				   "curve/test_run/$arm/$n-cpu:throughput"
+				   "curve/test_run/$arm/$n-cpu:overlap-percent")
+		done
+		for arm in queue ring aggregate sample64; do
+			measures+=("curve/test_run/$arm/$n-cpu:delivered-per-s"
+				   "curve/test_run/$arm/$n-cpu:lost-per-s"
+				   "curve/test_run/$arm/$n-cpu:lost-percent")
+		done
+	done
+	for k in $(bash -c ". bench/kernel/curve.bash; curve_counts $(($(nproc) - 1))"); do
+		for arm in none xdp_pass-skb xdp_pass-native queue ring aggregate sample64; do
+			benches+=("curve/flood/$arm/$k-cpu")
+			measures+=("curve/flood/$arm/$k-cpu:throughput" "curve/flood/$arm/$k-cpu:sent")
+		done
+		for arm in queue ring aggregate sample64; do
+			# On a veth the agent's default is skb mode, compared with XDP_PASS in it.
+			measures+=("curve/flood/$arm/$k-cpu:of-xdp-pass-skb-percent"
+				   "curve/flood/$arm/$k-cpu:xdp-seen-percent"
+				   "curve/flood/$arm/$k-cpu:delivered-per-s"
+				   "curve/flood/$arm/$k-cpu:lost-per-s"
+				   "curve/flood/$arm/$k-cpu:lost-percent")
+		done
+	done
+	check_bmf "$RESULTS/curve.bmf.json" "${benches[@]}"
+	check_bmf_measures "$RESULTS/curve.bmf.json" "${measures[@]}"
+
+	# Every design delivered events (or counts) while its program ran, and
+	# lost a share of them between none and all.
+	python3 - "$RESULTS/curve.bmf.json" <<-'PY'
+	import json, sys
+	bmf = json.load(open(sys.argv[1]))
+	for bench, m in bmf.items():
+	    if "delivered-per-s" in m:
+	        assert m["delivered-per-s"]["value"] > 0, bench
+	        assert 0 <= m["lost-percent"]["value"] < 100, (bench, m["lost-percent"])
+	    assert 0 < m.get("overlap-percent", {"value": 1})["value"] <= 100, bench
+	PY
+
+	run bench/report.py curve "$RESULTS/curve.bmf.json" "$RESULTS"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--sample 64"*"bare XDP_PASS, native"* ]]
+	[ -s "$RESULTS/curve-test_run.svg" ]
+	[ -s "$RESULTS/curve-flood.svg" ]
 }

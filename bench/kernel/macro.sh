@@ -7,9 +7,10 @@
 # cost, a scrape beside idle connections and a stop with a backlog, on both
 # event transports (queue map and ring buffer) side by side; the live part
 # and the stress flood put sampled events and per-source counts
-# (--aggregate) beside them, with the side-by-side table of designs; the
-# whole path a flood takes beside the flow meters a user would run instead;
-# one agent over many interfaces, what each costs it.
+# (--aggregate) beside them, with the side-by-side table of designs;
+# each design's cost as CPUs are added (curve_test_run.sh, curve_flood.sh);
+# the whole path a flood takes beside the flow meters a user would run
+# instead; one agent over many interfaces, what each costs it.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
 set -euo pipefail
 
@@ -45,6 +46,18 @@ bench/kernel/macro_live.sh "${FBF_LIVE_ROUNDS:-5}" "${FBF_LIVE_REQUESTS:-3000}" 
 bench/report.py samples "$results/live.tsv" "$results/live.bmf.json"
 echo
 bench/report.py designs "$results/live.bmf.json" -
+
+echo
+echo "== macro: each design as CPUs are added, with the agent draining on the last CPU: its program"
+echo "   from N CPUs at once (test_run), and a raw flood from K CPUs into a veth beside nothing"
+echo "   attached and bare XDP_PASS in each mode; events delivered and lost a second =="
+bench/kernel/curve_test_run.sh "${FBF_CURVE_ROUNDS:-3}" "${FBF_KERNEL_REPEAT:-100000}" \
+	>"$results/curve.tsv"
+bench/kernel/curve_flood.sh "${FBF_CURVE_ROUNDS:-3}" "${FBF_CURVE_FLOOD_SECONDS:-2}" \
+	>>"$results/curve.tsv"
+bench/report.py samples "$results/curve.tsv" "$results/curve.bmf.json" | tail -n 1
+echo
+bench/report.py curve "$results/curve.bmf.json" "$results"
 
 echo
 echo "== macro: the whole path beside the peers: a raw flood from 4,096 sources into a veth, from"

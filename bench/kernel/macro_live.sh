@@ -5,9 +5,9 @@
 # side by side: the classifier attached by the agent sending an event per
 # packet (queue map, ring buffer), 1 event in 16 and in 256 (--sample, on
 # both), or none, counting packets per source in the kernel and reading the
-# counts every second (--aggregate 1); then a bare XDP_PASS program attached
-# by xdp-loader, taking turns round after round on one veth pair with two
-# queues. FBF_BASE_AGENT=PATH adds another agent's two transports and its
+# counts every second (--aggregate 1), each in the agent's default mode; then
+# a bare XDP_PASS program attached by xdp-loader in that mode, taking turns
+# round after round on one veth pair with two queues. FBF_BASE_AGENT=PATH adds another agent's two transports and its
 # --aggregate 1 as arms of their own (-base, -base-ringbuf, -base-aggregate):
 # a change to the event path or the counting measured against what it
 # changes, in one run. FBF_MACRO_ARMS="ARM ..." runs those arms only (with
@@ -94,20 +94,31 @@ work=$(mktemp -d /tmp/fbf-macro.XXXXXX)
 agent_pid=
 fbf_lab_up agent_pid 2
 
-# attach ARM [AGENT ARGS...]: the arm's program on the server veth.
+# The mode the agents attached in, from their start lines: XDP_PASS is
+# attached in it too, so that each ratio compares programs, not modes.
+arms_mode=
+
+# attach ARM [AGENT ARGS...]: the arm's program on the server veth. The
+# agents in their default mode, the one a user gets: on a veth that is skb
+# mode, which runs the program on the sending CPU; native mode there funnels
+# the floods through the veth's NAPI receive queues and would measure those.
 attach()
 {
-	local arm=$1
+	local arm=$1 mode
 
 	shift
 	if [ "$arm" = xdp_pass ]; then
-		fbf_in_srv xdp-loader load --mode native "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+		fbf_in_srv xdp-loader load --mode "${arms_mode:?an agent arm runs first}" \
+			"$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
 		return
 	fi
 	# shellcheck disable=SC2086 # the arm's options are words
 	AGENT=${arm_agent[$arm]:-$AGENT} fbf_agent_start "$work/agent.out" "$work/agent.err" \
-		--mode native ${arm_args[$arm]} "$@"
+		${arm_args[$arm]} "$@"
 	agent_pid=$FBF_AGENT_PID
+	mode=$(agent_mode "$work/agent.err")
+	[ "${arms_mode:=$mode}" = "$mode" ] ||
+		{ echo "macro_live: $arm attached in $mode mode, the others in $arms_mode" >&2; exit 1; }
 }
 
 detach()

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# What the CPU-curve benchmarks share (curve_test_run.sh, curve_flood.sh): the
+# agent's designs, the CPU the agent drains on, the CPU counts measured, and
+# what the agent's summary says it delivered and lost. Load it after
+# testing/netns.bash and flood.bash.
+
+# The designs, and the agent's options for each; every one in the agent's
+# default mode, the one a user gets. Events are read and counted, not printed.
+curve_designs=(queue ring aggregate sample64)
+declare -A curve_design_args=(
+	[queue]="--quiet"
+	[ring]="--transport ringbuf --quiet"
+	# Its intervals go to a file: the counts read are what it delivers.
+	[aggregate]="--aggregate 1"
+	[sample64]="--sample 64 --quiet"
+)
+
+# The agent drains on the last CPU; the producers (test_run threads, floods)
+# take the others, from CPU 0 up.
+curve_agent_cpu=$(($(nproc) - 1))
+
+# curve_lab_up NAME QUEUES: as root on 2 CPUs or more, the test network in a
+# new $work, QUEUES queues per veth; the agent whose pid agent_pid holds is
+# stopped at exit. NAME: the script's, for its errors.
+curve_lab_up()
+{
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$1: needs root (network namespaces, veth pairs, XDP)" >&2
+		exit 1
+	fi
+	if [ "$curve_agent_cpu" -lt 1 ]; then
+		echo "$1: needs 2 CPUs or more: one for the agent, one for what it drains" >&2
+		exit 1
+	fi
+	work=$(mktemp -d /tmp/fbf-curve.XXXXXX)
+	agent_pid=
+	fbf_lab_up agent_pid "$2"
+}
+
+# curve_counts MAX: 1, 2, 4, ... below MAX, then MAX: the CPU counts measured.
+curve_counts()
+{
+	local n=1
+
+	while [ "$n" -lt "$1" ]; do
+		echo "$n"
+		n=$((n * 2))
+	done
+	echo "$1"
+}
+
+# curve_agent_start DESIGN: the agent of DESIGN on the server veth, pinned to
+# its CPU, output to $work/agent.out and $work/agent.err; sets agent_pid.
+curve_agent_start()
+{
+	# shellcheck disable=SC2086 # the design's options are words
+	fbf_srv_start "$work/agent.out" "$work/agent.err" taskset -c "$curve_agent_cpu" \
+		"$AGENT" --iface "$FBF_VETH_SRV" ${curve_design_args[$1]}
+	agent_pid=$FBF_AGENT_PID
+}
+
+# curve_agent_stop NAME SECONDS: stop the agent and print NAME's delivered and
+# lost per second of SECONDS, and the percent lost, from its summary: events,
+# or under --aggregate the frames counted and read, and those counted as
+# no_room.
+curve_agent_stop()
+{
+	local name=$1 seconds=$2 delivered lost key
+
+	kill -INT "$agent_pid"
+	wait "$agent_pid"
+	agent_pid=
+	for key in delivered lost_queue_full lost_queue_busy aggregated_read no_room; do
+		printf -v "$key" '%s' "$(fbf_summary_value "$work/agent.err" "$key")"
+		printf -v "$key" '%s' "${!key:-0}"
+	done
+	delivered=$((delivered + aggregated_read))
+	lost=$((lost_queue_full + lost_queue_busy + no_room))
+	awk -v n="$name" -v d="$delivered" -v l="$lost" -v s="$seconds" 'BEGIN {
+		printf "%s\tdelivered-per-s\t%.0f\n", n, d / s
+		printf "%s\tlost-per-s\t%.0f\n", n, l / s
+		printf "%s\tlost-percent\t%.3f\n", n, d + l ? 100 * l / (d + l) : 0
+	}'
+}
