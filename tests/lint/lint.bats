@@ -37,7 +37,7 @@ plant()
 }
 
 @test "a ! in a loop, which ShellCheck misses, is caught" {
-	plant loop.bats 'for i in 1 2; do' '	! false' done
+	plant loop.bats 'for i in 1 2; do' '	! false' 'done'
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"loop.bats:5: a negated command"* ]]
 }
@@ -64,7 +64,7 @@ plant()
 }
 
 @test "the same checks written to fail pass the lint" {
-	plant clean.bats 'run ! false' 'for i in 1 2; do' '	run -1 false' done \
+	plant clean.bats 'run ! false' 'for i in 1 2; do' '	run -1 false' 'done' \
 		'[ -e / ]' '[ -d / ]' '[[ -e / && -d / ]]' true
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
