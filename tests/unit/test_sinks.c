@@ -139,12 +139,20 @@ static void open_gate(struct fake *f)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static void start(struct sink *s, struct fake *f, size_t chunk_size, size_t buffer_bytes)
+/* A sink of 64-byte chunks that writes into @f, in @mode, under @buffer_bytes. */
+static void start(struct sink *s, struct fake *f, enum fake_mode mode, size_t buffer_bytes)
 {
+	fake_init(f, mode);
 	*s = (struct sink){ .ops = &fake_ops, .name = "fake", .target = "fake",
-			    .chunk_size = chunk_size, .priv = f };
+			    .chunk_size = CHUNK, .priv = f };
 	format_init(&s->fmt, false, NULL, format_wall_offset());
 	assert_int_equal(sink_start(s, buffer_bytes), 0);
+}
+
+static void finish(struct sink *s, struct fake *f)
+{
+	sink_free(s);
+	fake_free(f);
 }
 
 /* @n more events, numbered on from *@seq, as the drain writes them. */
@@ -214,8 +222,7 @@ static void test_full_buffer_loses_the_overflow_counted(void **state)
 	__u64 seq = 0;
 
 	(void)state;
-	fake_init(&f, FAKE_GATED);
-	start(&s, &f, CHUNK, 0);
+	start(&s, &f, FAKE_GATED, 0);
 	assert_int_equal(s.buffer_bytes, HELD_MAX);
 	put(&s, &seq, 4);
 	sink_flush(&s);
@@ -237,8 +244,7 @@ static void test_full_buffer_loses_the_overflow_counted(void **state)
 	assert_non_null(strstr(f.stream, "Z\nevent 000000005\n"));
 	assert_non_null(strstr(f.stream, "event 000000008\n"));
 	assert_null(strstr(f.stream, "event 000000009\n"));
-	sink_free(&s);
-	fake_free(&f);
+	finish(&s, &f);
 }
 
 /*
@@ -254,10 +260,9 @@ static void test_failed_writes_lose_what_they_did_not_write(void **state)
 	__u64 seq = 0;
 
 	(void)state;
-	fake_init(&f, FAKE_FAILING);
-	f.fails = 1U << 0 | 1U << 1;
 	/* A bound that takes all three chunks: only the writes lose. */
-	start(&s, &f, CHUNK, 3 * CHUNK);
+	start(&s, &f, FAKE_FAILING, 3 * CHUNK);
+	f.fails = 1U << 0 | 1U << 1;
 	put(&s, &seq, 4);
 	sink_flush(&s);
 	put(&s, &seq, 4);
@@ -276,8 +281,7 @@ static void test_failed_writes_lose_what_they_did_not_write(void **state)
 	assert_null(strstr(f.stream, "event 000000008\n"));
 	assert_non_null(strstr(f.stream, "Z\nevent 000000009\n"));
 	assert_non_null(strstr(f.stream, "event 000000012\n"));
-	sink_free(&s);
-	fake_free(&f);
+	finish(&s, &f);
 }
 
 /* A writer stalled on chunk 1, one more chunk queued, one lost, two events not handed over. */
@@ -285,8 +289,7 @@ static void stall(struct sink *s, struct fake *f)
 {
 	__u64 seq = 0;
 
-	fake_init(f, FAKE_STALLED);
-	start(s, f, CHUNK, 0);
+	start(s, f, FAKE_STALLED, 0);
 	put(s, &seq, 4);
 	sink_flush(s);
 	wait_writes(f, 1);
@@ -309,8 +312,7 @@ static void test_stop_at_the_deadline_counts_what_a_stalled_writer_holds(void **
 	assert_int_equal(lost(&s), 14);
 	assert_int_equal(s.held, 0);
 	assert_null(f.stream);
-	sink_free(&s);
-	fake_free(&f);
+	finish(&s, &f);
 }
 
 /* The same when a second stop signal says not to wait: no deadline needed. */
@@ -326,8 +328,7 @@ static void test_second_stop_signal_ends_the_wait_counted(void **state)
 	assert_false(s.thread_started);
 	assert_int_equal(delivered(&s), 0);
 	assert_int_equal(lost(&s), 14);
-	sink_free(&s);
-	fake_free(&f);
+	finish(&s, &f);
 }
 
 /*
@@ -342,8 +343,7 @@ static void test_writer_that_never_returns_is_counted_once(void **state)
 	__u64 seq = 0;
 
 	(void)state;
-	fake_init(&f, FAKE_HUNG);
-	start(&s, &f, CHUNK, 0);
+	start(&s, &f, FAKE_HUNG, 0);
 	put(&s, &seq, 4);
 	sink_flush(&s);
 	wait_writes(&f, 1);
@@ -366,8 +366,7 @@ static void test_writer_that_never_returns_is_counted_once(void **state)
 	/* Its chunk, which it left when it found itself abandoned. */
 	free(s.writing);
 	s.thread_started = false;
-	sink_free(&s);
-	fake_free(&f);
+	finish(&s, &f);
 }
 
 /*
