@@ -281,6 +281,7 @@ clean:
 # Each directory with something to build or run beside the agent keeps its
 # rules in a .mk file of its own.
 include testing/testing.mk tools/trafficgen/trafficgen.mk tools/rawflood/rawflood.mk tests/tests.mk
+include tests/lint/lint.mk
 include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk \
 	bench/cost/cost.mk
 

@@ -25,11 +25,11 @@ FBF_PORT=8080
 FBF_URL=http://$FBF_SERVER:$FBF_PORT/
 # Two sources per class, three that classify as none.
 FBF_SOURCES=(
-	$FBF_SUBNET.1 $FBF_SUBNET.13		# Fibonacci
-	$FBF_SUBNET.11 $FBF_SUBNET.14		# Fizz
-	$FBF_SUBNET.7 $FBF_SUBNET.12		# Buzz
-	$FBF_SUBNET.17 $FBF_SUBNET.32		# FizzBuzz
-	$FBF_SUBNET.4 $FBF_SUBNET.6 $FBF_SUBNET.9	# none
+	"$FBF_SUBNET.1" "$FBF_SUBNET.13"		# Fibonacci
+	"$FBF_SUBNET.11" "$FBF_SUBNET.14"		# Fizz
+	"$FBF_SUBNET.7" "$FBF_SUBNET.12"		# Buzz
+	"$FBF_SUBNET.17" "$FBF_SUBNET.32"		# FizzBuzz
+	"$FBF_SUBNET.4" "$FBF_SUBNET.6" "$FBF_SUBNET.9"	# none
 )
 
 # The class of dotted address $1, from the reference model (testing/ref_parser.c):
@@ -98,6 +98,7 @@ fbf_net_down()
 # exit, a failure under set -e, Ctrl-C and kill.
 fbf_cleanup_on_exit()
 {
+	# shellcheck disable=SC2064 # FUNC's name, expanded now on purpose
 	trap "$1" EXIT
 	trap "exit 130" INT TERM
 }

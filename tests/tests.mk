@@ -23,19 +23,23 @@ FLOOD_SECONDS ?= 30
 KILLS ?= 60
 
 # The test programs: unit tests of userspace code, and the XDP program through
-# BPF_PROG_TEST_RUN. Each links the lab, the agent's metrics exposition and common/.
+# BPF_PROG_TEST_RUN. Each links the lab, the agent's objects but main.o (one
+# library: each test takes what it uses), lib/ and common/.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/test_*.c))
 BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
-TEST_LINK_OBJS := $(TESTING_OBJS) $(call obj,agent/metrics/metrics_format.c agent/iface/ifselect.c \
-		  agent/sinks/event_ages.c agent/metrics/listen_addr.c) $(LIB_OBJS)
+AGENT_LIB := $(OUTPUT)/tests/libagent.a
+TEST_LINK_OBJS := $(TESTING_OBJS) $(AGENT_LIB) $(LIB_OBJS)
 TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
 
 test-build: $(UNIT_TESTS) $(BPF_TESTS)
 
+$(AGENT_LIB): $(filter-out $(call obj,agent/main.c),$(AGENT_OBJS))
+	$(call msg,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
 $(UNIT_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(TEST_LINK_OBJS)
 $(BPF_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/bpf/%.o $(TEST_LINK_OBJS)
-# The link watcher's test runs the watcher itself against the kernel.
-$(OUTPUT)/tests/test_linkwatch: $(call obj,agent/iface/linkwatch.c agent/iface/nl_link.c)
 $(UNIT_TESTS) $(BPF_TESTS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)

@@ -42,14 +42,14 @@ every_action()
 {
 	local shape n=0
 
-	for shape in $(awk '$1 == "test_run" && $2 != "all" { print $2 }' <<<"$output"); do
+	while read -r shape; do
 		n=$((n + 1))
 		if [ "$shape" = "$2" ]; then
 			[ "$(action "$shape")" = "$3" ] || { echo "$shape: $(action "$shape")"; return 1; }
 		else
 			[ "$(action "$shape")" = "$1" ] || { echo "$shape: $(action "$shape")"; return 1; }
 		fi
-	done
+	done < <(awk '$1 == "test_run" && $2 != "all" { print $2 }' <<<"$output")
 	[ "$n" -eq 13 ]
 }
 
@@ -207,21 +207,26 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 @test "bad input: each one line and its own exit status" {
 	require_xdp_tools xdpdump_bpf.o
 	cost measure "$XDP_TOOLS_BPF/xdpdump_bpf.o"
-	[ "$status" -eq 4 ] && [ "${#lines[@]}" -eq 1 ]
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"has no XDP program"* ]]
 	cost measure "$PROBE"_two.bpf.o
-	[ "$status" -eq 5 ] && [ "${#lines[@]}" -eq 1 ]
+	[ "$status" -eq 5 ]
+	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"has 2 XDP programs: name one with PROG=NAME"* ]]
 	cost measure "$PROBE"_two.bpf.o xdp_cost_probe_other
 	[ "$status" -eq 0 ]
 	every_action XDP_PASS
 	cost measure "$PROBE"_two.bpf.o no_such_prog
-	[ "$status" -eq 6 ] && [ "${#lines[@]}" -eq 1 ]
+	[ "$status" -eq 6 ]
+	[ "${#lines[@]}" -eq 1 ]
 	cost measure "$BATS_TEST_FILENAME"
-	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
+	[ "$status" -eq 3 ]
+	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "cost: $BATS_TEST_FILENAME is not a BPF object (libbpf: "* ]]
 	cost measure /nonexistent.o
-	[ "$status" -eq 3 ] && [ "${#lines[@]}" -eq 1 ]
+	[ "$status" -eq 3 ]
+	[ "${#lines[@]}" -eq 1 ]
 	cost measure
 	[ "$status" -eq 2 ]
 }
@@ -271,5 +276,6 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[ "$(action ipv4-tcp)" = XDP_DROP ]
 	check_bmf "$BATS_TEST_TMPDIR/installed/cost.bmf.json" cost/prog cost/all
 	make -s uninstall PREFIX="$prefix" >/dev/null
-	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ] && [ ! -e "$prefix/lib/fizzbuzzfib-cost" ]
+	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ]
+	[ ! -e "$prefix/lib/fizzbuzzfib-cost" ]
 }

@@ -33,6 +33,7 @@ build_canary()
 	local dir=build-canary t
 
 	[ "$1" = 1 ] || dir=build-canary-$1
+	# shellcheck disable=SC2046 # one word per target
 	make -s CANARY="$1" $(for t in agent fizzbuzzfib.bpf.o fizzbuzzfib_ringbuf.bpf.o \
 		bench/micro_count bench/cost_run testing/drain_rate; do echo "$dir/$t"; done) \
 		>/dev/null

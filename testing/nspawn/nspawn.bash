@@ -133,6 +133,7 @@ fbf_box_down()
 	root=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
 	cg=$root/$FBF_BOX_CGROUP
 	if [ -n "$root" ] && [ -d "$cg" ]; then
+		# shellcheck disable=SC2038 # xargs reads process ids, not file names
 		echo 1 >"$cg/cgroup.kill" 2>/dev/null ||
 			find "$cg" -name cgroup.procs -exec cat {} + | xargs -r kill -KILL
 		for i in $(seq 50); do

@@ -8,6 +8,8 @@
 
 load ../../testing/netns
 
+bats_require_minimum_version 1.5.0
+
 setup_file() { fbf_bats_setup_file aggregate; }
 teardown_file() { fbf_bats_teardown_file; }
 setup() { fbf_bats_setup; }
@@ -124,7 +126,7 @@ aggregate_flood()
 	fbf_stop_agent INT
 
 	# Every line is one of the two forms; the top lines of a class count down.
-	! grep -Ev '^(interval end=[0-9T:.-]+Z seconds=[0-9.]+ sources=[0-9]+ fizz=[0-9]+ buzz=[0-9]+ fizzbuzz=[0-9]+ fibonacci=[0-9]+ no_room=[0-9]+|top class=(Fizz|Buzz|FizzBuzz|Fibonacci) rank=[12] saddr=[0-9.]+ packets=[0-9]+)$' "$OUT"
+	run -1 grep -Ev '^(interval end=[0-9T:.-]+Z seconds=[0-9.]+ sources=[0-9]+ fizz=[0-9]+ buzz=[0-9]+ fizzbuzz=[0-9]+ fibonacci=[0-9]+ no_room=[0-9]+|top class=(Fizz|Buzz|FizzBuzz|Fibonacci) rank=[12] saddr=[0-9.]+ packets=[0-9]+)$' "$OUT"
 	grep -q '^top class=Fibonacci rank=2 ' "$OUT"
 	awk '/^interval/ { n = 0; last = "" }
 	     /^top/ { split($2, c, "="); split($5, p, "=")

@@ -10,6 +10,8 @@
 load ../../testing/netns
 load ../../testing/ipfix
 
+bats_require_minimum_version 1.5.0
+
 setup_file() { fbf_bats_setup_file ipfix; }
 teardown_file() { fbf_bats_teardown_file; }
 
@@ -248,7 +250,7 @@ usage_error()
 	sleep 0.5
 	fbf_stop_agent INT
 	fbf_nfcapd_stop
-	! grep -E 'runtime error|Sanitizer' "$ERR"
+	run -1 grep -E 'runtime error|Sanitizer' "$ERR"
 	fbf_check_summary "$ERR" 0
 	[ "$(fbf_summary_value "$ERR" ipfix_delivered)" -ge 1 ]
 	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -ge 1 ]
@@ -266,7 +268,7 @@ usage_error()
 	fbf_check_summary "$ERR" 0
 	[ "$(fbf_summary_value "$ERR" ipfix_delivered)" -eq 0 ]
 	[ "$(fbf_summary_value "$ERR" ipfix_lost)" -eq 1 ]
-	! grep -q 'cannot send to ipfix' "$ERR"
+	run -1 grep -q 'cannot send to ipfix' "$ERR"
 	# What it sent before the stop reached nfcapd, and no more than that.
 	[ "$(fbf_nfdump_sources "$FLOWS" | wc -l)" -lt "$MANY_SOURCES" ]
 }

@@ -111,7 +111,8 @@ flood()
 	read -r sent dropped <"$FBF_NIC_DIR/sent.$1"
 	rm -f "$FBF_NIC_DIR/sent.$1"
 	echo "sent $sent into the tap, $dropped dropped there"
-	[ "$sent" -eq $((FRAMES_PER_SOURCE * RAW_COUNT)) ] && [ "$dropped" -eq 0 ]
+	[ "$sent" -eq $((FRAMES_PER_SOURCE * RAW_COUNT)) ]
+	[ "$dropped" -eq 0 ]
 	for i in $(seq 600); do
 		[ $(($(rx_packets) - rx0)) -ge "$sent" ] && break
 		sleep 0.2
@@ -129,7 +130,7 @@ check_counts()
 	local -A sum
 	local k v n class
 
-	while IFS== read -r k v; do
+	while IFS='=' read -r k v; do
 		sum[$k]=$v
 	done < <(grep -E "${FBF_LOG}summary " "$ERR" | grep -Eo '\b[a-z_]+=[0-9]+')
 	echo "summary: packets ${sum[packets]} delivered ${sum[delivered]}"
@@ -179,7 +180,8 @@ native_refused()
 	check_counts
 	echo "interrupts: input.0 $q0 -> $(interrupts "$dev-input.0"), input.1 $q1 ->" \
 		"$(interrupts "$dev-input.1")"
-	[ "$(interrupts "$dev-input.0")" -gt "$q0" ] && [ "$(interrupts "$dev-input.1")" -gt "$q1" ]
+	[ "$(interrupts "$dev-input.0")" -gt "$q0" ]
+	[ "$(interrupts "$dev-input.1")" -gt "$q1" ]
 	note "virtio_net, 2 queues:"
 }
 

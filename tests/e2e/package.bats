@@ -10,6 +10,8 @@
 
 load ../../testing/nspawn/nspawn
 
+bats_require_minimum_version 1.5.0
+
 UNIT=fizzbuzzfib-agent@veth0.service
 ALL=fizzbuzzfib-agent.service
 PKG=fizzbuzzfib-agent
@@ -94,7 +96,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	run lintian --fail-on error,warning "$DEB"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q '^[EW]: ' <<<"$output"
+	run -1 grep -q '^[EW]: ' <<<"$output"
 }
 
 @test "the package: agent, units, manual page, a conffile of commented options, docs; Depends from its libraries" {
@@ -112,7 +114,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ -f "$dir/usr/share/doc/$PKG/docs/service.md.gz" ]
 	[ "$(cat "$dir/DEBIAN/conffiles")" = /etc/default/fizzbuzzfib-agent ]
 	# Nothing set, and the default it shows is the unit's.
-	! grep -q '^[^#]' "$dir/etc/default/fizzbuzzfib-agent"
+	run -1 grep -q '^[^#]' "$dir/etc/default/fizzbuzzfib-agent"
 	opts=$(sed -n 's/^Environment="FIZZBUZZFIB_AGENT_OPTS=\(.*\)"$/\1/p' \
 		"$dir/lib/systemd/system/fizzbuzzfib-agent@.service")
 	[ -n "$opts" ]
@@ -136,6 +138,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ -n "$hosts" ] || skip "the machine's apt sources name no archive"
 	for host in $hosts; do
 		! grep -rqF "$host" "$dir" || { echo "$host in the package" >&2; false; }
+		# shellcheck disable=SC2046 # the package's own file names, no space in them
 		! zgrep -qF "$host" $(find "$dir" -name '*.gz') || { echo "$host in the docs" >&2; false; }
 	done
 }
@@ -160,7 +163,8 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
 	packets=$(fbf_box_metric 'fizzbuzzfib_packets_total{device="veth0"}')
 	echo "sent $sent, counted $packets"
-	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+	[ "$packets" -gt 0 ]
+	[ "$packets" -le "$sent" ]
 }
 
 @test "under systemd: upgraded while it runs: restarted with the new agent, the conffile's edit kept" {
@@ -181,9 +185,10 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	new=$(fbf_box_status_id "$UNIT")
 	remember_id "$new"
 	echo "prog id $old before, $new after"
-	[ -n "$new" ] && [ "$new" != "$old" ]
+	[ -n "$new" ]
+	[ "$new" != "$old" ]
 	[ "$(fbf_box_attached_id veth0)" = "$new" ]
-	! prog_exists "$old"
+	run ! prog_exists "$old"
 	# Auto mode takes skb on a veth (docs/agent.md).
 	info='fizzbuzzfib_build_info{version="'$NEXT'",transport="queue",mode="skb"}'
 	[ "$(fbf_box_metric "$info" 127.0.0.1:9436)" = 1 ]
@@ -220,6 +225,6 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	echo "in bpffs: $left"
 	[ -z "$left" ]
 	while read -r id; do
-		! prog_exists "$id"
+		run ! prog_exists "$id"
 	done <"$BATS_FILE_TMPDIR/ids"
 }

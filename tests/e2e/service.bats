@@ -106,7 +106,8 @@ metric_reaching()
 	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
 	packets=$(metric_reaching 'fizzbuzzfib_packets_total{device="veth0"}' "$sent")
 	echo "sent $sent, counted $packets"
-	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+	[ "$packets" -gt 0 ]
+	[ "$packets" -le "$sent" ]
 	info='fizzbuzzfib_agent_info{device="veth0",transport="queue",mode="skb",sample="1"}'
 	[ "$(metric "$info")" = 1 ]
 
@@ -131,7 +132,8 @@ metric_reaching()
 	fbf_box_wait "$UNIT" ActiveState active
 	new=$(status_id)
 	echo "killed prog id $old, restarted with $new"
-	[ -n "$new" ] && [ "$new" != "$old" ]
+	[ -n "$new" ]
+	[ "$new" != "$old" ]
 	[ "$(attached_id)" = "$new" ]
 	[[ "$(unit_journal)" == *"removed stale xdp_fizzbuzzfib (prog id $old) left on veth0"* ]]
 }
@@ -144,7 +146,8 @@ metric_reaching()
 	for how in ABRT SEGV BUS watchdog; do
 		fbf_box systemctl start "$UNIT"
 		id=$(status_id)
-		[ -n "$id" ] && [ "$(attached_id)" = "$id" ]
+		[ -n "$id" ]
+		[ "$(attached_id)" = "$id" ]
 		if [ "$how" = watchdog ]; then
 			# A loop that no longer runs says nothing: SIGSTOP stands in for a hang.
 			fbf_box kill -STOP "$(fbf_box_prop "$UNIT" MainPID)"
@@ -245,7 +248,8 @@ usage_refused()
 	sent=$(fbf_box "$FBF_BUILD/rawflood" veth1 0.2 10.213.0.1 16 10.213.0.254)
 	packets=$(metric_reaching 'fizzbuzzfib_iface_packets_total{device="veth0"}' "$sent")
 	echo "sent $sent, counted $packets"
-	[ "$packets" -gt 0 ] && [ "$packets" -le "$sent" ]
+	[ "$packets" -gt 0 ]
+	[ "$packets" -le "$sent" ]
 	# An interface that comes and goes: taken and let go, the status following.
 	status=$(fbf_box_prop "$ALL" StatusText)
 	fbf_box ip link add veth7 type veth peer name pv7

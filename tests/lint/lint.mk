@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make lint       every shell and bats file through ShellCheck and the bats
+#                 assertions it misses (tests/lint/shell.sh), the exit statuses
+#                 of docs/agent.md and the manual against agent/base/exit_codes.h
+#                 (tools/exit_status.py --check), and docs/design.md's layout
+#                 against the tree (tests/lint/design_layout.py). Each says what
+#                 it found; any finding fails. Needs no build.
+#
+# tests/lint/lint.bats, among make test's suites, checks the lint itself.
+
+TEST_BATS += tests/lint/lint.bats
+
+.PHONY: lint
+
+lint:
+	$(Q)status=0; \
+	tests/lint/shell.sh || status=1; \
+	tools/exit_status.py --check || status=1; \
+	tests/lint/design_layout.py || status=1; \
+	exit $$status
