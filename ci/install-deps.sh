@@ -72,7 +72,7 @@ for purpose in "$@"; do
 	[ -n "${runs[$purpose]:-}" ] ||
 		{ echo "install-deps: unknown purpose '$purpose'; $usage" >&2; exit 2; }
 	for list in ${runs[$purpose]}; do
-		list="pkgs_$list[@]"
+		list="pkgs_${list}[@]"
 		packages+=("${!list}")
 	done
 done

@@ -232,7 +232,9 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 }
 
 @test "random bytes, a bare ELF header and a shared library: not a BPF object, exit 3" {
-	local libc=/lib/$(gcc -dumpmachine)/libc.so.6
+	local libc
+
+	libc=/lib/$(gcc -dumpmachine)/libc.so.6
 
 	head -c 4096 /dev/urandom >"$BATS_TEST_TMPDIR/random.o"
 	printf '\x7fELF' >"$BATS_TEST_TMPDIR/header.o"

@@ -32,7 +32,8 @@ mkdir -p "$cache/debs"
 base=$cache/base
 work=$(mktemp -d /var/tmp/fbf-fresh.XXXXXX)
 # Stopped early, it stops the roots: each one's namespaces go with its
-# in-root.sh (unshare), every process and mount in them.
+# in-root.sh (unshare), every process and mount in them. Called by the trap.
+# shellcheck disable=SC2317
 stop()
 {
 	local pid
@@ -96,7 +97,7 @@ report()
 
 	{ read -r status; read -r secs; } <"$logs/$name.status"
 	archives=$dir/upper/var/cache/apt/archives
-	new=$(comm -13 "$work/cached" <(ls "$archives" | grep '\.deb$'))
+	new=$(comm -13 "$work/cached" <(find "$archives" -maxdepth 1 -name '*.deb' -printf '%f\n' | sort))
 	echo "test-fresh: $name: exit $status after $secs s;" \
 		"$(comm -13 <(debs_of "$base/var/lib/dpkg") <(debs_of "$dir/upper/var/lib/dpkg") |
 		   tee "$dir/installed" | wc -l) packages installed," \
