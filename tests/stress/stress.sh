@@ -138,6 +138,20 @@ mem_sample()
 		END { printf "%d %d %d\n", rss, b, maps }' "/proc/$pid/smaps"
 }
 
+# mem_watch WHAT SECONDS ERR SAMPLES: a mem_sample of AGENT_PID a second into
+# SAMPLES for SECONDS; fails if the agent dies meanwhile.
+mem_watch()
+{
+	local s
+
+	: >"$4"
+	for s in $(seq "$2"); do
+		sleep 1
+		kill -0 "$AGENT_PID" 2>/dev/null || fail "$1: the agent died after $s s: $(cat "$3")"
+		mem_sample "$AGENT_PID" "$3" >>"$4"
+	done
+}
+
 # mem_check SAMPLES: whether the samples of mem_sample after the warm-up keep
 # the rest (VmRSS less buffers and maps) within RSS_SLACK_KB; prints them, and
 # on stderr which part grew by how much if not.
@@ -230,7 +244,7 @@ cpu_ticks()
 # is --aggregate 1, whose few lines a second go to a file to be summed.
 flood()
 {
-	local err=$WORK/flood.err lines=$WORK/flood.lines counter="" http raw status s
+	local err=$WORK/flood.err lines=$WORK/flood.lines counter="" http raw status
 	local seconds packets produced delivered full busy printed raw_sent
 	local classified aggregated no_room aggregated_read reported ticks0 ticks1 wall0 wall1 cpu
 	local mode=()
@@ -263,13 +277,7 @@ flood()
 		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >"$WORK/raw.out" 2>"$WORK/raw.err" &
 	raw=$!
 
-	: >"$WORK/flood.mem"
-	for s in $(seq "$FLOOD_SECONDS"); do
-		sleep 1
-		kill -0 "$AGENT_PID" 2>/dev/null ||
-			fail "flood ($1): the agent died after $s s: $(cat "$err")"
-		mem_sample "$AGENT_PID" "$err" >>"$WORK/flood.mem"
-	done
+	mem_watch "flood ($1)" "$FLOOD_SECONDS" "$err" "$WORK/flood.mem"
 	wait "$raw" || fail "flood ($1): rawflood failed: $(cat "$WORK/raw.err")"
 	wait "$http" ||
 		echo "stress: note ($1): trafficgen reported failures: $(head -c 300 "$WORK/http.err")"
@@ -367,7 +375,7 @@ done
 # 256 KiB more every 100 ms, signals blocked so that the agent's own go to it.
 leak_canary()
 {
-	local err=$WORK/canary.err raw s why
+	local err=$WORK/canary.err raw why
 
 	"${CC:-cc}" -shared -fPIC -O1 -pthread -o "$WORK/leak.so" -x c - <<-'EOF' ||
 	#include <pthread.h>
@@ -402,7 +410,6 @@ leak_canary()
 	EOF
 		fail "leak canary: cannot build the leaking library (a C compiler, \$CC)"
 	: >"$err"
-	: >"$WORK/canary.mem"
 	LD_PRELOAD=$WORK/leak.so nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" \
 		--iface "$FBF_VETH_SRV" >/dev/null 2>"$err" &
 	AGENT_PID=$!
@@ -410,12 +417,7 @@ leak_canary()
 	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$LEAK_CANARY_SECONDS" "$FLOOD_RAW_FIRST" \
 		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >/dev/null 2>"$WORK/raw.err" &
 	raw=$!
-	for s in $(seq "$LEAK_CANARY_SECONDS"); do
-		sleep 1
-		kill -0 "$AGENT_PID" 2>/dev/null ||
-			fail "leak canary: the agent died after $s s: $(cat "$err")"
-		mem_sample "$AGENT_PID" "$err" >>"$WORK/canary.mem"
-	done
+	mem_watch "leak canary" "$LEAK_CANARY_SECONDS" "$err" "$WORK/canary.mem"
 	wait "$raw" || fail "leak canary: rawflood failed: $(cat "$WORK/raw.err")"
 	kill -INT "$AGENT_PID"
 	wait "$AGENT_PID" || fail "leak canary: the agent exited $?: $(cat "$err")"
