@@ -98,6 +98,16 @@ build_info()
 	fbf_box_metric 'fizzbuzzfib_build_info{version="'$1'",transport="queue",mode="skb"}' "$2"
 }
 
+# The files named for the package under /etc, /usr, /var and /run in the
+# container (not systemd's own record of a unit under /run/systemd, nor the
+# tree under test). The container's root lies over the machine's: what the
+# machine has (another checkout's cache, say) is seen there before install.
+box_named_files()
+{
+	fbf_box find /etc /usr /var /run -xdev \( -name 'fizzbuzzfib-agent*' -o -name fizzbuzzfib \) \
+		-not -path "$FBF_BUILD/*" -not -path '/run/systemd/*'
+}
+
 # Whether program ID exists anywhere on the machine (the container shares the kernel).
 prog_exists() { fbf_box bpftool prog show id "$1" >/dev/null 2>&1; }
 
@@ -202,6 +212,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 @test "under systemd: apt install; neither unit enabled or started; an instance started counts on a veth" {
 	local id sent packets
 
+	box_named_files >"$BATS_FILE_TMPDIR/named-before"
 	box_apt install "$DEB"
 	[ "$(fbf_box dpkg-query -W -f '${Version}' "$PKG")" = "$VERSION" ]
 	[ -z "$(fbf_box systemctl list-units --all --plain --no-legend 'fizzbuzzfib-agent*')" ]
@@ -309,8 +320,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$status" -ne 0 ] || [ "$output" = "un " ]
 	# What the package held and its instances made (not systemd's own
 	# record of the unit under /run/systemd).
-	left=$(fbf_box find /etc /usr /var /run -xdev \
-		\( -name 'fizzbuzzfib-agent*' -o -name fizzbuzzfib \) -not -path "$FBF_BUILD/*" -not -path '/run/systemd/*')
+	left=$(box_named_files | grep -vxFf "$BATS_FILE_TMPDIR/named-before" || true)
 	echo "left: $left"
 	[ -z "$left" ]
 	# No pin. Not the kernel's own iterators (bpf_preload), in every bpffs,
