@@ -60,7 +60,7 @@ void output_dest_get(const char *url, struct output_dest *d)
 	d->url = url;
 	d->kind = output_url_kind(url, &rest);
 	if (d->kind == OUTPUT_STDOUT)
-		/* Also the file or pipe it is: file:/dev/stdout, or the file it was redirected to. */
+		/* Also the file or pipe it is: file:/dev/stdout, or a file it was sent to. */
 		d->has_inode = !fstat(STDOUT_FILENO, &st);
 	else if (d->kind == OUTPUT_FILE)
 		d->has_inode = !stat(rest, &st);
