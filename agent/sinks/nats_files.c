@@ -68,17 +68,18 @@ static unsigned int creds_blocks(char *text, char *blocks[2])
 static int read_small(const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
+	int fd, err;
 	ssize_t n;
-	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
 		len += n;
+	err = n < 0 ? -errno : 0;
 	close(fd);
-	if (n < 0)
-		return -errno;
+	if (err)
+		return err;
 	buf[len] = '\0';
 	return len == size - 1 ? -EFBIG : 0;
 }
@@ -116,8 +117,10 @@ static int creds_check(const char *path)
 	else if (n == 1)
 		why = "no NKey seed in it (a -----BEGIN USER NKEY SEED----- block)";
 	else if (nats_Sign(blocks[1], "fizzbuzzfib", &sig, &sig_len) != NATS_OK)
-		why = (snprintf(reason, sizeof(reason), "its NKey seed is not one (%s)",
-				nats_last_error()), reason);
+		why = reason;
+	if (why == reason)
+		snprintf(reason, sizeof(reason), "its NKey seed is not valid (%s)",
+			 nats_last_error());
 	free(sig);
 	/* It held a secret. */
 	explicit_bzero(text, NATS_CREDS_MAX + 1);

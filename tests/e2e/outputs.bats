@@ -934,7 +934,7 @@ print(base64.b32encode(raw + crc.to_bytes(2, "little")).decode().rstrip("="))')}
 	for args in "--nats-creds /nonexistent/x.creds|cannot read --nats-creds /nonexistent/x.creds: No such file" \
 		"--nats-creds $DIR/garbage|--nats-creds $DIR/garbage is not a NATS credentials file: no user JWT" \
 		"--nats-creds $DIR/no-seed.creds|--nats-creds $DIR/no-seed.creds is not a NATS credentials file: no NKey seed" \
-		"--nats-creds $DIR/bad-seed.creds|--nats-creds $DIR/bad-seed.creds is not a NATS credentials file: its NKey seed is not one" \
+		"--nats-creds $DIR/bad-seed.creds|--nats-creds $DIR/bad-seed.creds is not a NATS credentials file: its NKey seed is not valid" \
 		"--nats-creds $DIR/dir|cannot read --nats-creds $DIR/dir: Is a directory" \
 		"--nats-ca /nonexistent/x.pem|cannot read --nats-ca /nonexistent/x.pem: No such file" \
 		"--nats-ca $DIR/garbage|--nats-ca $DIR/garbage holds no CA certificate that TLS can load"; do
