@@ -19,10 +19,13 @@
 #      and the intervals printed add up to what was read. Each prints the
 #      agent's CPU share over the flood: a figure, never asserted, since it
 #      depends on the host.
-#   3. The memory check sees a leak: the agent under a raw flood with a
-#      planted one (a library preloaded into it, built here and never
-#      shipped, keeps 256 KiB more every 100 ms) must fail it, the growth
-#      put on the rest, not on what the design lets grow.
+#   3. A stdout whose reader lags (64 KiB every 50 ms) under a raw flood: the
+#      output fills --output-buffer and loses the rest, its memory flat
+#      beside it (LAG_SECONDS, 15; 0 skips it). And the memory check sees a
+#      leak (LEAK_CANARY_SECONDS, 12; 0 skips it): the agent under a raw
+#      flood with a planted one (a library preloaded into it, built here and
+#      never shipped, keeps 256 KiB more every 100 ms) must fail it, the
+#      growth put on the rest, not on what the design lets grow.
 #
 # Flat memory: each second the agent's VmRSS (the sum of /proc/PID/smaps),
 # the part its outputs' buffers take (their running counters,
@@ -56,6 +59,7 @@ FLOOD_RAW_COUNT=4096
 RSS_SLACK_KB=1024
 # The warm-up: samples (seconds) before the memory must stay flat.
 RSS_WARMUP=5
+LAG_SECONDS=${LAG_SECONDS:-15}
 LEAK_CANARY_SECONDS=${LEAK_CANARY_SECONDS:-12}
 
 fail() { echo "stress: FAIL: $*" >&2; exit 1; }
@@ -131,7 +135,8 @@ mem_sample()
 		[ "$(grep -c ' stats ' "$err" || true)" -gt "$n" ] && break
 		sleep 0.01
 	done
-	buffers=$(grep ' stats ' "$err" | tail -n 1 | grep -o '_buffer_peak=[0-9]*' |
+	# None without an output (--quiet), or from an agent that does not say.
+	buffers=$(grep ' stats ' "$err" | tail -n 1 | { grep -o '_buffer_peak=[0-9]*' || true; } |
 		awk -F= '{ b += $2 } END { printf "%d", b / 1024 }')
 	awk -v b="$buffers" '/^[0-9a-f]+-[0-9a-f]+ / { map = / anon_inode:bpf-map$/ }
 		/^Rss:/ { rss += $2; if (map) maps += $2 }
@@ -369,13 +374,60 @@ for transport in ${TRANSPORTS:-queue ringbuf aggregate}; do
 	flood "$transport"
 done
 
-# ---- 3. the memory check sees a leak ----
+# ---- 3. a reader that lags, and a leak ----
+
+# raw_watch WHAT SECONDS ERR SAMPLES: the agent started as AGENT_PID, its
+# stderr on ERR, under a raw flood for SECONDS, sampled into SAMPLES; stopped.
+raw_watch()
+{
+	local raw
+
+	wait_attached "$3" || fail "$1: the agent did not attach: $(cat "$3")"
+	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$2" "$FLOOD_RAW_FIRST" "$FLOOD_RAW_COUNT" \
+		"$FBF_SERVER" >/dev/null 2>"$WORK/raw.err" &
+	raw=$!
+	mem_watch "$1" "$2" "$3" "$4"
+	wait "$raw" || fail "$1: rawflood failed: $(cat "$WORK/raw.err")"
+	kill -INT "$AGENT_PID"
+	wait "$AGENT_PID" || fail "$1: the agent exited $?: $(cat "$3")"
+	AGENT_PID=
+}
+
+# A stdout whose reader takes 64 KiB every 50 ms (1.3 MB/s) under a raw flood:
+# the output fills its --output-buffer and loses the rest, and its memory is
+# what the buffer takes, at once, not more as the drain hands it chunks part
+# full (as it catches up) through the seconds.
+lagging_reader()
+{
+	local err=$WORK/lag.err reader peak
+
+	: >"$err"
+	rm -f "$WORK/lag.out"
+	mkfifo "$WORK/lag.out"
+	python3 -c 'import sys, time
+while sys.stdin.buffer.read(65536):
+    time.sleep(0.05)' <"$WORK/lag.out" &
+	reader=$!
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" \
+		>"$WORK/lag.out" 2>"$err" &
+	AGENT_PID=$!
+	raw_watch "lagging reader" "$LAG_SECONDS" "$err" "$WORK/lag.mem"
+	wait "$reader" || true
+	mem_check "$WORK/lag.mem" 2>"$WORK/mem.why" ||
+		fail "lagging reader: $(cat "$WORK/mem.why")"
+	peak=$(fbf_summary_value "$err" stdout_buffer_peak)
+	[ "$(fbf_summary_value "$err" stdout_lost)" -gt 0 ] ||
+		fail "lagging reader: the reader kept up, nothing was lost: no test of the bound"
+	echo "stress: lagging reader: stdout held ${peak:-?} bytes at most, lost" \
+		"$(fbf_summary_value "$err" stdout_lost) events; memory flat beside it"
+}
+
 
 # The agent under a raw flood, with a thread preloaded into it that keeps
 # 256 KiB more every 100 ms, signals blocked so that the agent's own go to it.
 leak_canary()
 {
-	local err=$WORK/canary.err raw why
+	local err=$WORK/canary.err why
 
 	"${CC:-cc}" -shared -fPIC -O1 -pthread -o "$WORK/leak.so" -x c - <<-'EOF' ||
 	#include <pthread.h>
@@ -413,15 +465,7 @@ leak_canary()
 	LD_PRELOAD=$WORK/leak.so nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" \
 		--iface "$FBF_VETH_SRV" >/dev/null 2>"$err" &
 	AGENT_PID=$!
-	wait_attached "$err" || fail "leak canary: the agent did not attach: $(cat "$err")"
-	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$LEAK_CANARY_SECONDS" "$FLOOD_RAW_FIRST" \
-		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >/dev/null 2>"$WORK/raw.err" &
-	raw=$!
-	mem_watch "leak canary" "$LEAK_CANARY_SECONDS" "$err" "$WORK/canary.mem"
-	wait "$raw" || fail "leak canary: rawflood failed: $(cat "$WORK/raw.err")"
-	kill -INT "$AGENT_PID"
-	wait "$AGENT_PID" || fail "leak canary: the agent exited $?: $(cat "$err")"
-	AGENT_PID=
+	raw_watch "leak canary" "$LEAK_CANARY_SECONDS" "$err" "$WORK/canary.mem"
 	mem_check "$WORK/canary.mem" 2>"$WORK/mem.why" &&
 		fail "leak canary: the memory check did not see a planted leak of 2.5 MiB/s"
 	why=$(cat "$WORK/mem.why")
@@ -429,5 +473,6 @@ leak_canary()
 	echo "stress: the memory check sees a planted leak: $why"
 }
 
+[ "$LAG_SECONDS" -eq 0 ] || lagging_reader
 [ "$LEAK_CANARY_SECONDS" -eq 0 ] || leak_canary
 echo "stress: PASS"
