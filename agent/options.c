@@ -20,6 +20,7 @@
 #include "metrics/listen_addr.h"
 #include "options.h"
 #include "iface/xdp_mode.h"
+#include "sinks/output_dest.h"
 #include "sinks/output_url.h"
 #include "sinks/sink.h"
 
@@ -288,6 +289,24 @@ static void output_options(int key, const char *arg, struct agent_options *opts)
 	}
 }
 
+/* Two outputs that write to one place would put every event there twice: refused. */
+static void outputs_distinct(const struct agent_options *opts)
+{
+	char a[ARG_SHOWN_SIZE], b[ARG_SHOWN_SIZE];
+	struct output_dest d[AGENT_OUTPUTS_MAX];
+	unsigned int i, j;
+
+	for (i = 0; i < opts->nr_outputs; i++) {
+		output_dest_get(opts->outputs[i], &d[i]);
+		for (j = 0; j < i; j++)
+			if (output_dest_same(&d[j], &d[i]))
+				usage_error("--output '%s' and --output '%s' write to the same place, "
+					    "each event twice; keep one",
+					    arg_shown(a, opts->outputs[j]),
+					    arg_shown(b, opts->outputs[i]));
+	}
+}
+
 /* The kind of output an option like --nats-stream needs, given or not. */
 static bool has_output(const struct agent_options *opts, enum output_kind kind)
 {
@@ -450,6 +469,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->aggregate_ns && opts->sample > 1)
 			usage_error("--aggregate sends no events, so there are none for --sample "
 				    "to sample; use one of the two");
+		outputs_distinct(opts);
 		if (opts->needs_file && !has_output(opts, OUTPUT_FILE))
 			usage_error("%s sets how a file --output writes, and none is given",
 				    opts->needs_file);

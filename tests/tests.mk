@@ -67,6 +67,7 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 
 $(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics/listen_addr.c \
 		agent/base/escape.c agent/iface/xdp_mode.c agent/iface/ifselect.c agent/sinks/output_url.c \
+		agent/sinks/output_dest.c \
 		lib/parse_num.c
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/base/escape.c
 

@@ -34,7 +34,7 @@ static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_cou
 	return len;
 }
 
-/* Append each output's records written whole (or acknowledged), and lost. */
+/* Append each output's records written whole (or acknowledged), lost, and its memory at most. */
 static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_sink *sink,
 			bool json)
 {
@@ -50,6 +50,9 @@ static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_s
 		snprintf(key, sizeof(key), "%s_lost", k->name);
 		len = put(buf, len, size, key,
 			  __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED), json);
+		snprintf(key, sizeof(key), "%s_buffer_peak", k->name);
+		len = put(buf, len, size, key,
+			  __atomic_load_n(&k->figures.buffer_peak, __ATOMIC_RELAXED), json);
 	}
 	return len;
 }

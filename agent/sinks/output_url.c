@@ -85,13 +85,16 @@ int nats_url_parse(const char *rest, struct nats_url *u, const char **why)
 		return -EINVAL;
 	}
 	snprintf(u->subject, sizeof(u->subject), "%s", slash + 1);
-	for (p = rest; p < slash; p = comma + 1) {
-		comma = memchr(p, ',', slash - p);
-		if (!comma)
-			comma = slash;
+	/* To the slash, whatever the commas: "a:1,/x" has an empty second server. */
+	for (p = rest;; p = comma + 1) {
+		comma = memchr(p, ',', slash - p) ?: slash;
 		len = comma - p;
 		if (u->nr_servers == NATS_URL_SERVERS_MAX) {
 			*why = "more than 16 servers";
+			return -EINVAL;
+		}
+		if (!len) {
+			*why = "an empty server in the list: HOST:PORT[,HOST:PORT...]/SUBJECT";
 			return -EINVAL;
 		}
 		if (!server_valid(p, len) || len + 8 > NATS_URL_SERVER_SIZE) {

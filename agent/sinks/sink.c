@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +38,36 @@ static void figures_add(__u64 *field, __u64 n)
 		__atomic_fetch_add(field, n, __ATOMIC_RELAXED);
 }
 
-static struct sink_chunk *chunk_new(size_t size, bool per_line)
+/* @delta bytes more (or fewer) of @s's chunks, and the most they took. */
+static void buffer_account(struct sink *s, long long delta)
+{
+	__u64 now = __atomic_add_fetch(&s->figures.buffer_bytes, delta, __ATOMIC_RELAXED);
+	__u64 peak = __atomic_load_n(&s->figures.buffer_peak, __ATOMIC_RELAXED);
+
+	while (now > peak && !__atomic_compare_exchange_n(&s->figures.buffer_peak, &peak, now,
+							  true, __ATOMIC_RELAXED,
+							  __ATOMIC_RELAXED))
+		;
+}
+
+static struct sink_chunk *chunk_new(struct sink *s, size_t size, bool per_line)
 {
 	struct sink_chunk *c = malloc(sizeof(*c) + size);
 
-	if (c)
-		*c = (struct sink_chunk){ .size = size, .per_line = per_line };
+	if (!c)
+		return NULL;
+	/* Touched whole, once: resident as the figures say, and no page fault while filled. */
+	memset(c, 0, sizeof(*c) + size);
+	c->size = size;
+	c->per_line = per_line;
+	buffer_account(s, sizeof(*c) + size);
 	return c;
+}
+
+static void chunk_free(struct sink *s, struct sink_chunk *c)
+{
+	buffer_account(s, -(long long)(sizeof(*c) + c->size));
+	free(c);
 }
 
 /* Under lock: @n records could not be taken or written, the last now. */
@@ -65,7 +89,7 @@ static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 {
 	/* Interval records are sized to fit: only event chunks are worth keeping. */
 	if (c->size != s->chunk_size) {
-		free(c);
+		chunk_free(s, c);
 		return;
 	}
 	c->len = 0;
@@ -77,11 +101,39 @@ static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 	s->spare = c;
 }
 
+/*
+ * Under lock: the chunk waiting last, if @c can join it: events after
+ * events, with room. (A loss between them is said before the chunk the
+ * writer takes next, as it is when each waits on its own.)
+ */
+static struct sink_chunk *joinable(struct sink *s, const struct sink_chunk *c)
+{
+	struct sink_chunk *last;
+
+	if (!s->head || !c->per_line)
+		return NULL;
+	last = (struct sink_chunk *)((char *)s->tail - offsetof(struct sink_chunk, next));
+	return last->per_line && last->size - last->len >= c->len ? last : NULL;
+}
+
 /* Under lock: hand @c to the writer if the bound allows; else its records are lost. */
 static void hand_over(struct sink *s, struct sink_chunk *c)
 {
+	struct sink_chunk *last;
+
 	if (s->held + c->len > s->buffer_bytes) {
 		note_lost(s, c->records);
+		chunk_recycle(s, c);
+		return;
+	}
+	last = joinable(s, c);
+	if (last) {
+		memcpy(last->data + last->len, c->data, c->len);
+		if (!last->records)
+			last->first_seq = c->first_seq;
+		last->len += c->len;
+		last->records += c->records;
+		s->held += c->len;
 		chunk_recycle(s, c);
 		return;
 	}
@@ -104,7 +156,7 @@ void sink_flush(struct sink *s)
 	if (c)
 		s->spare = c->next;
 	pthread_mutex_unlock(&s->lock);
-	s->cur = c ?: chunk_new(s->chunk_size, true);
+	s->cur = c ?: chunk_new(s, s->chunk_size, true);
 }
 
 char *sink_reserve(struct sink *s, size_t len)
@@ -113,7 +165,7 @@ char *sink_reserve(struct sink *s, size_t len)
 		sink_flush(s);
 	/* Out of memory: this event is lost, and counted. */
 	if (!s->cur) {
-		s->cur = chunk_new(s->chunk_size, true);
+		s->cur = chunk_new(s, s->chunk_size, true);
 		if (!s->cur) {
 			pthread_mutex_lock(&s->lock);
 			note_lost(s, 1);
@@ -126,7 +178,7 @@ char *sink_reserve(struct sink *s, size_t len)
 
 void sink_record(struct sink *s, const char *data, size_t len)
 {
-	struct sink_chunk *c = data ? chunk_new(len, false) : NULL;
+	struct sink_chunk *c = data ? chunk_new(s, len, false) : NULL;
 
 	/* After the events before it, in order. */
 	sink_flush(s);
@@ -214,13 +266,13 @@ static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to
 		n = snprintf(buf, sizeof(buf), "lost records=%llu from=%s to=%s\n", lost, from, to);
 	}
 	/* Not a record of the stream's count (records 0): a note about the others. */
-	c = chunk_new(n, false);
+	c = chunk_new(s, n, false);
 	if (!c)
 		return -ENOMEM;
 	memcpy(c->data, buf, n);
 	c->len = n;
 	err = s->ops->write(s, c);
-	free(c);
+	chunk_free(s, c);
 	return err;
 }
 
@@ -320,7 +372,7 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->idle, NULL);
-	s->cur = chunk_new(s->chunk_size, true);
+	s->cur = chunk_new(s, s->chunk_size, true);
 	if (!s->cur)
 		return -ENOMEM;
 	/* No SA_RESTART: the kick must end a blocked write(). */
@@ -431,11 +483,12 @@ void sink_free(struct sink *s)
 		return;
 	if (s->ops && s->ops->close)
 		s->ops->close(s);
-	free(s->cur);
+	if (s->cur)
+		chunk_free(s, s->cur);
 	s->cur = NULL;
 	while ((c = s->spare)) {
 		s->spare = c->next;
-		free(c);
+		chunk_free(s, c);
 	}
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);

@@ -11,6 +11,13 @@
  * record saying how many were lost between which times. So a stalled
  * reader, a full disk or a broker that is down costs counted events, never
  * a blocked drain, another sink's events, or a stop that cannot stop.
+ *
+ * The memory that bound costs: a chunk handed over while the writer is
+ * behind joins the last one waiting if it fits, so that chunks handed over
+ * part full (the drain catching up often) do not each keep a whole chunk;
+ * a chunk is touched whole when made, and kept to be filled again. So what
+ * a sink takes is resident at once, said by its figures, and at most about
+ * twice the bound and a few chunks.
  */
 #ifndef AGENT_SINK_H
 #define AGENT_SINK_H
@@ -77,6 +84,8 @@ struct sink_ops {
 struct sink_figures {
 	__u64 delivered;		/* records written whole, or acknowledged */
 	__u64 lost;			/* records it could not take or write */
+	__u64 buffer_bytes;		/* memory its chunks take now, all of it resident */
+	__u64 buffer_peak;		/* ... and at most so far */
 };
 
 struct sink {

@@ -20,6 +20,7 @@
  * messages again. nats.c reconnects by itself, to any server of the list.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "base/escape.h"
 #include "base/exit_codes.h"
 #include "base/log.h"
+#include "sinks/nats_files.h"
 #include "sinks/output_url.h"
 #include "sinks/sink.h"
 
@@ -44,6 +46,8 @@
 #define NATS_CHUNK_SIZE (512 * 1024)
 /* Below this a server's max_payload is not followed: a chunk holds a few lines at least. */
 #define NATS_CHUNK_MIN 4096
+/* A stream's name: at most 255 bytes. */
+#define NATS_STREAM_NAME_SIZE 256
 /* How long the start waits for a server, per server of the list. */
 #define NATS_CONNECT_TIMEOUT_MS 2000
 
@@ -144,18 +148,25 @@ static const struct sink_ops nats_ops = {
 	.close = nats_close,
 };
 
-/* Connect, as the options ask. 0 or the failed call's status. */
-static natsStatus nats_connect(struct nats_sink *n, const struct sink_nats_options *o)
+/* Options as the agent's ask, the files' checked: 0, or an exit status after one line. */
+static int nats_options(struct nats_sink *n, const struct sink_nats_options *o)
 {
 	const char *servers[NATS_URL_SERVERS_MAX];
 	natsStatus st;
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < n->url.nr_servers; i++)
 		servers[i] = n->url.servers[i];
 	st = natsOptions_Create(&n->opts);
-	if (st == NATS_OK)
-		st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
+	if (st != NATS_OK) {
+		pr_err("output nats: %s\n", nats_last_error());
+		return AGENT_EXIT_FAILURE;
+	}
+	ret = nats_files_check(n->opts, o->creds, o->ca);
+	if (ret)
+		return ret;
+	st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
 	if (st == NATS_OK)
 		st = natsOptions_SetName(n->opts, "fizzbuzzfib-agent");
 	if (st == NATS_OK)
@@ -168,14 +179,60 @@ static natsStatus nats_connect(struct nats_sink *n, const struct sink_nats_optio
 	if (st == NATS_OK && o->creds)
 		st = natsOptions_SetUserCredentialsFromFiles(n->opts, o->creds, NULL);
 	if (st == NATS_OK && o->ca)
-		st = natsOptions_LoadCATrustedCertificates(n->opts, o->ca);
-	if (st == NATS_OK && o->ca)
 		st = natsOptions_SetSecure(n->opts, true);
-	if (st == NATS_OK)
-		st = natsConnection_Connect(&n->nc, n->opts);
+	if (st != NATS_OK) {
+		pr_err("output nats: %s\n", nats_last_error());
+		return AGENT_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/*
+ * Connect: 0, or AGENT_EXIT_OUTPUT after one line that blames the server
+ * only where it is the cause.
+ */
+static int nats_connect(struct sink *s, struct nats_sink *n, const struct sink_nats_options *o)
+{
+	char creds[PATH_MAX];
+	natsStatus st;
+
+	st = natsConnection_Connect(&n->nc, n->opts);
 	if (st == NATS_OK)
 		st = natsConnection_JetStream(&n->js, n->nc, NULL);
-	return st;
+	if (st == NATS_OK)
+		return 0;
+	escape_log(creds, sizeof(creds), o->creds ?: "");
+	switch (st) {
+	case NATS_NO_SERVER:
+	case NATS_TIMEOUT:
+	case NATS_IO_ERROR:
+		pr_err("output nats: cannot connect to nats://%s: %s; start the server, or check "
+		       "the address\n", s->target, natsStatus_GetText(st));
+		break;
+	case NATS_CONNECTION_AUTH_FAILED:
+	case NATS_NOT_PERMITTED:
+		pr_err("output nats: the server of nats://%s refused the agent: %s; %s%s\n",
+		       s->target, nats_last_error(), o->creds ? "check with its operator that it "
+		       "accepts the user of --nats-creds " : "it may need --nats-creds", creds);
+		break;
+	case NATS_SECURE_CONNECTION_WANTED:
+		pr_err("output nats: the server of nats://%s offers no TLS, which --nats-ca asks "
+		       "for; enable TLS there, or drop --nats-ca\n", s->target);
+		break;
+	case NATS_SECURE_CONNECTION_REQUIRED:
+		pr_err("output nats: the server of nats://%s requires TLS; give the CA that "
+		       "signed its certificate with --nats-ca\n", s->target);
+		break;
+	case NATS_SSL_ERROR:
+		pr_err("output nats: TLS with the server of nats://%s failed: %s; check that "
+		       "--nats-ca holds the CA that signed its certificate\n", s->target,
+		       nats_last_error());
+		break;
+	default:
+		pr_err("output nats: cannot connect to nats://%s: %s\n", s->target,
+		       nats_last_error());
+	}
+	return AGENT_EXIT_OUTPUT;
 }
 
 /*
@@ -187,6 +244,7 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 {
 	const char *subjects[1] = { n->url.subject };
 	jsStreamNamesList *names = NULL;
+	char used[NATS_STREAM_NAME_SIZE];
 	jsStreamInfo *si = NULL;
 	jsStreamConfig cfg;
 	jsErrCode jerr = 0;
@@ -198,6 +256,8 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 	jo.Stream.Info.SubjectsFilter = n->url.subject;
 	st = js_StreamNames(&names, n->js, &jo, &jerr);
 	found = st == NATS_OK && names && names->Count > 0;
+	if (found)
+		snprintf(used, sizeof(used), "%s", names->List[0]);
 	jsStreamNamesList_Destroy(names);
 	if (st != NATS_OK && st != NATS_NOT_FOUND) {
 		pr_err("output %s: cannot list the streams of %s: %s (JetStream error %d); is "
@@ -205,6 +265,14 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 		       natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
+	/* Said: the operator who named another stream must know where events go. */
+	if (found && strcmp(used, o->stream))
+		pr_warn("output %s: publishing to stream %s, which captures %s already; %s "
+			"(--nats-stream) is created only where no stream captures the subject\n",
+			s->name, used, n->url.subject, o->stream);
+	else if (found)
+		pr_info("output %s: publishing to stream %s, which captures %s\n", s->name, used,
+			n->url.subject);
 	if (found)
 		return 0;
 	jsStreamConfig_Init(&cfg);
@@ -230,7 +298,6 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 {
 	struct nats_sink *n = calloc(1, sizeof(*n));
 	const char *why;
-	natsStatus st;
 	int ret;
 
 	s->ops = &nats_ops;
@@ -248,13 +315,12 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 		return AGENT_EXIT_USAGE;
 	}
 	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
-	st = nats_connect(n, o);
-	if (st != NATS_OK) {
-		pr_err("output nats: cannot connect to nats://%s: %s; start the server, or check "
-		       "the address%s\n", url, natsStatus_GetText(st),
-		       o->creds || o->ca ? ", --nats-creds and --nats-ca" : "");
+	ret = nats_options(n, o);
+	if (!ret)
+		ret = nats_connect(s, n, o);
+	if (ret) {
 		nats_close(s);
-		return AGENT_EXIT_OUTPUT;
+		return ret;
 	}
 	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
 	s->chunk_size = NATS_CHUNK_SIZE;

@@ -111,7 +111,7 @@ lock_holds_record()
 		grep -Eq "${FBF_LOG}stats .*produced=[1-9]" "$ERR" && break
 		sleep 0.1
 	done
-	grep -Eq "${FBF_LOG}stats seconds=[0-9.]+ packets=[0-9]+ .* queued=[0-9]+ stdout_delivered=[0-9]+ stdout_lost=[0-9]+\$" "$ERR"
+	grep -Eq "${FBF_LOG}stats seconds=[0-9.]+ packets=[0-9]+ .* queued=[0-9]+ stdout_delivered=[0-9]+ stdout_lost=[0-9]+ stdout_buffer_peak=[0-9]+\$" "$ERR"
 	fbf_stop_agent INT
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 

@@ -823,7 +823,8 @@ rotate_under_flood()
 	for args in "--output bogus://x" "--output nats://host/" "--output nats://host/x" \
 		"--output nats://127.0.0.1:$port" "--output file:" "--output-keep 3" \
 		"--output-rotate-bytes 65536" "--nats-replicas 3" "--nats-stream S" \
-		"--output file:$DIR/x --output-rotate-bytes 100" "--output-buffer 1"; do
+		"--output file:$DIR/x --output-rotate-bytes 100" "--output-buffer 1" \
+		"--output nats://127.0.0.1:$port,/x" "--output nats://127.0.0.1:$port,,127.0.0.1:1/x"; do
 		# shellcheck disable=SC2086 # word splitting is the point
 		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" $args
 		echo "$args: $status: $output"
@@ -842,4 +843,160 @@ rotate_under_flood()
 		[[ "$output" == *" error agent: "* ]]
 	done
 	fbf_xdp_detached
+}
+
+# in_dir DIR COMMAND...: COMMAND run from DIR (under bats' run: in its subshell).
+in_dir() { cd "$1" && "${@:2}"; }
+
+# refused ARGS...: the agent given ARGS is refused with one usage line, exit 2.
+refused()
+{
+	run "$@"
+	echo "$*: $status: $output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"see agent --help" ]]
+}
+
+@test "two outputs that write to one place: one line, exit 2, nothing created or attached" {
+	local pair
+
+	mkdir "$DIR/d"
+	ln -s d "$DIR/link"
+	: >"$DIR/d/old.json"
+	ln "$DIR/d/old.json" "$DIR/hard.json"
+	ln -s new.json "$DIR/dangling"
+	# The same file by two names, stdout twice, stdout as a file; the same
+	# NATS subject through a server in common; one IPFIX collector and domain.
+	for pair in "stdout -" "file:$DIR/d/x.json file:$DIR/d/./x.json" \
+		"file:$DIR/d/x.json file:$DIR/link/x.json" "file:$DIR/d/x.json file:$DIR/d/../d/x.json" \
+		"file:$DIR/d/old.json file:$DIR/hard.json" "file:$DIR/dangling file:$DIR/new.json" \
+		"stdout file:/dev/stdout" "nats://127.0.0.1:1,127.0.0.1:2/a nats://127.0.0.1:2/a" \
+		"ipfix://127.0.0.1:4739 ipfix://127.0.0.1:4739 --aggregate 1"; do
+		# shellcheck disable=SC2086 # two outputs, and what the second needs
+		set -- $pair
+		refused fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --output "$1" \
+			--output "$2" "${@:3}"
+		[[ "$output" == *"--output '$1' and --output '$2' write to the same place"* ]]
+	done
+	# Relative to the directory the agent runs in.
+	refused in_dir "$DIR/d" fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 \
+		--output file:x.json --output "file:$DIR/d/x.json"
+	refused in_dir "$DIR/d" fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 \
+		--output file:x.json --output file:./x.json
+	[ ! -e "$DIR/d/x.json" ]
+	[ ! -e "$DIR/new.json" ]
+	fbf_xdp_detached
+	# Places of their own are taken: two files side by side, one subject on two clusters.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.2 --quiet \
+		--output "file:$DIR/d/a.json" --output "file:$DIR/d/b.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -f "$DIR/d/a.json" ]
+	[ -f "$DIR/d/b.json" ]
+}
+
+# nats_creds FILE [SEED]: a credentials file as a NATS account's operator
+# hands it out: a user JWT (one no server checks: the test servers run
+# without accounts) and an NKey user seed, by default a valid one (32 zero
+# bytes, encoded as NKeys encode seeds: base32 of the prefix, the key and its
+# CRC-16).
+nats_creds()
+{
+	local seed=${2:-$(python3 -c '
+import base64
+raw = bytes([18 << 3 | 20 >> 2, (20 << 3 & 31) << 3]) + bytes(32)
+crc = 0
+for b in raw:
+    crc ^= b << 8
+    for _ in range(8):
+        crc = (crc << 1 ^ 0x1021 if crc & 0x8000 else crc << 1) & 0xffff
+print(base64.b32encode(raw + crc.to_bytes(2, "little")).decode().rstrip("="))')}
+
+	printf '%s\n' '-----BEGIN NATS USER JWT-----' 'eyJ0eXAiOiJKV1QifQ.e30.c2ln' \
+		'------END NATS USER JWT------' '' '*** IMPORTANT ***' 'Keep the seed secret.' \
+		'' '-----BEGIN USER NKEY SEED-----' "$seed" '------END USER NKEY SEED------' >"$1"
+}
+
+@test "NATS: a creds or CA file unreadable or malformed: exit 2 naming the file and what is wrong, not the server" {
+	local port closed args want p
+
+	need_nats
+	fbf_nats_free_port port
+	fbf_nats_free_port closed
+	fbf_nats_start single "$DIR" "$port"
+	echo garbage >"$DIR/garbage"
+	nats_creds "$DIR/bad-seed.creds" SUAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+	head -n 4 <(nats_creds /dev/stdout) >"$DIR/no-seed.creds"
+	mkdir "$DIR/dir"
+	# The file, then what the line must say of it; against a server that runs,
+	# and against none: the file is wrong either way.
+	for args in "--nats-creds /nonexistent/x.creds|cannot read --nats-creds /nonexistent/x.creds: No such file" \
+		"--nats-creds $DIR/garbage|--nats-creds $DIR/garbage is not a NATS credentials file: no user JWT" \
+		"--nats-creds $DIR/no-seed.creds|--nats-creds $DIR/no-seed.creds is not a NATS credentials file: no NKey seed" \
+		"--nats-creds $DIR/bad-seed.creds|--nats-creds $DIR/bad-seed.creds is not a NATS credentials file: its NKey seed is not valid" \
+		"--nats-creds $DIR/dir|cannot read --nats-creds $DIR/dir: Is a directory" \
+		"--nats-ca /nonexistent/x.pem|cannot read --nats-ca /nonexistent/x.pem: No such file" \
+		"--nats-ca $DIR/garbage|--nats-ca $DIR/garbage holds no CA certificate that TLS can load"; do
+		want=${args#*|}
+		for p in "$port" "$closed"; do
+			# shellcheck disable=SC2086 # the option and its file
+			run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 1 \
+				--output "nats://127.0.0.1:$p/fbf.x" ${args%%|*}
+			echo "${args%%|*} (port $p): $status: $output"
+			[ "$status" -eq 2 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == *" error agent: output nats: $want"* ]]
+			[[ "$output" != *"start the server"* ]]
+		done
+	done
+	fbf_xdp_detached
+}
+
+@test "NATS: a server that refuses the credentials is named as the cause, exit 14; one that takes them is published to" {
+	local open auth
+
+	need_nats
+	fbf_nats_free_port open
+	fbf_nats_free_port auth
+	fbf_nats_start open "$DIR" "$open"
+	fbf_nats_start auth "$DIR" "$auth" "authorization { user: someone, password: else }"
+	nats_creds "$DIR/agent.creds"
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 1 \
+		--output "nats://127.0.0.1:$auth/fbf.x" --nats-creds "$DIR/agent.creds"
+	echo "$status: $output"
+	[ "$status" -eq 14 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"the server of nats://127.0.0.1:$auth/fbf.x refused the agent: Authorization Violation; "*"--nats-creds $DIR/agent.creds" ]]
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 0.2 \
+		--output "nats://127.0.0.1:$open/fbf.x" --nats-creds "$DIR/agent.creds"
+	echo "$status: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"created JetStream stream FIZZBUZZFIB for fbf.x"* ]]
+	fbf_xdp_detached
+}
+
+@test "NATS: --nats-stream OTHER while a stream captures the subject: one line names the stream used and why" {
+	local port
+
+	need_nats
+	fbf_nats_free_port port
+	fbf_nats_start single "$DIR" "$port"
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 0.2 \
+		--output "nats://127.0.0.1:$port/fbf.s" --nats-stream EXISTING
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" info agent: output nats: created JetStream stream EXISTING for fbf.s"* ]]
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 0.2 \
+		--output "nats://127.0.0.1:$port/fbf.s" --nats-stream OTHER
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'output nats: ' <<<"$output")" -eq 1 ]
+	[[ "$output" == *" warning agent: output nats: publishing to stream EXISTING, which captures fbf.s already; OTHER (--nats-stream) is created only where no stream captures the subject"* ]]
+	run fbf_nats_stream "127.0.0.1:$port" OTHER info
+	[ "$status" -eq 3 ]
+	# The stream asked for: named too.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --quiet --duration 0.2 \
+		--output "nats://127.0.0.1:$port/fbf.s" --nats-stream EXISTING
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" info agent: output nats: publishing to stream EXISTING, which captures fbf.s"* ]]
 }

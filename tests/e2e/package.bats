@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The Debian package (make deb): built with no network, lintian clean, what
-# it holds and depends on, then its life under a real systemd, in the
-# container of tests/e2e/service.bats (testing/nspawn/) with nothing
-# installed: apt install, neither unit enabled, an instance counting on a
-# veth, an upgrade to a rebuilt package while it runs, remove, purge. The container's tests run
-# in order, each on what the one before left.
+# it holds and depends on, every relative link of its README and docs
+# resolving in it, then its life under a real systemd, in the container of
+# tests/e2e/service.bats (testing/nspawn/) with nothing installed: apt
+# install, neither unit enabled, an instance counting on a veth, an upgrade
+# to a rebuilt package while two instances and the unit for patterns run,
+# remove, purge. The container's tests run in order, each on what the one
+# before left.
 
 load ../../testing/nspawn/nspawn
 
@@ -14,6 +16,9 @@ bats_require_minimum_version 1.5.0
 
 UNIT=fizzbuzzfib-agent@veth0.service
 ALL=fizzbuzzfib-agent.service
+# A second instance, running when the upgrade comes, and one enabled but stopped.
+UNIT2=fizzbuzzfib-agent@veth2.service
+STOPPED=fizzbuzzfib-agent@veth3.service
 PKG=fizzbuzzfib-agent
 
 setup_file()
@@ -75,6 +80,36 @@ box_apt()
 	fbf_box env DEBIAN_FRONTEND=noninteractive apt -y -q "$@"
 }
 
+# box_unit_env UNIT LINE...: UNIT reads LINEs (VAR="VALUE") after its
+# environment files: a drop-in and a file under /run, which purge leaves alone.
+box_unit_env()
+{
+	local unit=$1 env=/run/fbf-pkg-$1.env
+
+	shift
+	printf '%s\n' "$@" | fbf_box tee "$env" >/dev/null
+	fbf_box mkdir -p "/run/systemd/system/$unit.d"
+	printf '[Service]\nEnvironmentFile=%s\n' "$env" |
+		fbf_box tee "/run/systemd/system/$unit.d/env.conf" >/dev/null
+}
+
+# build_info VERSION ADDR:PORT: the agent serving metrics at ADDR:PORT is
+# VERSION, in skb mode (auto mode takes it on a veth: docs/agent.md).
+build_info()
+{
+	fbf_box_metric 'fizzbuzzfib_build_info{version="'$1'",transport="queue",mode="skb"}' "$2"
+}
+
+# The files named for the package under /etc, /usr, /var and /run in the
+# container (not systemd's own record of a unit under /run/systemd, nor the
+# tree under test). The container's root lies over the machine's: what the
+# machine has (another checkout's cache, say) is seen there before install.
+box_named_files()
+{
+	fbf_box find /etc /usr /var /run -xdev \( -name 'fizzbuzzfib-agent*' -o -name fizzbuzzfib \) \
+		-not -path "$FBF_BUILD/*" -not -path '/run/systemd/*'
+}
+
 # Whether program ID exists anywhere on the machine (the container shares the kernel).
 prog_exists() { fbf_box bpftool prog show id "$1" >/dev/null 2>&1; }
 
@@ -130,6 +165,40 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$deps" = "$(sort -u <<<"${libs%$'\n'}")" ]
 }
 
+@test "the packaged README and the docs it ships: every relative link resolves in the package" {
+	local dir=$BATS_TEST_TMPDIR/x
+
+	dpkg-deb -x "$DEB" "$dir"
+	# A page compressed by dh_compress is found as PAGE.gz, as Debian's
+	# readers of /usr/share/doc look for it.
+	run python3 - "$dir/usr/share/doc/$PKG" <<-'EOF'
+	import gzip, os, re, sys
+	root = sys.argv[1]
+	broken, readme_links = [], 0
+	for base, _, names in os.walk(root):
+	    for name in names:
+	        if not re.search(r"\.md(\.gz)?$", name):
+	            continue
+	        path = os.path.join(base, name)
+	        text = (gzip.open if name.endswith(".gz") else open)(path, "rt").read()
+	        text = re.sub(r"```.*?```", "", text, flags=re.S)
+	        text = re.sub(r"`[^`\n]*`", "", text)
+	        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+	            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+	                continue
+	            readme_links += name.startswith("README")
+	            file = os.path.normpath(os.path.join(base, target.split("#")[0]))
+	            inside = os.path.commonpath([root, file]) == root
+	            if not inside or not (os.path.exists(file) or os.path.exists(file + ".gz")):
+	                broken.append("%s: %s" % (os.path.relpath(path, root), target))
+	print("README: %d relative links" % readme_links)
+	print("\n".join("not in the package: " + b for b in broken))
+	sys.exit(1 if broken or not readme_links else 0)
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "the package names no host the machine's apt sources do" {
 	local dir=$BATS_TEST_TMPDIR/x host hosts
 
@@ -146,15 +215,16 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 @test "under systemd: apt install; neither unit enabled or started; an instance started counts on a veth" {
 	local id sent packets
 
+	box_named_files >"$BATS_FILE_TMPDIR/named-before"
 	box_apt install "$DEB"
 	[ "$(fbf_box dpkg-query -W -f '${Version}' "$PKG")" = "$VERSION" ]
 	[ -z "$(fbf_box systemctl list-units --all --plain --no-legend 'fizzbuzzfib-agent*')" ]
 	[ "$(fbf_box systemctl is-enabled "$UNIT" || true)" = disabled ]
 	[ "$(fbf_box systemctl is-enabled "$ALL" || true)" = disabled ]
 	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
-	# Enabled, as an operator would: purge must remove that too. The unit for
-	# every interface enabled but not started: the upgrade must not start it.
-	fbf_box systemctl enable "$ALL"
+	# Enabled, as an operator would: purge must remove that too. An instance
+	# enabled but not started: the upgrade must not start it.
+	fbf_box systemctl enable "$ALL" "$STOPPED"
 	fbf_box systemctl enable --now "$UNIT"
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
 	id=$(fbf_box_status_id "$UNIT")
@@ -167,11 +237,32 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$packets" -le "$sent" ]
 }
 
-@test "under systemd: upgraded while it runs: restarted with the new agent, the conffile's edit kept" {
-	local pid old new edit info
+@test "under systemd: upgraded while they run: both instances and the unit for patterns restarted with the new agent, a stopped one left so, the conffile's edit kept" {
+	local pid old new edit pid2 old2 new2 pid_all old_all new_all dev
 
 	pid=$(fbf_box_prop "$UNIT" MainPID)
 	old=$(fbf_box_status_id "$UNIT")
+	# Beside it, running too: another instance, and the unit for patterns on
+	# a third veth, each with a metrics address of its own.
+	fbf_box ip link add veth2 type veth peer name veth3
+	fbf_box ip link add veth4 type veth peer name veth5
+	for dev in veth2 veth3 veth4 veth5; do
+		fbf_box ip link set "$dev" up
+	done
+	box_unit_env "$UNIT2" 'FIZZBUZZFIB_AGENT_OPTS="--quiet --metrics 127.0.0.1:9437"'
+	box_unit_env "$ALL" 'FIZZBUZZFIB_AGENT_IFACES="veth4"' \
+		'FIZZBUZZFIB_AGENT_OPTS="--quiet --metrics 127.0.0.1:9438"'
+	fbf_box systemctl daemon-reload
+	fbf_box systemctl start "$UNIT2" "$ALL"
+	[ "$(fbf_box_prop "$UNIT2" ActiveState)" = active ]
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = active ]
+	pid2=$(fbf_box_prop "$UNIT2" MainPID)
+	pid_all=$(fbf_box_prop "$ALL" MainPID)
+	old2=$(fbf_box_attached_id veth2)
+	old_all=$(fbf_box_attached_id veth4)
+	[ -n "$old2" ]
+	[ -n "$old_all" ]
+	[ "$(build_info "$VERSION" 127.0.0.1:9438)" = 1 ]
 	# Another metrics address: the restarted agent serving there read the edit.
 	edit='FIZZBUZZFIB_AGENT_OPTS="--quiet --stats-interval 60 --metrics 127.0.0.1:9436"'
 	echo "$edit" | fbf_box tee -a /etc/default/fizzbuzzfib-agent >/dev/null
@@ -180,8 +271,24 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$(fbf_box tail -n 1 /etc/default/fizzbuzzfib-agent)" = "$edit" ]
 	[ "$(fbf_box_prop "$UNIT" ActiveState)" = active ]
 	[ "$(fbf_box_prop "$UNIT" MainPID)" != "$pid" ]
-	[ "$(fbf_box_prop "$ALL" ActiveState)" = inactive ]
-	[ "$(fbf_box systemctl is-enabled "$ALL")" = enabled ]
+	[ "$(fbf_box_prop "$STOPPED" ActiveState)" = inactive ]
+	[ "$(fbf_box systemctl is-enabled "$STOPPED")" = enabled ]
+	# The other instance and the unit for patterns: back, as new agents.
+	[ "$(fbf_box_prop "$UNIT2" ActiveState)" = active ]
+	[ "$(fbf_box_prop "$ALL" ActiveState)" = active ]
+	[ "$(fbf_box_prop "$UNIT2" MainPID)" != "$pid2" ]
+	[ "$(fbf_box_prop "$ALL" MainPID)" != "$pid_all" ]
+	new2=$(fbf_box_attached_id veth2)
+	new_all=$(fbf_box_attached_id veth4)
+	remember_id "$new2"
+	remember_id "$new_all"
+	echo "veth2: prog id $old2 before, $new2 after; veth4: $old_all before, $new_all after"
+	[ -n "$new2" ]
+	[ "$new2" != "$old2" ]
+	[ -n "$new_all" ]
+	[ "$new_all" != "$old_all" ]
+	[ "$(build_info "$NEXT" 127.0.0.1:9437)" = 1 ]
+	[ "$(build_info "$NEXT" 127.0.0.1:9438)" = 1 ]
 	new=$(fbf_box_status_id "$UNIT")
 	remember_id "$new"
 	echo "prog id $old before, $new after"
@@ -189,16 +296,20 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$new" != "$old" ]
 	[ "$(fbf_box_attached_id veth0)" = "$new" ]
 	run ! prog_exists "$old"
-	# Auto mode takes skb on a veth (docs/agent.md).
-	info='fizzbuzzfib_build_info{version="'$NEXT'",transport="queue",mode="skb"}'
-	[ "$(fbf_box_metric "$info" 127.0.0.1:9436)" = 1 ]
+	[ "$(build_info "$NEXT" 127.0.0.1:9436)" = 1 ]
 }
 
-@test "under systemd: removed: the instance stopped, nothing attached, the conffile kept" {
+@test "under systemd: removed: the instances and the unit for patterns stopped, nothing attached, the conffile kept" {
+	local unit dev
+
 	box_apt remove "$PKG"
 	[ "$(fbf_box dpkg-query -W -f '${db:Status-Abbrev}' "$PKG")" = "rc " ]
-	[ "$(fbf_box_prop "$UNIT" ActiveState)" = inactive ]
-	[ -z "$(fbf_box_attached_id veth0)" ]
+	for unit in "$UNIT" "$UNIT2" "$ALL"; do
+		[ "$(fbf_box_prop "$unit" ActiveState)" = inactive ]
+	done
+	for dev in veth0 veth2 veth4; do
+		[ -z "$(fbf_box_attached_id "$dev")" ]
+	done
 	run fbf_box ip -details link show veth0
 	[[ "$output" != *"prog/xdp"* ]]
 	[ -z "$(fbf_box find /run/fizzbuzzfib -name '*.lock')" ]
@@ -214,8 +325,7 @@ remember_id() { echo "$1" >>"$BATS_FILE_TMPDIR/ids"; }
 	[ "$status" -ne 0 ] || [ "$output" = "un " ]
 	# What the package held and its instances made (not systemd's own
 	# record of the unit under /run/systemd).
-	left=$(fbf_box find /etc /usr /var /run -xdev \
-		\( -name 'fizzbuzzfib-agent*' -o -name fizzbuzzfib \) -not -path "$FBF_BUILD/*" -not -path '/run/systemd/*')
+	left=$(box_named_files | grep -vxFf "$BATS_FILE_TMPDIR/named-before" || true)
 	echo "left: $left"
 	[ -z "$left" ]
 	# No pin. Not the kernel's own iterators (bpf_preload), in every bpffs,

@@ -11,13 +11,30 @@
 #   2. FLOOD_SECONDS of HTTP at high concurrency from many sources plus raw
 #      frames, once per transport (queue map, then ring buffer) and once with
 #      --aggregate 1 (no events: packets counted per source in the kernel):
-#      the agent keeps running, its memory stays flat, and produced =
+#      the agent keeps running, its memory stays flat beside what the design
+#      lets grow (below), and produced =
 #      delivered + lost exactly; aggregated, every frame counted by source
 #      is read, none is lost for want of room (the flood's 4,096 raw and
 #      few hundred HTTP sources are far under the default --max-sources),
 #      and the intervals printed add up to what was read. Each prints the
 #      agent's CPU share over the flood: a figure, never asserted, since it
 #      depends on the host.
+#   3. A stdout whose reader lags (64 KiB every 50 ms) under a raw flood: the
+#      output fills --output-buffer and loses the rest, its memory flat
+#      beside it (LAG_SECONDS, 15; 0 skips it). And the memory check sees a
+#      leak (LEAK_CANARY_SECONDS, 12; 0 skips it): the agent under a raw
+#      flood with a planted one (a library preloaded into it, built here and
+#      never shipped, keeps 256 KiB more every 100 ms) must fail it, the
+#      growth put on the rest, not on what the design lets grow.
+#
+# Flat memory: each second the agent's VmRSS (the sum of /proc/PID/smaps),
+# the part its outputs' buffers take (their running counters,
+# NAME_buffer_peak, asked for with SIGUSR1: chunks are resident once made and
+# kept, so a reader that lags grows them up to about --output-buffer) and the
+# part its BPF maps mapped in take (a ring buffer's pages, as the reader
+# reaches them). After a 5 s warm-up the rest, VmRSS less those two, moves by
+# less than RSS_SLACK_KB, whatever the host's speed; a failure says which
+# part grew by how much.
 #
 # FBF_STRESS_SEED=N replays the random moments of a run. TRANSPORTS="queue"
 # floods one transport only ("queue ringbuf aggregate" by default, aggregate
@@ -37,8 +54,13 @@ RAWFLOOD=$FBF_BUILD/rawflood
 FLOOD_HTTP_SOURCES=$FBF_SUBNET.40-239
 FLOOD_RAW_FIRST=10.213.16.1
 FLOOD_RAW_COUNT=4096
-# VmRSS may grow by at most this much (kB) after the first seconds of the flood.
+# VmRSS less what the design lets grow may move by at most this much (kB) after
+# the first seconds of the flood.
 RSS_SLACK_KB=1024
+# The warm-up: samples (seconds) before the memory must stay flat.
+RSS_WARMUP=5
+LAG_SECONDS=${LAG_SECONDS:-15}
+LEAK_CANARY_SECONDS=${LEAK_CANARY_SECONDS:-12}
 
 fail() { echo "stress: FAIL: $*" >&2; exit 1; }
 
@@ -98,6 +120,64 @@ wait_attached()
 		sleep 0.05
 	done
 	return 1
+}
+
+# mem_sample PID ERR: one line "RSS BUFFERS MAPS", in kB: the agent's resident
+# memory, what its outputs' buffers take of it (their running counters, asked
+# for with SIGUSR1 and printed on ERR) and what its BPF maps mapped in do.
+mem_sample()
+{
+	local pid=$1 err=$2 n buffers
+
+	n=$(grep -c ' stats ' "$err" || true)
+	kill -USR1 "$pid"
+	for _ in $(seq 200); do
+		[ "$(grep -c ' stats ' "$err" || true)" -gt "$n" ] && break
+		sleep 0.01
+	done
+	# None without an output (--quiet), or from an agent that does not say.
+	buffers=$(grep ' stats ' "$err" | tail -n 1 | { grep -o '_buffer_peak=[0-9]*' || true; } |
+		awk -F= '{ b += $2 } END { printf "%d", b / 1024 }')
+	awk -v b="$buffers" '/^[0-9a-f]+-[0-9a-f]+ / { map = / anon_inode:bpf-map$/ }
+		/^Rss:/ { rss += $2; if (map) maps += $2 }
+		END { printf "%d %d %d\n", rss, b, maps }' "/proc/$pid/smaps"
+}
+
+# mem_watch WHAT SECONDS ERR SAMPLES: a mem_sample of AGENT_PID a second into
+# SAMPLES for SECONDS; fails if the agent dies meanwhile.
+mem_watch()
+{
+	local s
+
+	: >"$4"
+	for s in $(seq "$2"); do
+		sleep 1
+		kill -0 "$AGENT_PID" 2>/dev/null || fail "$1: the agent died after $s s: $(cat "$3")"
+		mem_sample "$AGENT_PID" "$3" >>"$4"
+	done
+}
+
+# mem_check SAMPLES: whether the samples of mem_sample after the warm-up keep
+# the rest (VmRSS less buffers and maps) within RSS_SLACK_KB; prints them, and
+# on stderr which part grew by how much if not.
+mem_check()
+{
+	echo "stress: memory samples (kB, VmRSS/buffers/maps): $(awk '{ printf "%s%d/%d/%d",
+		(NR > 1 ? " " : ""), $1, $2, $3 }' "$1")"
+	awk -v warm="$RSS_WARMUP" -v slack="$RSS_SLACK_KB" 'NR > warm {
+		rest = $1 - $2 - $3
+		if (n++ == 0) { r0 = r1 = $1; b0 = b1 = $2; m0 = m1 = $3; x0 = x1 = rest }
+		if ($1 < r0) r0 = $1; if ($1 > r1) r1 = $1
+		if ($2 < b0) b0 = $2; if ($2 > b1) b1 = $2
+		if ($3 < m0) m0 = $3; if ($3 > m1) m1 = $3
+		if (rest < x0) x0 = rest; if (rest > x1) x1 = rest
+	} END {
+		if (n < 2) { print "fewer than two samples after the warm-up"; exit 1 }
+		if (x1 - x0 < slack) exit 0
+		printf "VmRSS moved from %d to %d kB: the outputs\x27 buffers by %d, BPF maps by %d, the rest by %d kB (%d allowed): a leak\n",
+			r0, r1, b1 - b0, m1 - m0, x1 - x0, slack
+		exit 1
+	}' "$1" >&2
 }
 
 # ---- 1. SIGKILL at random moments ----
@@ -169,10 +249,10 @@ cpu_ticks()
 # is --aggregate 1, whose few lines a second go to a file to be summed.
 flood()
 {
-	local err=$WORK/flood.err lines=$WORK/flood.lines counter="" http raw status s
-	local seconds packets produced delivered full busy printed raw_sent steady min max
+	local err=$WORK/flood.err lines=$WORK/flood.lines counter="" http raw status
+	local seconds packets produced delivered full busy printed raw_sent
 	local classified aggregated no_room aggregated_read reported ticks0 ticks1 wall0 wall1 cpu
-	local rss=() mode=()
+	local mode=()
 
 	rm -f "$WORK/flood.out"
 	# Empty now, not when the agent's redirection runs in the background: the
@@ -202,13 +282,7 @@ flood()
 		"$FLOOD_RAW_COUNT" "$FBF_SERVER" >"$WORK/raw.out" 2>"$WORK/raw.err" &
 	raw=$!
 
-	rss=()
-	for s in $(seq "$FLOOD_SECONDS"); do
-		sleep 1
-		kill -0 "$AGENT_PID" 2>/dev/null ||
-			fail "flood ($1): the agent died after $s s: $(cat "$err")"
-		rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status")")
-	done
+	mem_watch "flood ($1)" "$FLOOD_SECONDS" "$err" "$WORK/flood.mem"
 	wait "$raw" || fail "flood ($1): rawflood failed: $(cat "$WORK/raw.err")"
 	wait "$http" ||
 		echo "stress: note ($1): trafficgen reported failures: $(head -c 300 "$WORK/http.err")"
@@ -259,12 +333,7 @@ flood()
 	fi
 	[ "$packets" -ge "$raw_sent" ] || fail "flood ($1): $raw_sent raw frames sent, XDP saw $packets"
 
-	# Flat memory: after a 5 s warm-up, VmRSS moves by less than RSS_SLACK_KB.
-	steady=("${rss[@]:5}")
-	min=$(printf '%s\n' "${steady[@]}" | sort -n | head -n 1)
-	max=$(printf '%s\n' "${steady[@]}" | sort -n | tail -n 1)
-	echo "stress: VmRSS samples (kB): ${rss[*]}"
-	[ $((max - min)) -lt "$RSS_SLACK_KB" ] || fail "flood ($1): VmRSS grew from $min to $max kB"
+	mem_check "$WORK/flood.mem" 2>"$WORK/mem.why" || fail "flood ($1): $(cat "$WORK/mem.why")"
 
 	if [ "$1" = aggregate ]; then
 		awk -v s="$seconds" -v p="$packets" -v raw="$raw_sent" -v a="$aggregated" \
@@ -304,4 +373,106 @@ flood()
 for transport in ${TRANSPORTS:-queue ringbuf aggregate}; do
 	flood "$transport"
 done
+
+# ---- 3. a reader that lags, and a leak ----
+
+# raw_watch WHAT SECONDS ERR SAMPLES: the agent started as AGENT_PID, its
+# stderr on ERR, under a raw flood for SECONDS, sampled into SAMPLES; stopped.
+raw_watch()
+{
+	local raw
+
+	wait_attached "$3" || fail "$1: the agent did not attach: $(cat "$3")"
+	fbf_in_cli "$RAWFLOOD" "$FBF_VETH_CLI" "$2" "$FLOOD_RAW_FIRST" "$FLOOD_RAW_COUNT" \
+		"$FBF_SERVER" >/dev/null 2>"$WORK/raw.err" &
+	raw=$!
+	mem_watch "$1" "$2" "$3" "$4"
+	wait "$raw" || fail "$1: rawflood failed: $(cat "$WORK/raw.err")"
+	kill -INT "$AGENT_PID"
+	wait "$AGENT_PID" || fail "$1: the agent exited $?: $(cat "$3")"
+	AGENT_PID=
+}
+
+# A stdout whose reader takes 64 KiB every 50 ms (1.3 MB/s) under a raw flood:
+# the output fills its --output-buffer and loses the rest, and its memory is
+# what the buffer takes, at once, not more as the drain hands it chunks part
+# full (as it catches up) through the seconds.
+lagging_reader()
+{
+	local err=$WORK/lag.err reader peak
+
+	: >"$err"
+	rm -f "$WORK/lag.out"
+	mkfifo "$WORK/lag.out"
+	python3 -c 'import sys, time
+while sys.stdin.buffer.read(65536):
+    time.sleep(0.05)' <"$WORK/lag.out" &
+	reader=$!
+	nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" --iface "$FBF_VETH_SRV" \
+		>"$WORK/lag.out" 2>"$err" &
+	AGENT_PID=$!
+	raw_watch "lagging reader" "$LAG_SECONDS" "$err" "$WORK/lag.mem"
+	wait "$reader" || true
+	mem_check "$WORK/lag.mem" 2>"$WORK/mem.why" ||
+		fail "lagging reader: $(cat "$WORK/mem.why")"
+	peak=$(fbf_summary_value "$err" stdout_buffer_peak)
+	[ "$(fbf_summary_value "$err" stdout_lost)" -gt 0 ] ||
+		fail "lagging reader: the reader kept up, nothing was lost: no test of the bound"
+	echo "stress: lagging reader: stdout held ${peak:-?} bytes at most, lost" \
+		"$(fbf_summary_value "$err" stdout_lost) events; memory flat beside it"
+}
+
+
+# The agent under a raw flood, with a thread preloaded into it that keeps
+# 256 KiB more every 100 ms, signals blocked so that the agent's own go to it.
+leak_canary()
+{
+	local err=$WORK/canary.err why
+
+	"${CC:-cc}" -shared -fPIC -O1 -pthread -o "$WORK/leak.so" -x c - <<-'EOF' ||
+	#include <pthread.h>
+	#include <signal.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <unistd.h>
+
+	static void *leak(void *arg)
+	{
+		sigset_t all;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+		for (;;) {
+			void *p = malloc(256 << 10);
+
+			if (p)
+				memset(p, 1, 256 << 10);
+			usleep(100000);
+		}
+		return arg;
+	}
+
+	__attribute__((constructor)) static void leak_start(void)
+	{
+		pthread_t t;
+
+		if (!pthread_create(&t, NULL, leak, NULL))
+			pthread_detach(t);
+	}
+	EOF
+		fail "leak canary: cannot build the leaking library (a C compiler, \$CC)"
+	: >"$err"
+	LD_PRELOAD=$WORK/leak.so nsenter --net="/run/netns/$FBF_NS_SRV" "$AGENT" \
+		--iface "$FBF_VETH_SRV" >/dev/null 2>"$err" &
+	AGENT_PID=$!
+	raw_watch "leak canary" "$LEAK_CANARY_SECONDS" "$err" "$WORK/canary.mem"
+	mem_check "$WORK/canary.mem" 2>"$WORK/mem.why" &&
+		fail "leak canary: the memory check did not see a planted leak of 2.5 MiB/s"
+	why=$(cat "$WORK/mem.why")
+	[[ "$why" == *"the rest by "* ]] || fail "leak canary: the check failed otherwise: $why"
+	echo "stress: the memory check sees a planted leak: $why"
+}
+
+[ "$LAG_SECONDS" -eq 0 ] || lagging_reader
+[ "$LEAK_CANARY_SECONDS" -eq 0 ] || leak_canary
 echo "stress: PASS"

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Where an --output writes: see output_dest.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "sinks/output_dest.h"
+#include "sinks/output_url.h"
+
+/* Symbolic links followed to a file that does not exist yet, as open(O_CREAT) would. */
+#define OUTPUT_DEST_LINKS_MAX 40
+
+/*
+ * A file that does not exist yet: its directory resolved (., .., links),
+ * then its name, so that x, ./x and DIR/x are one; a dangling link is
+ * followed to the file open() would create. As given if the directory
+ * cannot be resolved: opening it fails anyway.
+ */
+static void file_path(const char *path, char *out, size_t size)
+{
+	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
+	const char *slash, *name;
+	unsigned int hops;
+	ssize_t n;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (hops = 0; hops < OUTPUT_DEST_LINKS_MAX; hops++) {
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash)
+			snprintf(cur, sizeof(cur), "%s", link);
+		else
+			snprintf(cur + (slash + 1 - cur), sizeof(cur) - (slash + 1 - cur), "%s",
+				 link);
+	}
+	slash = strrchr(cur, '/');
+	name = slash ? slash + 1 : cur;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == cur)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - cur), cur);
+	if (!realpath(dir, link) ||
+	    snprintf(out, size, "%s/%s", strcmp(link, "/") ? link : "", name) >= (int)size)
+		snprintf(out, size, "%s", path);
+}
+
+void output_dest_get(const char *url, struct output_dest *d)
+{
+	const char *rest;
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	d->url = url;
+	d->kind = output_url_kind(url, &rest);
+	if (d->kind == OUTPUT_STDOUT)
+		/* Also the file or pipe it is: file:/dev/stdout, or a file it was sent to. */
+		d->has_inode = !fstat(STDOUT_FILENO, &st);
+	else if (d->kind == OUTPUT_FILE)
+		d->has_inode = !stat(rest, &st);
+	if (d->has_inode) {
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+	} else if (d->kind == OUTPUT_FILE) {
+		file_path(rest, d->path, sizeof(d->path));
+	}
+}
+
+/* The same subject through a server in common: the same stream takes both. */
+static bool nats_same(const char *a, const char *b)
+{
+	struct nats_url *u = malloc(2 * sizeof(*u));
+	bool same = false;
+	unsigned int i, j;
+	const char *why;
+
+	if (!u || nats_url_parse(a, &u[0], &why) || nats_url_parse(b, &u[1], &why)) {
+		free(u);
+		return !strcmp(a, b);
+	}
+	if (!strcmp(u[0].subject, u[1].subject))
+		for (i = 0; i < u[0].nr_servers; i++)
+			for (j = 0; j < u[1].nr_servers; j++)
+				same |= !strcmp(u[0].servers[i], u[1].servers[j]);
+	free(u);
+	return same;
+}
+
+/* The same collector and observation domain: the collector would count each source twice. */
+static bool ipfix_same(const char *a, const char *b)
+{
+	struct ipfix_url u, v;
+	const char *why;
+
+	if (ipfix_url_parse(a, &u, &why) || ipfix_url_parse(b, &v, &why))
+		return !strcmp(a, b);
+	return !strcmp(u.host, v.host) && !strcmp(u.port, v.port) &&
+	       u.has_domain == v.has_domain && u.domain == v.domain;
+}
+
+bool output_dest_same(const struct output_dest *a, const struct output_dest *b)
+{
+	const char *ra, *rb;
+
+	if (a->kind == OUTPUT_STDOUT && b->kind == OUTPUT_STDOUT)
+		return true;
+	if (a->has_inode || b->has_inode)
+		return a->has_inode && b->has_inode && a->dev == b->dev && a->ino == b->ino;
+	if (a->kind != b->kind)
+		return false;
+	output_url_kind(a->url, &ra);
+	output_url_kind(b->url, &rb);
+	switch (a->kind) {
+	case OUTPUT_FILE:
+		return !strcmp(a->path, b->path);
+	case OUTPUT_NATS:
+		return nats_same(ra, rb);
+	case OUTPUT_IPFIX:
+		return ipfix_same(ra, rb);
+	default:
+		return false;
+	}
+}
