@@ -97,7 +97,7 @@ box_unit_env()
 # VERSION, in skb mode (auto mode takes it on a veth: docs/agent.md).
 build_info()
 {
-	fbf_box_metric 'fizzbuzzfib_build_info{version="'$1'",transport="queue",mode="skb"}' "$2"
+	fbf_box_metric 'fizzbuzzfib_build_info{version="'"$1"'",transport="queue",mode="skb"}' "$2"
 }
 
 # The files named for the package under /etc, /usr, /var and /run in the
