@@ -13,10 +13,11 @@
 #   test      make test: the tests, which run the benchmarks' and make deb too
 #   kernels   make test-kernels: make test's, and QEMU for the kernel matrix
 #   fresh     make test-fresh: debootstrap, for a fresh Debian 12 root
+#   lint      make lint: ShellCheck (and python3, with the product's list)
 #   all       everything above (make deps); the default
 set -euo pipefail
 
-usage="usage: install-deps.sh [--check] [demo|bench|deb|test|kernels|fresh|all]...|--purposes"
+usage="usage: install-deps.sh [--check] [demo|bench|deb|test|kernels|fresh|lint|all]...|--purposes"
 check_only=
 [ "${1:-}" != --check ] || { check_only=1; shift; }
 [ $# -gt 0 ] || set -- all
@@ -52,16 +53,18 @@ pkgs_test=(
 )
 pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
 pkgs_fresh=(debootstrap)
+pkgs_lint=(shellcheck)
 
 # What each purpose runs, so whose lists it installs.
 declare -A runs=(
 	[demo]="demo"
 	[bench]="demo bench"
 	[deb]="demo deb"
-	[test]="demo bench deb test"
-	[kernels]="demo bench deb test kernels"
+	[test]="demo bench deb test lint"
+	[kernels]="demo bench deb test lint kernels"
 	[fresh]="fresh"
-	[all]="demo bench deb test kernels fresh"
+	[lint]="demo lint"
+	[all]="demo bench deb test lint kernels fresh"
 )
 
 # For the Makefile: its deps-PURPOSE and check-deps-PURPOSE targets.

@@ -4,7 +4,8 @@
 # The lint itself (tests/lint/lint.mk): an assertion that cannot fail, planted
 # in a bats file or a script of a temporary directory, is caught, each way
 # errexit lets one pass; the same file written right passes; and the layout
-# check names a source file that docs/design.md leaves out.
+# check names a source file that docs/design.md leaves out; and the tree
+# itself passes make lint.
 
 bats_require_minimum_version 1.5.0
 
@@ -91,4 +92,11 @@ plant()
 	[ "${lines[0]}" = "docs/design.md's layout does not name agent/sinks/sink_planted" ]
 	[ "${lines[1]}" = "docs/design.md's layout does not name bench/cost/" ]
 	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "this tree: make lint finds nothing" {
+	run make -C "$ROOT" --no-print-directory -s lint
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }

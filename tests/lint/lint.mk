@@ -7,13 +7,14 @@
 #                 against the tree (tests/lint/design_layout.py). Each says what
 #                 it found; any finding fails. Needs no build.
 #
-# tests/lint/lint.bats, among make test's suites, checks the lint itself.
+# tests/lint/lint.bats, among make test's suites, checks the lint itself and
+# runs it over the tree, so make test (and CI, which runs it) fails on a finding.
 
 TEST_BATS += tests/lint/lint.bats
 
 .PHONY: lint
 
-lint:
+lint: check-deps-lint
 	$(Q)status=0; \
 	tests/lint/shell.sh || status=1; \
 	tools/exit_status.py --check || status=1; \
