@@ -454,6 +454,7 @@ static int agent_serve(struct agent *a)
 	*d = (struct drain){
 		.transport = a->spec.transport,
 		.events_fd = attachment_events_fd(&a->att),
+		.spare_fd = attachment_events_spare_fd(&a->att),
 		.doorbell_fd = attachment_doorbell_fd(&a->att),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,

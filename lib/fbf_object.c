@@ -2,6 +2,7 @@
 /* The classifier's object per event transport: see fbf_object.h. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -37,6 +38,7 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	}
 	o->prog = bpf_object__find_program_by_name(o->obj, FBF_PROG_NAME);
 	o->events = bpf_object__find_map_by_name(o->obj, "events");
+	o->events_spare = bpf_object__find_map_by_name(o->obj, "events_spare");
 	o->counters = bpf_object__find_map_by_name(o->obj, "counters");
 	o->doorbell = bpf_object__find_map_by_name(o->obj, "doorbell");
 	o->sources = bpf_object__find_map_by_name(o->obj, "sources");
@@ -44,7 +46,7 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
 	o->source_cache = bpf_object__find_map_by_name(o->obj, "source_cache");
 	o->source_half = bpf_object__find_map_by_name(o->obj, "source_half");
-	if (!o->prog || !o->events || !o->counters || !o->doorbell || !o->sources ||
+	if (!o->prog || !o->events || !o->events_spare || !o->counters || !o->doorbell || !o->sources ||
 	    !o->source_maps[0] || !o->source_maps[1] || !o->source_cache || !o->source_half) {
 		fbf_object_close(o);
 		return -ENOENT;
@@ -92,29 +94,73 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
 	return 0;
 }
 
-int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
+/* One CPU's event map of @events events, named for @cpu. The fd, or -errno. */
+static int event_map_create(enum fbf_transport transport, __u32 events, int cpu)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd, err;
+	char name[BPF_OBJ_NAME_LEN];
+	int fd;
 
-	if (o->transport == FBF_TRANSPORT_RINGBUF) {
+	snprintf(name, sizeof(name), "events_cpu%d", cpu);
+	if (transport == FBF_TRANSPORT_RINGBUF) {
 		__u32 bytes = fbf_ring_bytes(events);
 
 		if (!bytes)
 			return -E2BIG;
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, bytes, NULL);
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, bytes, NULL);
 	} else {
-		fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "events", 0, sizeof(struct fbf_event),
-				    events, NULL);
+		fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, name, 0, sizeof(struct fbf_event), events,
+				    NULL);
 	}
-	if (fd < 0)
-		return -errno;
-	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	return fd < 0 ? -errno : fd;
+}
+
+/* The array @outer_fd gets a map for each of its @ncpus CPUs, the first @first. 0 or -errno. */
+static int event_maps_fill(int outer_fd, int first, enum fbf_transport transport, __u32 events,
+			   int ncpus)
+{
+	int cpu, fd = first, err = 0;
+
+	for (cpu = 0; cpu < ncpus && !err; cpu++) {
+		if (cpu)
+			fd = event_map_create(transport, events, cpu);
+		if (fd < 0)
+			return fd;
+		/* The array holds the map from here on: the fd can go. */
+		if (bpf_map_update_elem(outer_fd, &cpu, &fd, BPF_ANY))
+			err = -errno;
+		if (cpu)
+			close(fd);
+	}
+	return err;
+}
+
+int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int ncpus = libbpf_num_possible_cpus();
+	int first, fd, err;
+
+	if (ncpus < 0)
+		return ncpus;
+	/* CPU 0's map is also the template the kernel checks the others against. */
+	first = event_map_create(o->transport, events, 0);
+	if (first < 0)
+		return first;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = first);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "events", sizeof(__u32), sizeof(__u32),
+			    ncpus, &opts);
+	err = fd < 0 ? -errno : event_maps_fill(fd, first, o->transport, events, ncpus);
+	close(first);
+	if (!err && bpf_obj_get_info_by_fd(fd, &info, &len))
+		err = -errno;
 	/* libbpf keeps a duplicate of fd, and takes the map's size from it. */
 	if (!err)
-		err = bpf_map__reuse_fd(o->events, fd);
-	close(fd);
+		err = bpf_map__reuse_fd(o->events, fd) ?:
+		      bpf_map__set_max_entries(o->events_spare, o->transport == FBF_TRANSPORT_RINGBUF ?
+					       (__u32)sysconf(_SC_PAGESIZE) : 1);
+	if (fd >= 0)
+		close(fd);
 	*map_id = info.id;
 	o->events_id = info.id;
 	return err;
@@ -195,6 +241,6 @@ void fbf_object_close(struct fbf_object *o)
 	o->skel = NULL;
 	o->obj = NULL;
 	o->prog = NULL;
-	o->events = o->counters = o->doorbell = o->bss = o->sources = NULL;
+	o->events = o->events_spare = o->counters = o->doorbell = o->bss = o->sources = NULL;
 	o->source_maps[0] = o->source_maps[1] = o->source_cache = o->source_half = NULL;
 }

@@ -385,7 +385,7 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 }
 
 @test "the lock file records the pid and its event map's id; the start line names its prog id" {
-	local ifindex netns record map id
+	local ifindex netns record map id inner
 
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
@@ -399,10 +399,19 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 import json, sys
 prog = json.load(sys.stdin)
 assert prog["name"] == "xdp_fizzbuzzfib" and int(sys.argv[1]) in prog["map_ids"], prog' "$map"
+	# An array of maps, one per CPU, each of the transport's type.
 	bpftool -j map show id "$map" | python3 -c '
 import json, sys
 m = json.load(sys.stdin)
-assert m["name"] == "events" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
+assert m["name"] == "events" and m["type"] == "array_of_maps", m
+assert m["max_entries"] == int(sys.argv[1]), m' "$(awk -F"[-,]" "{ print \$NF + 1 }" /sys/devices/system/cpu/possible)"
+	inner=$(bpftool -j map lookup id "$map" key 0 0 0 0 | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["value"])')
+	bpftool -j map show id "$inner" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
 	fbf_stop_agent INT
 }
 
