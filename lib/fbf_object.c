@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The classifier's object per event transport: see fbf_object.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "fizzbuzzfib.h"
+#include "event_maps.h"
 #include "fbf_object.h"
 #include "fizzbuzzfib.skel.h"
 #include "fizzbuzzfib_ringbuf.skel.h"
@@ -94,73 +95,25 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
 	return 0;
 }
 
-/* One CPU's event map of @events events, named for @cpu. The fd, or -errno. */
-static int event_map_create(enum fbf_transport transport, __u32 events, int cpu)
-{
-	char name[BPF_OBJ_NAME_LEN];
-	int fd;
-
-	snprintf(name, sizeof(name), "events_cpu%d", cpu);
-	if (transport == FBF_TRANSPORT_RINGBUF) {
-		__u32 bytes = fbf_ring_bytes(events);
-
-		if (!bytes)
-			return -E2BIG;
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, bytes, NULL);
-	} else {
-		fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, name, 0, sizeof(struct fbf_event), events,
-				    NULL);
-	}
-	return fd < 0 ? -errno : fd;
-}
-
-/* The array @outer_fd gets a map for each of its @ncpus CPUs, the first @first. 0 or -errno. */
-static int event_maps_fill(int outer_fd, int first, enum fbf_transport transport, __u32 events,
-			   int ncpus)
-{
-	int cpu, fd = first, err = 0;
-
-	for (cpu = 0; cpu < ncpus && !err; cpu++) {
-		if (cpu)
-			fd = event_map_create(transport, events, cpu);
-		if (fd < 0)
-			return fd;
-		/* The array holds the map from here on: the fd can go. */
-		if (bpf_map_update_elem(outer_fd, &cpu, &fd, BPF_ANY))
-			err = -errno;
-		if (cpu)
-			close(fd);
-	}
-	return err;
-}
-
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 {
+	bool ring = o->transport == FBF_TRANSPORT_RINGBUF;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	int ncpus = libbpf_num_possible_cpus();
-	int first, fd, err;
+	int fd, err;
 
-	if (ncpus < 0)
-		return ncpus;
-	/* CPU 0's map is also the template the kernel checks the others against. */
-	first = event_map_create(o->transport, events, 0);
-	if (first < 0)
-		return first;
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .inner_map_fd = first);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "events", sizeof(__u32), sizeof(__u32),
-			    ncpus, &opts);
-	err = fd < 0 ? -errno : event_maps_fill(fd, first, o->transport, events, ncpus);
-	close(first);
-	if (!err && bpf_obj_get_info_by_fd(fd, &info, &len))
-		err = -errno;
+	if (ring && !fbf_ring_bytes(events))
+		return -E2BIG;
+	fd = ring ? fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0, fbf_ring_bytes(events)) :
+		    fbf_event_maps_create("events", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
+					  events);
+	if (fd < 0)
+		return fd;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
 	/* libbpf keeps a duplicate of fd, and takes the map's size from it. */
-	if (!err)
-		err = bpf_map__reuse_fd(o->events, fd) ?:
-		      bpf_map__set_max_entries(o->events_spare, o->transport == FBF_TRANSPORT_RINGBUF ?
-					       (__u32)sysconf(_SC_PAGESIZE) : 1);
-	if (fd >= 0)
-		close(fd);
+	err = err ?: bpf_map__reuse_fd(o->events, fd) ?:
+	      bpf_map__set_max_entries(o->events_spare, ring ? (__u32)sysconf(_SC_PAGESIZE) : 1);
+	close(fd);
 	*map_id = info.id;
 	o->events_id = info.id;
 	return err;
