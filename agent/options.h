@@ -16,7 +16,7 @@
 
 /* Limits of the option values, also quoted in the error messages. */
 #define AGENT_QUEUE_SIZE_MIN 1U
-/* Per CPU; past the host's available memory, or a ring's 2 GiB, a size is refused (transport_memory.h). */
+/* Per CPU; past the host's memory or a ring's 2 GiB, refused (transport_memory.h). */
 #define AGENT_QUEUE_SIZE_MAX (1U << 31)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)

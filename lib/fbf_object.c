@@ -47,8 +47,9 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
 	o->source_cache = bpf_object__find_map_by_name(o->obj, "source_cache");
 	o->source_half = bpf_object__find_map_by_name(o->obj, "source_half");
-	if (!o->prog || !o->events || !o->events_spare || !o->counters || !o->doorbell || !o->sources ||
-	    !o->source_maps[0] || !o->source_maps[1] || !o->source_cache || !o->source_half) {
+	if (!o->prog || !o->events || !o->events_spare || !o->counters || !o->doorbell ||
+	    !o->sources || !o->source_maps[0] || !o->source_maps[1] || !o->source_cache ||
+	    !o->source_half) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -104,9 +105,11 @@ int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 
 	if (ring && !fbf_ring_bytes(events))
 		return -E2BIG;
-	fd = ring ? fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0, fbf_ring_bytes(events)) :
-		    fbf_event_maps_create("events", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
-					  events);
+	if (ring)
+		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0, fbf_ring_bytes(events));
+	else
+		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
+					   events);
 	if (fd < 0)
 		return fd;
 	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;

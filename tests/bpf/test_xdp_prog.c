@@ -469,30 +469,42 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 
 /* ---- one map per CPU ---- */
 
-/* Two CPUs this thread may run on, the first and the last; false if it has one only. */
+/*
+ * Two CPUs this thread may run on, the first and the last; false if it has
+ * one only. Each is tried: the fixture pinned the thread to one, and every
+ * online CPU is open to it again.
+ */
 static bool two_cpus(int *a, int *b)
 {
-	cpu_set_t allowed;
-	int cpu;
+	int cpu, ncpus = libbpf_num_possible_cpus();
+	cpu_set_t one;
 
 	*a = *b = -1;
-	CPU_ZERO(&allowed);
-	for (cpu = 0; cpu < libbpf_num_possible_cpus(); cpu++)
-		CPU_SET(cpu, &allowed);
-	/* The fixture pinned the thread: every online CPU is open to it again. */
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		cpu_set_t one;
-
+	for (cpu = 0; cpu < ncpus && cpu < CPU_SETSIZE; cpu++) {
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
-		if (!CPU_ISSET(cpu, &allowed) || sched_setaffinity(0, sizeof(one), &one))
-			continue;
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue; /* offline, or not in our cpuset */
 		if (*a < 0)
 			*a = cpu;
 		else
 			*b = cpu;
 	}
 	return *b >= 0;
+}
+
+/*
+ * Two CPUs for a test, in *@a and *@b, and in @old the affinity to restore;
+ * on a host with one, the test is skipped, saying @why.
+ */
+static void require_two_cpus(cpu_set_t *old, int *a, int *b, const char *why)
+{
+	assert_int_equal(sched_getaffinity(0, sizeof(*old), old), 0);
+	if (two_cpus(a, b))
+		return;
+	assert_int_equal(sched_setaffinity(0, sizeof(*old), old), 0);
+	fprintf(stderr, "# SKIP: one CPU here, %s\n", why);
+	skip();
 }
 
 static void run_on_cpu(struct bpf_fixture *fx, int cpu, const void *frame, size_t len,
@@ -573,12 +585,7 @@ static void test_each_cpu_sends_to_its_own_map(void **state)
 	cpu_set_t old;
 	int a, b;
 
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	if (!two_cpus(&a, &b)) {
-		assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
-		fprintf(stderr, "# SKIP: one CPU here, nothing to tell apart\n");
-		skip();
-	}
+	require_two_cpus(&old, &a, &b, "nothing to tell apart");
 	run_on_cpu(&s->fx, a, frame_a, len_a, 1);
 	run_on_cpu(&s->fx, b, frame_b, len_b, 1);
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
@@ -610,12 +617,7 @@ static void test_a_full_cpu_map_loses_there_only(void **state)
 	cpu_set_t old;
 	int a, b;
 
-	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
-	if (!two_cpus(&a, &b)) {
-		assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
-		fprintf(stderr, "# SKIP: one CPU here, no other map to stay free\n");
-		skip();
-	}
+	require_two_cpus(&old, &a, &b, "no other map to stay free");
 	run_on_cpu(&s->small, a, frame, len, full + OVERFLOW);
 	run_on_cpu(&s->small, b, frame, len, 1);
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);

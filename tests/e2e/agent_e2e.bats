@@ -404,7 +404,7 @@ assert prog["name"] == "xdp_fizzbuzzfib" and int(sys.argv[1]) in prog["map_ids"]
 import json, sys
 m = json.load(sys.stdin)
 assert m["name"] == "events" and m["type"] == "array_of_maps", m
-assert m["max_entries"] == int(sys.argv[1]), m' "$(awk -F"[-,]" "{ print \$NF + 1 }" /sys/devices/system/cpu/possible)"
+assert m["max_entries"] == int(sys.argv[1]), m' "$(fbf_possible_cpus)"
 	inner=$(bpftool -j map lookup id "$map" key 0 0 0 0 | python3 -c '
 import json, sys
 print(int.from_bytes(bytes(int(b, 16) for b in json.load(sys.stdin)["value"]), "little"))')
@@ -514,7 +514,7 @@ assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPO
 	[[ "$output" == *"--queue-size 100000000: a ring buffer of 100000000 events would pass"* ]]
 	fbf_xdp_detached
 
-	cpus=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+	cpus=$(fbf_possible_cpus)
 	available=$(awk '/^MemAvailable:/ { printf "%d", $2 * 1024 }' /proc/meminfo)
 	# 16 bytes an event in a queue: past what is available by an eighth.
 	size=$((available / cpus / 16 + available / cpus / 128))
