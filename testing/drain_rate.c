@@ -60,7 +60,11 @@ static int map_fd_of(int prog_fd, const char *name)
 	return -ENOENT;
 }
 
-/* The program's event maps, every CPU's queue or ring buffer; *type says which. */
+/*
+ * The program's event maps, every CPU's queue or ring buffer; *type says
+ * which. An agent from before the maps were per CPU (the gate's base) has
+ * one queue or ring named events: that one alone.
+ */
 static int event_maps_of(int prog_fd, struct fbf_event_maps *m, __u32 *type)
 {
 	int events_fd = map_fd_of(prog_fd, "events"), spare_fd = map_fd_of(prog_fd, "events_spare");
@@ -68,8 +72,18 @@ static int event_maps_of(int prog_fd, struct fbf_event_maps *m, __u32 *type)
 	__u32 map_len = sizeof(map);
 	int err;
 
-	err = events_fd < 0 ? events_fd : spare_fd < 0 ? spare_fd :
-	      fbf_event_maps_open(m, events_fd, spare_fd);
+	if (events_fd >= 0 && spare_fd < 0) {
+		m->fds = malloc(sizeof(*m->fds));
+		if (!m->fds)
+			return -ENOMEM;
+		m->fds[0] = events_fd;
+		m->nr = 1;
+		events_fd = -1;
+		err = 0;
+	} else {
+		err = events_fd < 0 ? events_fd : spare_fd < 0 ? spare_fd :
+		      fbf_event_maps_open(m, events_fd, spare_fd);
+	}
 	if (events_fd >= 0)
 		close(events_fd);
 	if (spare_fd >= 0)
