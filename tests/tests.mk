@@ -32,6 +32,9 @@ test-build: $(UNIT_TESTS) $(BPF_TESTS)
 
 $(UNIT_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(TEST_LINK_OBJS)
 $(BPF_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/bpf/%.o $(TEST_LINK_OBJS)
+# The transports' test runs their round of every CPU's map, with its own event sink.
+$(OUTPUT)/tests/test_transport: $(call obj,agent/transports/transport.c \
+				agent/transports/transport_queue.c agent/transports/transport_ring.c)
 # The link watcher's test runs the watcher itself against the kernel.
 $(OUTPUT)/tests/test_linkwatch: $(call obj,agent/iface/linkwatch.c agent/iface/nl_link.c)
 $(UNIT_TESTS) $(BPF_TESTS):
