@@ -6,10 +6,11 @@
  * address instead (sample_every 0, --aggregate). It observes only: every
  * frame passes, unchanged.
  *
- * Built twice, one object per event transport: a queue map (the default),
- * and with FBF_TRANSPORT_RINGBUF a BPF ring buffer. The two differ in
- * send_event() and the map it fills, and nowhere else: the program, its
- * name, its counters, its event and its way of waking the reader are the same.
+ * Built twice, one object per event transport: queue maps (the default),
+ * and with FBF_TRANSPORT_RINGBUF BPF ring buffers, one per CPU either way.
+ * The two differ in send_to_map() and the maps it fills, and nowhere else:
+ * the program, its name, its counters, its event and its way of waking the
+ * reader are the same.
  */
 #include <linux/bpf.h>
 #include <linux/errno.h>
