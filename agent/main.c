@@ -37,25 +37,34 @@
 #include "iface/xdp_mode.h"
 #include "loop/summary.h"
 #include "userspace_util.h"
+#include "transports/transport_memory.h"
 
 /*
- * "queue N events" or "ring buffer B bytes (N events)", then ", 1 event in
- * S sampled" if sampling, for the start line; or what --aggregate counts.
+ * "queue N events" or "ring buffer B bytes (N events)", with @memory "per CPU
+ * on C CPUs (kernel memory of all of them)" after it, then ", 1 event in S
+ * sampled" if sampling: for the start line with @memory, and the service
+ * manager's status without; or what --aggregate counts.
  */
 static void transport_describe(const struct attach_spec *spec, const struct agent_options *opts,
-			       char *buf, size_t size)
+			       bool memory, char *buf, size_t size)
 {
 	__u32 bytes = fbf_ring_bytes(spec->queue_size);
+	struct transport_memory mem = {};
+	char total[32], per_cpu[80] = "";
 	int n;
 
+	if (memory && !transport_memory(spec->transport, spec->queue_size, &mem)) {
+		transport_memory_format(mem.total, total, sizeof(total));
+		snprintf(per_cpu, sizeof(per_cpu), " per CPU on %d CPUs (%s)", mem.cpus, total);
+	}
 	if (spec->max_sources)
 		n = snprintf(buf, size, "packets counted per source for up to %u sources, "
 			     "reported every %g s", spec->max_sources, opts->aggregate_ns / 1e9);
 	else if (spec->transport != FBF_TRANSPORT_RINGBUF)
-		n = snprintf(buf, size, "queue %u events", spec->queue_size);
+		n = snprintf(buf, size, "queue %u events%s", spec->queue_size, per_cpu);
 	else
-		n = snprintf(buf, size, "ring buffer %u bytes (%u events)", bytes,
-			     fbf_ring_capacity(bytes));
+		n = snprintf(buf, size, "ring buffer %u bytes (%u events)%s", bytes,
+			     fbf_ring_capacity(bytes), per_cpu);
 	if (spec->sample > 1 && n >= 0 && (size_t)n < size)
 		snprintf(buf + n, size - n, ", 1 event in %u sampled", spec->sample);
 }
@@ -209,7 +218,7 @@ struct agent {
 	unsigned int status_attached;		/* ... how many the manager was last told */
 	struct aggregate ag;			/* --aggregate */
 	bool aggregating;			/* ... and ag is open */
-	char transport[128];			/* "queue 4096 events", for the start line */
+	char transport[128];			/* "queue 4096 events", for the status */
 	struct summary_run run;
 	struct event_sink sink;			/* where events go: --output */
 	struct drain d;
@@ -342,6 +351,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
  */
 static int agent_attach(struct agent *a)
 {
+	char line[sizeof(a->transport) + 80];
 	int ret, err;
 
 	ret = iface_lock_take(&a->lock, a->opts.lock_dir, a->ifindex, a->iface);
@@ -365,10 +375,11 @@ static int agent_attach(struct agent *a)
 	if (err)
 		pr_warn("cannot watch %s for a replaced program or a move "
 			"to another namespace: %s\n", a->iface, strerror(-err));
-	transport_describe(&a->spec, &a->opts, a->transport, sizeof(a->transport));
+	transport_describe(&a->spec, &a->opts, true, line, sizeof(line));
 	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s), %s; stop with Ctrl-C\n",
 		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode, a->att.why,
-		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", a->transport);
+		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", line);
+	transport_describe(&a->spec, &a->opts, false, a->transport, sizeof(a->transport));
 	ifstate_warn_down(a->opts.iface, a->iface);
 	return 0;
 }
@@ -380,6 +391,7 @@ static int agent_attach(struct agent *a)
  */
 static int agent_attach_many(struct agent *a)
 {
+	char line[sizeof(a->transport) + 80];
 	struct rlimit nofile;
 	int ret;
 
@@ -416,10 +428,11 @@ static int agent_attach_many(struct agent *a)
 		.json = a->opts.json,
 		.start_ns = fbf_monotonic_ns(),
 	};
-	transport_describe(&a->spec, &a->opts, a->transport, sizeof(a->transport));
+	transport_describe(&a->spec, &a->opts, true, line, sizeof(line));
 	pr_info("serving every interface --iface %s selects, as they come and go (%u now, at "
 		"most %u), %s; stop with Ctrl-C\n", a->iface, a->set.attached, a->set.slots,
-		a->transport);
+		line);
+	transport_describe(&a->spec, &a->opts, false, a->transport, sizeof(a->transport));
 	return 0;
 }
 
@@ -454,6 +467,7 @@ static int agent_serve(struct agent *a)
 	*d = (struct drain){
 		.transport = a->spec.transport,
 		.events_fd = attachment_events_fd(&a->att),
+		.spare_fd = attachment_events_spare_fd(&a->att),
 		.doorbell_fd = attachment_doorbell_fd(&a->att),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,

@@ -23,6 +23,7 @@
 #include "sinks/output_dest.h"
 #include "sinks/output_url.h"
 #include "sinks/sink.h"
+#include "transports/transport_memory.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -76,6 +77,29 @@ static void doc_build(void)
 	}
 }
 
+static char queue_size_doc[512];
+
+/* --queue-size's help, with the kernel memory it takes on this host. */
+static void queue_size_doc_build(void)
+{
+	struct transport_memory queue, ring;
+	char q[32], r[32];
+
+	if (transport_memory(FBF_TRANSPORT_QUEUE, FBF_DEFAULT_QUEUE_SIZE, &queue) ||
+	    transport_memory(FBF_TRANSPORT_RINGBUF, FBF_DEFAULT_QUEUE_SIZE, &ring))
+		queue.cpus = 0;
+	transport_memory_format(queue.total, q, sizeof(q));
+	transport_memory_format(ring.total, r, sizeof(r));
+	snprintf(queue_size_doc, sizeof(queue_size_doc),
+		 "Events each CPU's queue or ring holds, %u..%u (default: %u): a CPU's events go "
+		 "to its own map, so this is what one CPU holds while the agent catches up, on any "
+		 "number of CPUs. A ring is rounded up to a power-of-two number of pages. Kernel "
+		 "memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; on this host %d "
+		 "CPUs, %s and %s at the default. A size that would not fit in the memory the host "
+		 "has available is refused", AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX,
+		 FBF_DEFAULT_QUEUE_SIZE, queue.cpus, q, r);
+}
+
 static const struct argp_option argp_options[] = {
 	{ "iface", 'i', "IFACE", 0,
 	  "Interface to attach to (required); repeatable, or comma-separated: exact names, "
@@ -90,10 +114,7 @@ static const struct argp_option argp_options[] = {
 	{ "transport", 't', "KIND", 0,
 	  "How events reach the agent: queue (a queue map, one syscall per event) or ringbuf "
 	  "(a BPF ring buffer, read in place) (default: queue)", 0 },
-	{ "queue-size", 'Q', "N", 0,
-	  "Events the queue or the ring holds, 1..16777216 (default: " STR(FBF_DEFAULT_QUEUE_SIZE)
-	  "); a ring is rounded up to a power-of-two number of pages. Kernel memory: 16 bytes "
-	  "an event in a queue, 24 in a ring (268 MB and 539 MB at the largest)", 0 },
+	{ "queue-size", 'Q', "N", 0, queue_size_doc, 0 },
 	{ "sample", OPT_SAMPLE, "N", 0,
 	  "Send 1 event in N, 1..2147483648, on each CPU; the others are counted as not_sampled "
 	  "(default: 1, every event)", 0 },
@@ -322,7 +343,7 @@ static bool has_output(const struct agent_options *opts, enum output_kind kind)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_options *opts = state->input;
-	char shown[ARG_SHOWN_SIZE];
+	char shown[ARG_SHOWN_SIZE], refusal[256];
 	__u64 v;
 	int err;
 
@@ -483,6 +504,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (opts->aggregate_ns && opts->count)
 			usage_error("--aggregate sends no events, so --count would never stop it; "
 				    "use --duration");
+		if (transport_memory_refusal(opts->transport, opts->queue_size, refusal,
+					     sizeof(refusal)))
+			usage_error("--queue-size %u: %s; use a smaller size", opts->queue_size,
+				    refusal);
 		if (opts->aggregate_ns && opts->quiet && !opts->metrics && !opts->nr_outputs)
 			usage_error("--quiet would hide --aggregate's intervals, its only output; "
 				    "drop --quiet, send them to an --output, or read the counts "
@@ -523,6 +548,7 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 	};
 	argp_err_exit_status = AGENT_EXIT_USAGE;
 	doc_build();
+	queue_size_doc_build();
 	/* Every error exits through usage_error(), so a return means success. */
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, opts))
 		usage_error("cannot parse the command line");

@@ -16,7 +16,8 @@
 
 /* Limits of the option values, also quoted in the error messages. */
 #define AGENT_QUEUE_SIZE_MIN 1U
-#define AGENT_QUEUE_SIZE_MAX (1U << 24)
+/* Per CPU; past the host's memory or a ring's 2 GiB, refused (transport_memory.h). */
+#define AGENT_QUEUE_SIZE_MAX (1U << 31)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
 #define AGENT_AGGREGATE_MAX_S (24ULL * 3600)
@@ -37,7 +38,7 @@ struct agent_options {
 	__u32 max_ifaces;		/* patterns: interfaces served at once */
 	enum xdp_attach_mode mode;	/* XDP_MODE_UNSPEC: let the kernel pick */
 	enum fbf_transport transport;	/* how events reach the agent */
-	__u32 queue_size;		/* events the queue or the ring holds */
+	__u32 queue_size;		/* events each CPU's queue or ring holds */
 	__u32 sample;			/* send 1 event in this many, 1: every event */
 	__u64 aggregate_ns;		/* count per source, report this often; 0: events */
 	__u32 top;			/* --aggregate: top sources shown per class */

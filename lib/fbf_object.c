@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The classifier's object per event transport: see fbf_object.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "fizzbuzzfib.h"
+#include "event_maps.h"
 #include "fbf_object.h"
 #include "fizzbuzzfib.skel.h"
 #include "fizzbuzzfib_ringbuf.skel.h"
@@ -37,6 +39,7 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	}
 	o->prog = bpf_object__find_program_by_name(o->obj, FBF_PROG_NAME);
 	o->events = bpf_object__find_map_by_name(o->obj, "events");
+	o->events_spare = bpf_object__find_map_by_name(o->obj, "events_spare");
 	o->counters = bpf_object__find_map_by_name(o->obj, "counters");
 	o->doorbell = bpf_object__find_map_by_name(o->obj, "doorbell");
 	o->sources = bpf_object__find_map_by_name(o->obj, "sources");
@@ -44,8 +47,9 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
 	o->source_cache = bpf_object__find_map_by_name(o->obj, "source_cache");
 	o->source_half = bpf_object__find_map_by_name(o->obj, "source_half");
-	if (!o->prog || !o->events || !o->counters || !o->doorbell || !o->sources ||
-	    !o->source_maps[0] || !o->source_maps[1] || !o->source_cache || !o->source_half) {
+	if (!o->prog || !o->events || !o->events_spare || !o->counters || !o->doorbell ||
+	    !o->sources || !o->source_maps[0] || !o->source_maps[1] || !o->source_cache ||
+	    !o->source_half) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -94,26 +98,24 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources)
 
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 {
+	bool ring = o->transport == FBF_TRANSPORT_RINGBUF;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
 	int fd, err;
 
-	if (o->transport == FBF_TRANSPORT_RINGBUF) {
-		__u32 bytes = fbf_ring_bytes(events);
-
-		if (!bytes)
-			return -E2BIG;
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, bytes, NULL);
-	} else {
-		fd = bpf_map_create(BPF_MAP_TYPE_QUEUE, "events", 0, sizeof(struct fbf_event),
-				    events, NULL);
-	}
+	if (ring && !fbf_ring_bytes(events))
+		return -E2BIG;
+	if (ring)
+		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0, fbf_ring_bytes(events));
+	else
+		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
+					   events);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
 	/* libbpf keeps a duplicate of fd, and takes the map's size from it. */
-	if (!err)
-		err = bpf_map__reuse_fd(o->events, fd);
+	err = err ?: bpf_map__reuse_fd(o->events, fd) ?:
+	      bpf_map__set_max_entries(o->events_spare, ring ? (__u32)sysconf(_SC_PAGESIZE) : 1);
 	close(fd);
 	*map_id = info.id;
 	o->events_id = info.id;
@@ -195,6 +197,6 @@ void fbf_object_close(struct fbf_object *o)
 	o->skel = NULL;
 	o->obj = NULL;
 	o->prog = NULL;
-	o->events = o->counters = o->doorbell = o->bss = o->sources = NULL;
+	o->events = o->events_spare = o->counters = o->doorbell = o->bss = o->sources = NULL;
 	o->source_maps[0] = o->source_maps[1] = o->source_cache = o->source_half = NULL;
 }

@@ -21,8 +21,9 @@ struct fbf_object {
 	void *skel;			/* the transport's own skeleton */
 	struct bpf_object *obj;
 	struct bpf_program *prog;
-	struct bpf_map *events;		/* the queue or the ring */
+	struct bpf_map *events;		/* an array of maps: each CPU's queue or ring */
 	__u32 events_id;		/* ... its id, once created */
+	struct bpf_map *events_spare;	/* where a CPU without one in events sends */
 	struct bpf_map *counters;
 	struct bpf_map *doorbell;	/* rung by the program when the reader sleeps */
 	struct bpf_map *bss;		/* the program's global data: reader_asleep */
@@ -57,9 +58,12 @@ int fbf_object_set_sample(struct fbf_object *o, __u32 every);
 int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources);
 
 /*
- * Create the event map for @events events (a queue of that many, or a ring
- * of fbf_ring_bytes()) and have the object use it when it loads, so that
- * its id is known before the program exists: *map_id. 0 or -errno.
+ * Create the event maps, one per possible CPU, each for @events events (a
+ * queue of that many, or a ring of fbf_ring_bytes()), in the array of maps
+ * events, and have the object use it when it loads, so that its id is
+ * known before the program exists: *map_id. The spare is sized to the least
+ * the kernel allows: with a map for every CPU, nothing is sent there. 0 or
+ * -errno.
  */
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id);
 

@@ -15,8 +15,8 @@
 #include "fizzbuzzfib.h"
 
 enum fbf_transport {
-	FBF_TRANSPORT_QUEUE,	/* BPF_MAP_TYPE_QUEUE: one pop syscall per event */
-	FBF_TRANSPORT_RINGBUF,	/* BPF_MAP_TYPE_RINGBUF: read in place, epoll wake-ups */
+	FBF_TRANSPORT_QUEUE,	/* a BPF_MAP_TYPE_QUEUE per CPU: one pop syscall per event */
+	FBF_TRANSPORT_RINGBUF,	/* a BPF_MAP_TYPE_RINGBUF per CPU: read in place */
 };
 
 /* Each transport's name, as --transport takes it and the agent prints it: written once. */
@@ -65,6 +65,19 @@ static inline __u32 ring_bytes_for(__u64 records, __u32 record_bytes)
 static inline __u32 fbf_ring_bytes(__u32 events)
 {
 	return ring_bytes_for(events, FBF_RING_RECORD_BYTES);
+}
+
+/*
+ * The kernel memory one CPU's event map of @events events takes: a queue
+ * keeps events + 1 slots of the event, a ring its data pages (mapped twice,
+ * allocated once). 0 if no such map can be made (a ring past 2 GiB). There
+ * is one per possible CPU (--queue-size is per CPU), and a spare of the least.
+ */
+static inline __u64 fbf_event_map_bytes(enum fbf_transport transport, __u32 events)
+{
+	if (transport == FBF_TRANSPORT_RINGBUF)
+		return fbf_ring_bytes(events);
+	return ((__u64)events + 1) * sizeof(struct fbf_event);
 }
 
 /* How many events a ring of @bytes holds. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The XDP program under BPF_PROG_TEST_RUN: see bpf_fixture.h. */
+#define _GNU_SOURCE /* sched_getcpu */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,19 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 	return bpf_fixture_load_sampled(fx, transport, queue_size, FBF_SAMPLE_DEFAULT);
 }
 
+/* Pin the calling thread to the CPU it runs on now. 0 or -errno. */
+static int stay_on_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -errno;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
 /* Load the program as @sample and @max_sources (0: no aggregation) ask. 0 or -errno. */
 static int fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size,
 			__u32 sample, __u32 max_sources)
@@ -67,14 +82,22 @@ static int fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __
 	fx->events_fd = bpf_map__fd(fx->obj.events);
 	fx->counters_fd = bpf_map__fd(fx->obj.counters);
 	fx->capacity = queue_size;
-	if (transport != FBF_TRANSPORT_RINGBUF)
-		return 0;
-	fx->capacity = fbf_ring_capacity(bpf_map__max_entries(fx->obj.events));
-	fx->ring = ring_buffer__new(fx->events_fd, ring_take_one, fx, NULL);
-	if (!fx->ring) {
-		err = -errno;
-		bpf_fixture_destroy(fx);
+	err = fbf_event_maps_open(&fx->maps, fx->events_fd, bpf_map__fd(fx->obj.events_spare)) ?:
+	      stay_on_this_cpu();
+	if (err || transport != FBF_TRANSPORT_RINGBUF)
+		goto out;
+	fx->capacity = fbf_ring_capacity(fbf_ring_bytes(queue_size));
+	for (unsigned int i = 0; i < fx->maps.nr && !err; i++) {
+		if (!fx->ring)
+			fx->ring = ring_buffer__new(fx->maps.fds[i], ring_take_one, fx, NULL);
+		else if (ring_buffer__add(fx->ring, fx->maps.fds[i], ring_take_one, fx))
+			err = -errno;
+		if (!fx->ring)
+			err = -errno;
 	}
+out:
+	if (err)
+		bpf_fixture_destroy(fx);
 	return err;
 }
 
@@ -95,6 +118,7 @@ void bpf_fixture_destroy(struct bpf_fixture *fx)
 {
 	ring_buffer__free(fx->ring);
 	fx->ring = NULL;
+	fbf_event_maps_close(&fx->maps);
 	source_reader_close(&fx->sources);
 	fbf_object_close(&fx->obj);
 	fx->prog_fd = fx->events_fd = fx->counters_fd = -1;
@@ -116,8 +140,15 @@ int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event)
 {
 	int n;
 
-	if (!fx->ring)
-		return bpf_map_lookup_and_delete_elem(fx->events_fd, NULL, event) ? -errno : 0;
+	if (!fx->ring) {
+		for (unsigned int i = 0; i < fx->maps.nr; i++) {
+			if (!bpf_map_lookup_and_delete_elem(fx->maps.fds[i], NULL, event))
+				return 0;
+			if (errno != ENOENT)
+				return -errno;
+		}
+		return -ENOENT;
+	}
 	fx->popped = event;
 	n = ring_buffer__consume(fx->ring);
 	fx->popped = NULL;

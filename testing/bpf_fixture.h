@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
+#include "event_maps.h"
 #include "fbf_object.h"
 #include "source_counts.h"
 
@@ -19,18 +20,21 @@ struct ring_buffer;
 
 struct bpf_fixture {
 	struct fbf_object obj;
-	struct ring_buffer *ring;	/* the ring buffer's reader */
+	struct fbf_event_maps maps;	/* every CPU's queue or ring, then the spare */
+	struct ring_buffer *ring;	/* the ring buffers' reader */
 	struct fbf_event *popped;	/* where the reader puts the one event it takes */
 	struct source_reader sources;	/* aggregated: the source maps' reader */
-	__u32 capacity;			/* events the queue or the ring holds */
+	__u32 capacity;			/* events each CPU's queue or ring holds */
 	int prog_fd;
-	int events_fd;
+	int events_fd;			/* the array of every CPU's map */
 	int counters_fd;
 };
 
 /*
  * Open and load the program of @transport with room for @queue_size events
- * (a ring is rounded up: see capacity). 0 or -errno.
+ * on each CPU (a ring is rounded up: see capacity), and keep the calling
+ * thread on the CPU it is on, so that the events of its runs go to one map
+ * and come out in the order they went in. 0 or -errno.
  */
 int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32 queue_size);
 
@@ -70,7 +74,10 @@ int bpf_fixture_reset(struct bpf_fixture *fx);
 int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int repeat,
 		    void *out, __u32 *out_len, __u32 *retval);
 
-/* Take the oldest event: 0, -ENOENT if the queue or ring is empty, or another -errno. */
+/*
+ * Take an event, the oldest of the first CPU's map that has one: 0, -ENOENT
+ * if every queue or ring is empty, or another -errno.
+ */
 int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event);
 
 /* The counters summed over all CPUs. 0 or -errno. */

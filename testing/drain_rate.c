@@ -3,8 +3,8 @@
  * How fast the agent empties its queue or ring buffer, against a bare pop
  * loop on the same machine. The agent is stopped while its queue or ring is
  * filled: BPF_PROG_TEST_RUN of the agent's own program on a Fizz frame sends
- * one event per run. Then the agent continues, and the queue is peeked (the
- * ring's positions read) every 100 us until it is empty.
+ * one event per run. Then the agent continues, and each CPU's queue is peeked
+ * (each ring's positions read) every 100 us until it is empty.
  *
  *   drain_rate fill PROG_ID EVENTS     run program PROG_ID EVENTS times on a Fizz frame
  *   drain_rate wait PROG_ID PID        continue process PID (SIGCONT) and print the
@@ -36,10 +36,10 @@
 
 #define PEEK_INTERVAL_US 100
 
-/* The program's event map, a queue or a ring buffer; *type says which. */
-static int events_fd_of(int prog_fd, __u32 *type)
+/* The map of the program @prog_fd named @name, or -errno. */
+static int map_fd_of(int prog_fd, const char *name)
 {
-	__u32 map_ids[8], nr_maps = 8;
+	__u32 map_ids[16], nr_maps = 16;
 	struct bpf_prog_info info = { .nr_map_ids = nr_maps,
 				      .map_ids = (__u64)(unsigned long)map_ids };
 	__u32 len = sizeof(info);
@@ -53,15 +53,45 @@ static int events_fd_of(int prog_fd, __u32 *type)
 
 		if (fd < 0)
 			continue;
-		/* By name: the program has other rings (its doorbell) beside the events. */
-		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && !strcmp(map.name, "events") &&
-		    (map.type == BPF_MAP_TYPE_QUEUE || map.type == BPF_MAP_TYPE_RINGBUF)) {
-			*type = map.type;
+		if (!bpf_obj_get_info_by_fd(fd, &map, &map_len) && !strcmp(map.name, name))
 			return fd;
-		}
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+/*
+ * The program's event maps, every CPU's queue or ring buffer; *type says
+ * which. An agent from before the maps were per CPU (the gate's base) has
+ * one queue or ring named events: that one alone.
+ */
+static int event_maps_of(int prog_fd, struct fbf_event_maps *m, __u32 *type)
+{
+	int events_fd = map_fd_of(prog_fd, "events"), spare_fd = map_fd_of(prog_fd, "events_spare");
+	struct bpf_map_info map = {};
+	__u32 map_len = sizeof(map);
+	int err;
+
+	if (events_fd >= 0 && spare_fd < 0) {
+		m->fds = malloc(sizeof(*m->fds));
+		if (!m->fds)
+			return -ENOMEM;
+		m->fds[0] = events_fd;
+		m->nr = 1;
+		events_fd = -1;
+		err = 0;
+	} else {
+		err = events_fd < 0 ? events_fd : spare_fd < 0 ? spare_fd :
+		      fbf_event_maps_open(m, events_fd, spare_fd);
+	}
+	if (events_fd >= 0)
+		close(events_fd);
+	if (spare_fd >= 0)
+		close(spare_fd);
+	if (!err && bpf_obj_get_info_by_fd(m->fds[0], &map, &map_len))
+		err = -errno;
+	*type = map.type;
+	return err;
 }
 
 /* The queue or ring must hold @events: events sent to a full one are lost, and counted. */
@@ -109,14 +139,25 @@ static int ring_map(int events_fd, struct ring_positions *r)
 	return 0;
 }
 
-static double continue_and_wait_empty(int events_fd, __u32 type, pid_t pid)
+/* Whether the queue or ring @fd (of @ring) is empty: @ring is mapped, or NULL for a queue. */
+static bool map_empty(int fd, const struct ring_positions *ring)
 {
-	struct ring_positions ring = {};
+	return ring ? *ring->consumer == *ring->producer : queue_empty(fd);
+}
+
+static double continue_and_wait_empty(const struct fbf_event_maps *m, __u32 type, pid_t pid)
+{
+	struct ring_positions *rings = NULL;
+	unsigned int i = 0;
 	double start;
-	int err;
+	int err = 0;
 
 	if (type == BPF_MAP_TYPE_RINGBUF) {
-		err = ring_map(events_fd, &ring);
+		rings = calloc(m->nr, sizeof(*rings));
+		if (!rings)
+			return -1;
+		for (i = 0; i < m->nr && !err; i++)
+			err = ring_map(m->fds[i], &rings[i]);
 		if (err) {
 			errno = -err;
 			return -1;
@@ -125,22 +166,20 @@ static double continue_and_wait_empty(int events_fd, __u32 type, pid_t pid)
 	start = fbf_monotonic_s();
 	if (kill(pid, SIGCONT))
 		return -1;
-	if (type == BPF_MAP_TYPE_RINGBUF)
-		while (*ring.consumer != *ring.producer)
-			usleep(PEEK_INTERVAL_US);
-	else
-		while (!queue_empty(events_fd))
+	for (i = 0; i < m->nr; i++)
+		while (!map_empty(m->fds[i], rings ? &rings[i] : NULL))
 			usleep(PEEK_INTERVAL_US);
 	return fbf_monotonic_s() - start;
 }
 
-static double pop_all(int events_fd, __u64 *popped)
+static double pop_all(const struct fbf_event_maps *m, __u64 *popped)
 {
 	struct fbf_event ev;
 	double start = fbf_monotonic_s();
 
-	while (!bpf_map_lookup_and_delete_elem(events_fd, NULL, &ev))
-		(*popped)++;
+	for (unsigned int i = 0; i < m->nr; i++)
+		while (!bpf_map_lookup_and_delete_elem(m->fds[i], NULL, &ev))
+			(*popped)++;
 	return fbf_monotonic_s() - start;
 }
 
@@ -153,11 +192,17 @@ static int count_event(void *ctx, void *data, size_t size)
 }
 
 /* libbpf's reader with a callback that only counts: the floor of any ring consumer. */
-static double read_all(int events_fd, __u64 *popped)
+static double read_all(const struct fbf_event_maps *m, __u64 *popped)
 {
-	struct ring_buffer *ring = ring_buffer__new(events_fd, count_event, popped, NULL);
-	double start = fbf_monotonic_s(), seconds;
+	struct ring_buffer *ring = ring_buffer__new(m->fds[0], count_event, popped, NULL);
+	double start, seconds;
 
+	for (unsigned int i = 1; ring && i < m->nr; i++)
+		if (ring_buffer__add(ring, m->fds[i], count_event, popped)) {
+			ring_buffer__free(ring);
+			ring = NULL;
+		}
+	start = fbf_monotonic_s();
 	if (!ring || ring_buffer__consume(ring) < 0)
 		*popped = 0;
 	seconds = fbf_monotonic_s() - start;
@@ -180,9 +225,9 @@ static int raw(__u32 events, enum fbf_transport transport)
 		return 1;
 	}
 	if (transport == FBF_TRANSPORT_RINGBUF)
-		seconds = read_all(fx.events_fd, &popped);
+		seconds = read_all(&fx.maps, &popped);
 	else
-		seconds = pop_all(fx.events_fd, &popped);
+		seconds = pop_all(&fx.maps, &popped);
 	bpf_fixture_destroy(&fx);
 	printf("seconds=%.6f events=%llu\n", seconds, (unsigned long long)popped);
 	return 0;
@@ -190,7 +235,8 @@ static int raw(__u32 events, enum fbf_transport transport)
 
 int main(int argc, char **argv)
 {
-	int prog_fd, events_fd, err;
+	struct fbf_event_maps maps;
+	int prog_fd, err;
 	double seconds;
 	__u32 type = 0;
 
@@ -216,16 +262,16 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	events_fd = events_fd_of(prog_fd, &type);
-	if (events_fd < 0) {
-		fprintf(stderr, "drain_rate: program %s has no queue or ring buffer: %s\n", argv[2],
-			strerror(-events_fd));
+	err = event_maps_of(prog_fd, &maps, &type);
+	if (err) {
+		fprintf(stderr, "drain_rate: program %s has no queues or ring buffers: %s\n",
+			argv[2], strerror(-err));
 		return 1;
 	}
-	seconds = continue_and_wait_empty(events_fd, type, atoi(argv[3]));
+	seconds = continue_and_wait_empty(&maps, type, atoi(argv[3]));
 	if (seconds < 0) {
-		fprintf(stderr, "drain_rate: mapping the ring or continuing pid %s: %s\n", argv[3],
-			strerror(errno));
+		fprintf(stderr, "drain_rate: mapping the rings or continuing pid %s: %s\n",
+			argv[3], strerror(errno));
 		return 1;
 	}
 	printf("seconds=%.6f\n", seconds);

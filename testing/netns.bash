@@ -186,6 +186,9 @@ fbf_capacity()
 	grep -Eom1 '(queue |\()[0-9]+ events' "$1" | grep -Eo '[0-9]+'
 }
 
+# fbf_possible_cpus: how many CPUs the kernel may ever run, as many as the event maps.
+fbf_possible_cpus() { awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible; }
+
 # fbf_syscall_nr NAME: this machine's number of system call NAME, from its C headers.
 fbf_syscall_nr() { printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cc -E -P - | tail -n 1; }
 

@@ -358,6 +358,11 @@ int attachment_events_fd(const struct attachment *a)
 	return bpf_map__fd(a->obj.events);
 }
 
+int attachment_events_spare_fd(const struct attachment *a)
+{
+	return bpf_map__fd(a->obj.events_spare);
+}
+
 int attachment_prog_fd(const struct attachment *a)
 {
 	return a->prog ? xdp_program__fd(a->prog) : -1;

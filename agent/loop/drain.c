@@ -174,7 +174,7 @@ int drain_open(struct drain *d)
 	d->next_watchdog_ns = fbf_monotonic_ns();
 	/* With link events the interface is checked when something happens to a link, only. */
 	d->next_iface_check_ns = d->watch && nl_fd < 0 ? 1 : 0;
-	err = transport_open(&d->t, d->transport, d->events_fd, d->sink);
+	err = transport_open(&d->t, d->transport, d->events_fd, d->spare_fd, d->sink);
 	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
 }
 

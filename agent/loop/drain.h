@@ -35,7 +35,8 @@ struct ifwatch;
 struct drain {
 	/* Set by the caller before drain_open(). */
 	enum fbf_transport transport;
-	int events_fd;
+	int events_fd;			/* the array of every CPU's event map */
+	int spare_fd;			/* ... and the spare (fbf_object.h) */
 	int doorbell_fd;		/* the program rings it while reader_asleep is set */
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */

@@ -1,25 +1,52 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Choosing the transport's reader: see transport.h. */
+/* Choosing the transport's reader, and going round the CPUs' maps: see transport.h. */
 #include "transports/transport.h"
 
 int transport_open(struct transport *t, enum fbf_transport transport, int events_fd,
-		   struct event_sink *sink)
+		   int spare_fd, struct event_sink *sink)
 {
 	const struct transport_ops *ops = transport == FBF_TRANSPORT_RINGBUF ?
 					  &transport_ring_ops : &transport_queue_ops;
 	int err;
 
-	t->events_fd = events_fd;
 	t->sink = sink;
-	err = ops->open(t);
+	t->rings = NULL;
+	t->next = 0;
+	err = fbf_event_maps_open(&t->maps, events_fd, spare_fd);
+	err = err ?: ops->open(t);
+	if (err)
+		fbf_event_maps_close(&t->maps);
 	/* Set once open, so that a failed open leaves nothing to read or close. */
 	t->ops = err ? NULL : ops;
 	return err;
 }
 
+/*
+ * Each map in turn, from where the last read left off, until @max are
+ * taken or every map was found empty. The next read starts at the map
+ * after the last one read, full or not, so that one busy CPU cannot keep
+ * the reader from the others.
+ */
+long transport_read(struct transport *t, __u64 max)
+{
+	unsigned int looked, nr = t->maps.nr;
+	long n = 0, got;
+
+	for (looked = 0; looked < nr && (__u64)n < max; looked++) {
+		got = t->ops->read_map(t, t->next, max - n);
+		if (got < 0)
+			return got;
+		n += got;
+		t->next = t->next + 1 < nr ? t->next + 1 : 0;
+	}
+	return n;
+}
+
 void transport_close(struct transport *t)
 {
-	if (t->ops)
+	if (t->ops) {
 		t->ops->close(t);
+		fbf_event_maps_close(&t->maps);
+	}
 	t->ops = NULL;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * A queue map is read one pop, one syscall, per event: it has no batch pop
- * in any kernel, and nothing to map.
+ * in any kernel, and nothing to map. An empty queue costs one pop that
+ * finds nothing, per read.
  */
 #include <errno.h>
 #include <bpf/bpf.h>
@@ -16,8 +17,9 @@ static int queue_open(struct transport *t)
 	return 0;
 }
 
-static long queue_read(struct transport *t, __u64 max)
+static long queue_read_map(struct transport *t, unsigned int i, __u64 max)
 {
+	int fd = t->maps.fds[i];
 	long n = 0;
 
 	while ((__u64)n < max) {
@@ -27,7 +29,7 @@ static long queue_read(struct transport *t, __u64 max)
 		 */
 		struct fbf_event ev = {};
 
-		if (bpf_map_lookup_and_delete_elem(t->events_fd, NULL, &ev)) {
+		if (bpf_map_lookup_and_delete_elem(fd, NULL, &ev)) {
 			if (errno == EBUSY)
 				continue; /* the queue's lock was not to be had: try again */
 			return errno == ENOENT ? n : -errno;
@@ -45,6 +47,6 @@ static void queue_close(struct transport *t)
 
 const struct transport_ops transport_queue_ops = {
 	.open = queue_open,
-	.read = queue_read,
+	.read_map = queue_read_map,
 	.close = queue_close,
 };

@@ -22,18 +22,43 @@
 volatile __u32 sink_saddr;
 volatile __u64 sink_ktime;
 
-/* Sized in events by userspace before load. */
-struct {
+/*
+ * The classifier's layout: one queue and one ring per CPU, in arrays of maps
+ * the programs index by the CPU they run on, created and sized by userspace
+ * before load (lib/event_maps.h); the ring's are shared by both ring programs.
+ */
+struct part_queue {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, FBF_DEFAULT_QUEUE_SIZE);
-	__type(value, struct fbf_event);
-} events_queue SEC(".maps");
+	__uint(value_size, sizeof(struct fbf_event));
+};
 
-/* Sized in bytes by userspace before load; shared by both ring programs. */
-struct {
+struct part_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, FBF_RING_DEFAULT_BYTES);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct part_queue);
+} events_queue SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct part_ring);
 } events_ring SEC(".maps");
+
+/* This CPU's map of @outer: NULL only if userspace gave it none, which the run then shows. */
+static __always_inline void *this_cpu_map(void *outer)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(outer, &cpu);
+}
 
 /* The classifier's is 4096 bytes; userspace may make it larger (see event_parts.c). */
 struct {
@@ -84,21 +109,24 @@ int part_queue_push(struct xdp_md *ctx)
 {
 	struct fbf_event ev = { .class_id = FBF_FIZZ };
 
-	if (!read_saddr(ctx, &ev.saddr))
+	void *queue = this_cpu_map(&events_queue);
+
+	if (!read_saddr(ctx, &ev.saddr) || !queue)
 		return XDP_DROP;
-	bpf_map_push_elem(&events_queue, &ev, 0);
+	bpf_map_push_elem(queue, &ev, 0);
 	return XDP_PASS;
 }
 
 /* The event as the ring buffer transport writes it, but for the clock. */
 static __always_inline int ring_event(struct xdp_md *ctx, __u64 flags)
 {
+	void *ring = this_cpu_map(&events_ring);
 	struct fbf_event *ev;
 	__u32 saddr;
 
-	if (!read_saddr(ctx, &saddr))
+	if (!read_saddr(ctx, &saddr) || !ring)
 		return XDP_DROP;
-	ev = bpf_ringbuf_reserve(&events_ring, sizeof(*ev), 0);
+	ev = bpf_ringbuf_reserve(ring, sizeof(*ev), 0);
 	if (!ev)
 		return XDP_PASS;
 	ev->ktime_ns = 0;
@@ -119,10 +147,11 @@ SEC("xdp")
 int part_ring_output(struct xdp_md *ctx)
 {
 	struct fbf_event ev = { .class_id = FBF_FIZZ };
+	void *ring = this_cpu_map(&events_ring);
 
-	if (!read_saddr(ctx, &ev.saddr))
+	if (!read_saddr(ctx, &ev.saddr) || !ring)
 		return XDP_DROP;
-	bpf_ringbuf_output(&events_ring, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
 	return XDP_PASS;
 }
 

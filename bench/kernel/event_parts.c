@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "event_maps.h"
 #include "fizzbuzzfib.h"
 #include "kernel_cases.h"
 
@@ -77,6 +78,25 @@ static int set_size(struct bpf_object *obj, const char *map, __u64 size)
 	return !m ? -ENOENT : size > UINT32_MAX ? -E2BIG : bpf_map__set_max_entries(m, size);
 }
 
+/* The array of maps @name: one of @type per CPU, as the classifier's event maps. 0 or -errno. */
+static int per_cpu_maps(struct bpf_object *obj, const char *name, enum bpf_map_type type,
+			__u32 value_size, __u64 size)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	int fd, err;
+
+	if (!m)
+		return -ENOENT;
+	if (size > UINT32_MAX)
+		return -E2BIG;
+	fd = fbf_event_maps_create(name, type, value_size, size);
+	if (fd < 0)
+		return fd;
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	return err;
+}
+
 /* What each ring's records hold: an event, or the doorbell's 8 bytes that say nothing. */
 static const size_t event_bytes = sizeof(struct fbf_event), doorbell_bytes = sizeof(__u64);
 
@@ -94,9 +114,10 @@ static int load(const char *path, int repeat, struct bpf_object **obj)
 	*obj = bpf_object__open_file(path, NULL);
 	if (!*obj)
 		return -errno;
-	err = set_size(*obj, "events_queue", repeat);
-	err = err ?: set_size(*obj, "events_ring", ring_bytes((__u64)repeat *
-								FBF_RING_RECORD_BYTES));
+	err = per_cpu_maps(*obj, "events_queue", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
+			   repeat);
+	err = err ?: per_cpu_maps(*obj, "events_ring", BPF_MAP_TYPE_RINGBUF, 0,
+				  ring_bytes((__u64)repeat * FBF_RING_RECORD_BYTES));
 	/* A doorbell record: the kernel's 8-byte header and the 8 bytes. */
 	err = err ?: set_size(*obj, "doorbell", ring_bytes((__u64)repeat * (8 + doorbell_bytes)));
 	return err ?: bpf_object__load(*obj);
@@ -109,7 +130,8 @@ static int check_record(void *ctx, void *data, size_t size)
 }
 
 /* Empty what @a's runs filled, untimed, and check that each run left its record. */
-static int drain_and_check(enum arm a, int queue_fd, struct ring_buffer *rings, int repeat)
+static int drain_and_check(enum arm a, const struct fbf_event_maps *queues,
+			   struct ring_buffer *rings, int repeat)
 {
 	struct fbf_event ev;
 	int records = 0;
@@ -117,10 +139,12 @@ static int drain_and_check(enum arm a, int queue_fd, struct ring_buffer *rings, 
 	if (a == ARM_NONE || a == ARM_CLOCK)
 		return 0;
 	if (a == ARM_QUEUE) {
-		while (!bpf_map_lookup_and_delete_elem(queue_fd, NULL, &ev))
-			records++;
-		if (errno != ENOENT)
-			return -errno;
+		for (unsigned int i = 0; i < queues->nr; i++) {
+			while (!bpf_map_lookup_and_delete_elem(queues->fds[i], NULL, &ev))
+				records++;
+			if (errno != ENOENT)
+				return -errno;
+		}
 	} else {
 		records = ring_buffer__consume(rings);
 		if (records < 0)
@@ -158,8 +182,9 @@ static double median(double *v, int n)
 }
 
 /* @a's median of COLD_RUNS single runs, each on cooled caches, in *ns; @tmp holds COLD_RUNS. */
-static int time_cold(enum arm a, int prog_fd, const struct kernel_case *frame, int queue_fd,
-		     struct ring_buffer *rings, double *tmp, double *ns)
+static int time_cold(enum arm a, int prog_fd, const struct kernel_case *frame,
+		     const struct fbf_event_maps *queues, struct ring_buffer *rings, double *tmp,
+		     double *ns)
 {
 	int err;
 
@@ -170,7 +195,7 @@ static int time_cold(enum arm a, int prog_fd, const struct kernel_case *frame, i
 			return err;
 	}
 	*ns = median(tmp, COLD_RUNS);
-	return drain_and_check(a, queue_fd, rings, COLD_RUNS);
+	return drain_and_check(a, queues, rings, COLD_RUNS);
 }
 
 /*
@@ -202,7 +227,8 @@ int main(int argc, char **argv)
 	size_t nr_cases = kernel_cases_build(cases);
 	struct ring_buffer *rings = NULL;
 	struct bpf_object *obj = NULL;
-	int prog_fd[NR_ARMS], queue_fd;
+	struct fbf_event_maps queues = {}, ring_maps = {};
+	int prog_fd[NR_ARMS];
 	double *ns = NULL;	/* by arm, then round, warm then cold; then scratch */
 	double *cold, *cold_tmp;
 	int a, err, ret = 1;
@@ -235,12 +261,22 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	queue_fd = bpf_object__find_map_fd_by_name(obj, "events_queue");
-	/* One reader for both rings: only one arm's records are ever there at a time. */
-	rings = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "events_ring"),
-				 check_record, (void *)&event_bytes, NULL);
-	if (!rings || ring_buffer__add(rings, bpf_object__find_map_fd_by_name(obj, "doorbell"),
-				       check_record, (void *)&doorbell_bytes)) {
+	err = fbf_event_maps_open(&queues, bpf_object__find_map_fd_by_name(obj, "events_queue"),
+				  -1) ?:
+	      fbf_event_maps_open(&ring_maps, bpf_object__find_map_fd_by_name(obj, "events_ring"),
+				  -1);
+	if (err) {
+		fprintf(stderr, "event_parts: opening each CPU's maps: %s\n", strerror(-err));
+		goto out;
+	}
+	/* One reader for every ring: only one arm's records are ever there at a time. */
+	rings = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "doorbell"), check_record,
+				 (void *)&doorbell_bytes, NULL);
+	for (unsigned int i = 0; rings && i < ring_maps.nr; i++)
+		if (ring_buffer__add(rings, ring_maps.fds[i], check_record, (void *)&event_bytes))
+			goto rings_failed;
+	if (!rings) {
+rings_failed:
 		fprintf(stderr, "event_parts: reading the rings: %s\n", strerror(errno));
 		goto out;
 	}
@@ -250,7 +286,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NR_ARMS; k++) {
 			a = (round + k) % NR_ARMS;
 			err = kernel_case_time(prog_fd[a], frame, repeat, &ns[a * rounds + round]);
-			err = err ?: drain_and_check(a, queue_fd, rings, repeat);
+			err = err ?: drain_and_check(a, &queues, rings, repeat);
 			if (err) {
 				fprintf(stderr, "event_parts: %s: %s\n", arms[a].name, strerror(-err));
 				goto out;
@@ -258,7 +294,7 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < NR_ARMS; k++) {
 			a = (round + k) % NR_ARMS;
-			err = time_cold(a, prog_fd[a], frame, queue_fd, rings, cold_tmp,
+			err = time_cold(a, prog_fd[a], frame, &queues, rings, cold_tmp,
 					&cold[a * rounds + round]);
 			if (err) {
 				fprintf(stderr, "event_parts: %s cold: %s\n", arms[a].name,
@@ -281,6 +317,8 @@ int main(int argc, char **argv)
 	ret = 0;
 out:
 	ring_buffer__free(rings);
+	fbf_event_maps_close(&queues);
+	fbf_event_maps_close(&ring_maps);
 	bpf_object__close(obj);
 	free(ns);
 	return ret;

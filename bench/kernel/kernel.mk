@@ -22,9 +22,9 @@ $(EVENT_PARTS_OBJ): bench/kernel/event_parts.bpf.c
 
 $(OUTPUT)/bench/kernel_test_run: $(call obj,bench/kernel/kernel_test_run.c) $(KERNEL_CASES_OBJS)
 $(OUTPUT)/bench/bpf_run_stats: $(call obj,bench/kernel/bpf_run_stats.c) $(LIB_OBJS)
-# Only the frames: no fixture, the programs are its own.
+# Only the frames and the per-CPU maps' maker: no fixture, the programs are its own.
 $(OUTPUT)/bench/event_parts: $(call obj,bench/kernel/event_parts.c bench/kernel/kernel_cases.c \
-					testing/frames.c)
+					testing/frames.c lib/event_maps.c)
 $(KERNEL_PROGS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)

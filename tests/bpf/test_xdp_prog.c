@@ -2,9 +2,10 @@
 /*
  * The XDP program under BPF_PROG_TEST_RUN: one frame per test, then the
  * return value, the frame as the program left it, the whole queue and every
- * counter; then 1-in-N sampling (--sample), counted exactly per CPU. Every
- * test runs on both transports, the queue map and the ring buffer. Needs the
- * privileges to load BPF programs; without them, every test is skipped.
+ * counter; each CPU's own event map; then 1-in-N sampling (--sample),
+ * counted exactly per CPU. Every test runs on both transports, the queue maps
+ * and the ring buffers. Needs the privileges to load BPF programs; without
+ * them, every test is skipped.
  */
 #define _GNU_SOURCE /* sched_getcpu, sched_setaffinity */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "frames.h"
 #include "program_loaded.h"
 #include "ref_parser.h"
+#include "ring_reader.h"
 #include "transport_groups.h"
 #include "userspace_util.h"
 
@@ -465,6 +467,171 @@ static void test_full_queue_accepts_push_after_pop(void **state)
 	assert_queue_empty(&s->small);
 }
 
+/* ---- one map per CPU ---- */
+
+/*
+ * Two CPUs this thread may run on, the first and the last; false if it has
+ * one only. Each is tried: the fixture pinned the thread to one, and every
+ * online CPU is open to it again.
+ */
+static bool two_cpus(int *a, int *b)
+{
+	int cpu, ncpus = libbpf_num_possible_cpus();
+	cpu_set_t one;
+
+	*a = *b = -1;
+	for (cpu = 0; cpu < ncpus && cpu < CPU_SETSIZE; cpu++) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue; /* offline, or not in our cpuset */
+		if (*a < 0)
+			*a = cpu;
+		else
+			*b = cpu;
+	}
+	return *b >= 0;
+}
+
+/*
+ * Two CPUs for a test, in *@a and *@b, and in @old the affinity to restore;
+ * on a host with one, the test is skipped, saying @why.
+ */
+static void require_two_cpus(cpu_set_t *old, int *a, int *b, const char *why)
+{
+	assert_int_equal(sched_getaffinity(0, sizeof(*old), old), 0);
+	if (two_cpus(a, b))
+		return;
+	assert_int_equal(sched_setaffinity(0, sizeof(*old), old), 0);
+	fprintf(stderr, "# SKIP: one CPU here, %s\n", why);
+	skip();
+}
+
+static void run_on_cpu(struct bpf_fixture *fx, int cpu, const void *frame, size_t len,
+		       int repeat)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	run_frames(fx, frame, len, repeat);
+}
+
+/* Take an event from CPU @cpu's map alone: 0, or -ENOENT if it has none. */
+static int take_from_cpu(struct bpf_fixture *fx, int cpu, struct fbf_event *ev)
+{
+	struct ring_reader r;
+	const void *rec;
+	__u32 len;
+	int err;
+
+	assert_in_range(cpu, 0, fx->maps.nr - 2); /* the last is the spare */
+	if (suite_transport != FBF_TRANSPORT_RINGBUF)
+		return bpf_map_lookup_and_delete_elem(fx->maps.fds[cpu], NULL, ev) ? -errno : 0;
+	assert_int_equal(ring_reader_open(&r, fx->maps.fds[cpu]), 0);
+	rec = ring_reader_next(&r, &len);
+	err = rec ? 0 : -ENOENT;
+	if (rec) {
+		assert_int_equal(len, sizeof(*ev));
+		memcpy(ev, rec, sizeof(*ev));
+	}
+	ring_reader_release(&r);
+	ring_reader_close(&r);
+	return err;
+}
+
+/* CPU @cpu's map holds exactly @n events of @saddr, which are taken. */
+static void assert_cpu_holds(struct bpf_fixture *fx, int cpu, __u32 n, __u32 saddr)
+{
+	struct fbf_event ev;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (take_from_cpu(fx, cpu, &ev))
+			fail_msg("CPU %d's map: %u events, want %u", cpu, i, n);
+		assert_int_equal(ev.saddr, saddr);
+	}
+	assert_int_equal(take_from_cpu(fx, cpu, &ev), -ENOENT);
+}
+
+/* CPU @cpu's counters of @fx. */
+static void cpu_counters(struct bpf_fixture *fx, int cpu, struct fbf_counters *c)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct fbf_counters *percpu;
+	__u32 key = 0;
+
+	percpu = calloc(ncpus, sizeof(*percpu));
+	assert_non_null(percpu);
+	assert_int_equal(bpf_map_lookup_elem(fx->counters_fd, &key, percpu), 0);
+	*c = percpu[cpu];
+	free(percpu);
+}
+
+/*
+ * A frame on each of two CPUs: each event goes to its own CPU's map, and
+ * the fixture's reader, which goes round every map as the agent does, gets
+ * both. On one CPU, there is nothing to tell apart: skipped.
+ */
+static void test_each_cpu_sends_to_its_own_map(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 fizz = IPV4_ADDR(10, 0, 0, 3), buzz = IPV4_ADDR(10, 0, 0, 10);
+	__u8 frame_a[FRAME_MAX_LEN], frame_b[FRAME_MAX_LEN];
+	size_t len_a = frame_build_ipv4(frame_a, sizeof(frame_a), NULL, &FRAME_IPV4(fizz));
+	size_t len_b = frame_build_ipv4(frame_b, sizeof(frame_b), NULL, &FRAME_IPV4(buzz));
+	struct fbf_event ev;
+	cpu_set_t old;
+	int a, b;
+
+	require_two_cpus(&old, &a, &b, "nothing to tell apart");
+	run_on_cpu(&s->fx, a, frame_a, len_a, 1);
+	run_on_cpu(&s->fx, b, frame_b, len_b, 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_cpu_holds(&s->fx, a, 1, fizz);
+	assert_cpu_holds(&s->fx, b, 1, buzz);
+
+	run_on_cpu(&s->fx, a, frame_a, len_a, 1);
+	run_on_cpu(&s->fx, b, frame_b, len_b, 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+	assert_int_equal(bpf_fixture_pop(&s->fx, &ev), 0);
+	assert_int_equal(ev.saddr, fizz);
+	assert_int_equal(bpf_fixture_pop(&s->fx, &ev), 0);
+	assert_int_equal(ev.saddr, buzz);
+	assert_queue_empty(&s->fx);
+}
+
+/*
+ * One CPU fills its map and goes past it; another sends one event: the
+ * first loses OVERFLOW events, counted in its own counters, and the second
+ * loses none, its event in its own map: --queue-size is per CPU.
+ */
+static void test_a_full_cpu_map_loses_there_only(void **state)
+{
+	struct suite *s = require_program(state);
+	__u32 full = s->small.capacity, addr = fizzbuzz_addr(0);
+	__u8 frame[FRAME_MAX_LEN];
+	size_t len = frame_build_ipv4(frame, sizeof(frame), NULL, &FRAME_IPV4(addr));
+	struct fbf_counters c;
+	cpu_set_t old;
+	int a, b;
+
+	require_two_cpus(&old, &a, &b, "no other map to stay free");
+	run_on_cpu(&s->small, a, frame, len, full + OVERFLOW);
+	run_on_cpu(&s->small, b, frame, len, 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+
+	cpu_counters(&s->small, a, &c);
+	assert_int_equal(c.packets, full + OVERFLOW);
+	assert_int_equal(c.queue_full, OVERFLOW);
+	cpu_counters(&s->small, b, &c);
+	assert_int_equal(c.packets, 1);
+	assert_int_equal(c.queue_full, 0);
+	assert_cpu_holds(&s->small, a, full, addr);
+	assert_cpu_holds(&s->small, b, 1, addr);
+}
+
 /* ---- the event's time ---- */
 
 static void pin_to_this_cpu(cpu_set_t *old);
@@ -791,6 +958,8 @@ int main(void)
 		xdp_test(test_full_queue_counts_each_lost_event),
 		xdp_test(test_full_queue_keeps_oldest_events_in_order),
 		xdp_test(test_full_queue_accepts_push_after_pop),
+		xdp_test(test_each_cpu_sends_to_its_own_map),
+		xdp_test(test_a_full_cpu_map_loses_there_only),
 		xdp_test(test_sample_16_sends_exactly_1_in_16),
 		xdp_test(test_sample_16_is_exact_from_any_phase),
 		xdp_test(test_sample_16_counts_events_lost_to_a_full_queue),

@@ -385,7 +385,7 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 }
 
 @test "the lock file records the pid and its event map's id; the start line names its prog id" {
-	local ifindex netns record map id
+	local ifindex netns record map id inner
 
 	fbf_agent_start "$OUT" "$ERR" --quiet
 	ifindex=$(ip -n "$FBF_NS_SRV" -o link show "$FBF_VETH_SRV" | cut -d: -f1)
@@ -399,10 +399,19 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 import json, sys
 prog = json.load(sys.stdin)
 assert prog["name"] == "xdp_fizzbuzzfib" and int(sys.argv[1]) in prog["map_ids"], prog' "$map"
+	# An array of maps, one per CPU, each of the transport's type.
 	bpftool -j map show id "$map" | python3 -c '
 import json, sys
 m = json.load(sys.stdin)
-assert m["name"] == "events" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
+assert m["name"] == "events" and m["type"] == "array_of_maps", m
+assert m["max_entries"] == int(sys.argv[1]), m' "$(fbf_possible_cpus)"
+	inner=$(bpftool -j map lookup id "$map" key 0 0 0 0 | python3 -c '
+import json, sys
+print(int.from_bytes(bytes(int(b, 16) for b in json.load(sys.stdin)["value"]), "little"))')
+	bpftool -j map show id "$inner" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
 	fbf_stop_agent INT
 }
 
@@ -460,5 +469,64 @@ assert m["name"] == "events" and m["type"] == sys.argv[1], m' "$FBF_TRANSPORT"
 	grep -Eq "${FBF_LOG}cannot write events to stdout: No space left on device; stopping\$" \
 		"$ERR"
 	fbf_check_summary "$ERR" "$(fbf_summary_value "$ERR" delivered)"
+	fbf_xdp_detached
+}
+
+# Each CPU sends to its own map (xdp/fizzbuzzfib.bpf.c): events sent on every
+# CPU while the agent is stopped wait in as many maps, and the stop's last
+# drain must empty each one. The events are sent by BPF_PROG_TEST_RUN of the
+# attached program from a process pinned to each CPU in turn.
+@test "a stop empties every CPU's map: events from each CPU are all delivered" {
+	local events=1000 cpus=0 cpu produced
+
+	fbf_agent_start "$OUT" "$ERR"
+	kill -STOP "$FBF_AGENT_PID"
+	for cpu in $(taskset -c -p $$ | sed 's/.*: //' | tr ',' ' '); do
+		for cpu in $(seq "${cpu%-*}" "${cpu#*-}"); do
+			taskset -c "$cpu" "$FBF_BUILD/testing/drain_rate" fill \
+				"$(fbf_attached_prog_id)" "$events"
+			cpus=$((cpus + 1))
+		done
+	done
+	[ "$cpus" -ge 1 ]
+	kill -TERM "$FBF_AGENT_PID"
+	kill -CONT "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID"
+	FBF_AGENT_PID=
+	produced=$(fbf_summary_value "$ERR" produced)
+	echo "cpus $cpus produced $produced lines $(wc -l <"$OUT")"
+	[ "$produced" -eq $((cpus * events)) ]
+	[ "$(fbf_summary_value "$ERR" queued)" -eq 0 ]
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	[ "$(wc -l <"$OUT")" -eq "$produced" ]
+	fbf_xdp_detached
+}
+
+# --queue-size is per CPU: possible CPUs x size x record is what the maps take,
+# and a size past what the host has is refused in one line, before anything
+# is attached. A ring is refused past the kernel's 2 GiB on any host.
+@test "a queue size that would not fit is refused in one line, and nothing is attached" {
+	local cpus available size
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --transport ringbuf --queue-size 100000000 \
+		--duration 1
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--queue-size 100000000: a ring buffer of 100000000 events would pass"* ]]
+	fbf_xdp_detached
+
+	cpus=$(fbf_possible_cpus)
+	available=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) * 1024))
+	# 16 bytes an event in a queue: past what is available by an eighth.
+	size=$((available / cpus / 16 + available / cpus / 128))
+	if [ "$size" -gt 2147483648 ]; then
+		skip "this host's memory takes the largest queue size on each of its $cpus CPUs"
+	fi
+	# --duration: an agent that took the size anyway stops and fails the test.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --transport queue --queue-size "$size" \
+		--duration 1
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--queue-size $size: $cpus CPUs x "*" of kernel memory, more than the "* ]]
 	fbf_xdp_detached
 }
