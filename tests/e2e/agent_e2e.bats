@@ -477,12 +477,12 @@ assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPO
 # drain must empty each one. The events are sent by BPF_PROG_TEST_RUN of the
 # attached program from a process pinned to each CPU in turn.
 @test "a stop empties every CPU's map: events from each CPU are all delivered" {
-	local events=1000 cpus=0 cpu produced
+	local events=1000 cpus=0 range cpu produced
 
 	fbf_agent_start "$OUT" "$ERR"
 	kill -STOP "$FBF_AGENT_PID"
-	for cpu in $(taskset -c -p $$ | sed 's/.*: //' | tr ',' ' '); do
-		for cpu in $(seq "${cpu%-*}" "${cpu#*-}"); do
+	for range in $(taskset -c -p $$ | sed 's/.*: //' | tr ',' ' '); do
+		for cpu in $(seq "${range%-*}" "${range#*-}"); do
 			taskset -c "$cpu" "$FBF_BUILD/testing/drain_rate" fill \
 				"$(fbf_attached_prog_id)" "$events"
 			cpus=$((cpus + 1))
