@@ -84,10 +84,10 @@ EOF
 	[ "$status" -ne 5 ] || skip "perf cannot sample here: ${lines[-1]}"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"results in $out"* ]]
-	# drain_live is the agent's loop; queue_read, the queue's read, is called
-	# through the transport's ops and pops.
+	# drain_live is the agent's loop; queue_read_map, the read of one CPU's
+	# queue, is called through the transport's ops and pops.
 	grep -q '"n": "drain_live"' "$out/flamegraph.html"
-	grep -q '"n": "queue_read"' "$out/flamegraph.html"
+	grep -q '"n": "queue_read_map"' "$out/flamegraph.html"
 	grep -q '"n": "bpf_map_lookup_and_delete_elem"' "$out/flamegraph.html"
 	grep -q ' drain_live$' "$out/hot-inclusive.txt"
 	grep -q ';drain_live;' "$out/stacks.folded"
