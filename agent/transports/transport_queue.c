@@ -11,6 +11,13 @@
 #include "sinks/event_sink.h"
 #include "transports/transport.h"
 
+/*
+ * A pop from a system call fails with EBUSY only where the queue's lock is
+ * a resilient one (6.15 on), and only after waiting a quarter of a second
+ * for it or finding a deadlock: worth a few more tries, not a spin forever.
+ */
+#define QUEUE_BUSY_TRIES 4
+
 static int queue_open(struct transport *t)
 {
 	(void)t;
@@ -20,6 +27,7 @@ static int queue_open(struct transport *t)
 static long queue_read_map(struct transport *t, unsigned int i, __u64 max)
 {
 	int fd = t->maps.fds[i];
+	unsigned int busy = 0;
 	long n = 0;
 
 	while ((__u64)n < max) {
@@ -30,8 +38,8 @@ static long queue_read_map(struct transport *t, unsigned int i, __u64 max)
 		struct fbf_event ev = {};
 
 		if (bpf_map_lookup_and_delete_elem(fd, NULL, &ev)) {
-			if (errno == EBUSY)
-				continue; /* the queue's lock was not to be had: try again */
+			if (errno == EBUSY && ++busy < QUEUE_BUSY_TRIES)
+				continue;
 			return errno == ENOENT ? n : -errno;
 		}
 		event_sink_deliver(t->sink, &ev);
