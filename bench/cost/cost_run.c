@@ -17,12 +17,15 @@
  * static figures alone: what a kernel booted under emulation, where timing
  * means nothing, is asked for. The arm named xdp_pass is the bare program the
  * others are measured against: -p and -m are for the others. Queues and rings
- * the programs send to are sized for one run and emptied after each, untimed
- * (cost_object.h). Prints "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
+ * the programs send to are sized for one run and emptied after each, untimed,
+ * and an array of them gets one per CPU (cost_events.h). Prints
+ * "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
  * (bench/gate/gate.py reads them): static figures, each shape's action (in
  * the first round: a program that keeps state may change its mind), one
  * latency sample per shape and round, and the round's sum as cost/all; and
- * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded.
+ * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded, and after the
+ * rounds a "#map" line for each event map and array of maps of each arm
+ * (cost_events_print()): which path the runs sent to.
  *
  * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
  * CPU this process may use (-c: a comma-separated list of counts instead):
@@ -32,7 +35,8 @@
  * mean over the threads and the shapes), throughput (runs per second of all
  * N threads together) and overlap-percent (how long all N timed loops ran at
  * once, of the time any ran). Queues and rings are sized for N threads' runs
- * and emptied, untimed, after each step, which the threads wait for.
+ * (an array's, one per CPU, for one thread's) and emptied, untimed, after
+ * each step, which the threads wait for.
  *
  * Either takes ARM=id:PROG_ID too: a program another process loaded and
  * keeps (an agent's, attached and draining its maps as it serves), measured
@@ -143,8 +147,8 @@ static long long live_id(const char *path)
 	       -1 : (long long)id;
 }
 
-/* Each arm loaded (or found, by id) with its queues sized for @events sends. */
-static int load_arms(struct arm *arms, int nr_arms, __u32 events)
+/* Each arm loaded (or found, by id), its event maps sized for @runs runs on each of @cpus CPUs. */
+static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
 		bool pass = !strcmp(arms[a].name, PASS_ARM);
@@ -163,7 +167,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 events)
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
 		      cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
-				     pass ? NULL : maps_file, events);
+				     pass ? NULL : maps_file, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -171,10 +175,14 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 events)
 	return 0;
 }
 
-static void close_arms(struct arm *arms, int nr_arms)
+/* After the runs: each arm's event maps, and the events read out of each. */
+static void close_arms(struct arm *arms, int nr_arms, bool measured)
 {
-	for (int a = 0; a < nr_arms; a++)
+	for (int a = 0; a < nr_arms; a++) {
+		if (measured)
+			cost_events_print(&arms[a].cp.events, arms[a].name);
 		cost_prog_close(&arms[a].cp);
+	}
 }
 
 /*
@@ -231,7 +239,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		return COST_EXIT_USAGE;
 	if (rounds < 0 || repeat < 1)
 		return usage();
-	ret = load_arms(arms, nr_arms, repeat);
+	ret = load_arms(arms, nr_arms, repeat, 1);
 	for (int round = 0; !ret && round < rounds; round++) {
 		for (int a = 0; a < nr_arms; a++)
 			arms[a].all_ns = 0;
@@ -270,7 +278,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 		fflush(stdout);
 	}
-	close_arms(arms, nr_arms);
+	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
 
@@ -397,7 +405,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	for (int c = 0; c < nr_counts; c++)
 		most = counts[c] > most ? counts[c] : most;
 	/* Every thread's sends of one step, which are emptied before the next. */
-	ret = load_arms(arms, nr_arms, (__u32)repeat * most);
+	ret = load_arms(arms, nr_arms, repeat, most);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
@@ -410,7 +418,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	}
 	cost_cpus_stop(pool);
-	close_arms(arms, nr_arms);
+	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
 
@@ -446,8 +454,8 @@ static int attach(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* Events: 0, the object's own sizes; a live run is never drained. */
-	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0);
+	/* Runs: 0, the object's own sizes; a live run is never drained. */
+	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0, 1);
 	if (ret)
 		goto out;
 	link_fd = bpf_link_create(cp.fd, ifindex, BPF_XDP, &opts);
