@@ -15,7 +15,8 @@ COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
-	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o)
+	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
+	       cost_probe_maps_of_maps.bpf.o)
 
 .PHONY: cost cost-compare
 
@@ -38,6 +39,7 @@ $(OUTPUT)/testing/cost_probe_refused.bpf.o: COST_PROBE_FLAGS := -DCOST_REFUSED
 $(OUTPUT)/testing/cost_probe_config.bpf.o: COST_PROBE_FLAGS := -DCOST_CONFIG
 $(OUTPUT)/testing/cost_probe_shared_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_SHARED_COUNTER
 $(OUTPUT)/testing/cost_probe_percpu_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_PERCPU_COUNTER
+$(OUTPUT)/testing/cost_probe_maps_of_maps.bpf.o: COST_PROBE_FLAGS := -DCOST_MAPS_OF_MAPS
 $(COST_PROBES): testing/cost_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
