@@ -13,7 +13,9 @@ QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate re
 shown, and for compare judged, as benchmark cost/prog@KERNEL.
 
 SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: xdp_pass and prog for
-measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines;
+measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines,
+"#map" lines (bench/cost/cost_events.h: each event map, the events read out of it, and
+which arrays of maps were filled, one map per CPU), shown as the table's notes;
 LIVE rows: "benchmark<TAB>measure<TAB>value".
 
 SAMPLES also holds cost_run cpus's rows, benchmark cost/cpus/N: shown by measure as the CPUs
