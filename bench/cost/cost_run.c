@@ -8,11 +8,13 @@
  *   cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
- * round after round every frame shape of the corpus (cost_corpus.h; -k: the
- * classifier's own shapes alone) through BPF_PROG_TEST_RUN on every arm,
- * starting from a different arm each round so that none always runs first on
- * a cold cache: the arms' samples come from runs milliseconds apart, under the
- * same load, and pair round by round. The regression gate measures
+ * round after round each arm in turn, starting from a different arm each round
+ * so that none always runs first on a cold cache, runs every frame shape of
+ * the corpus (cost_corpus.h; -k: the classifier's own shapes alone) through
+ * BPF_PROG_TEST_RUN, held in the XDP dispatcher meanwhile (cost_hold.h: else
+ * each call waits for two RCU grace periods): the arms' samples of a round
+ * come from runs a few tens of milliseconds apart, under the same load, and
+ * pair round by round. The regression gate measures
  * fizzbuzzfib's builds with it too (bench/gate/gate.sh). ROUNDS 0 gives the
  * static figures alone: what a kernel booted under emulation, where timing
  * means nothing, is asked for. The arm named xdp_pass is the bare program the
@@ -54,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
@@ -62,6 +65,7 @@
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
+#include "cost_hold.h"
 #include "cost_object.h"
 #include "kernel_cases.h"
 
@@ -227,6 +231,52 @@ static int drain(struct arm *arm, const struct cost_shape *shape)
 	return COST_EXIT_FAILED;
 }
 
+/* @arm held in the dispatcher while it runs (cost_hold.h): the link's fd, or -1 after one line. */
+static int hold_arm(const struct arm *arm)
+{
+	int fd = cost_hold(arm->cp.fd);
+
+	if (fd < 0)
+		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
+			strerror(-fd));
+	return fd;
+}
+
+/* Every shape through one arm in one round, on one CPU: its rows. */
+static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, size_t nr_shapes,
+		   int repeat, __u32 *actions)
+{
+	int link = hold_arm(arm), ret = 0;
+
+	if (link < 0)
+		return COST_EXIT_FAILED;
+	arm->all_ns = 0;
+	for (size_t i = 0; !ret && i < nr_shapes; i++) {
+		__u32 action;
+		double ns;
+		int err = kernel_frame_run(arm->cp.fd, shapes[i].frame, shapes[i].len, repeat, &ns,
+					   &action);
+
+		if (err) {
+			fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n", arm->name,
+				shapes[i].name, strerror(-err));
+			ret = COST_EXIT_FAILED;
+			break;
+		}
+		ret = drain(arm, &shapes[i]);
+		if (ret)
+			break;
+		arm->all_ns += ns;
+		if (!round) {
+			actions[i] = action;
+			printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, action);
+		}
+		printf("%s\tcost/%s\tlatency\t%.0f\n", arm->name, shapes[i].name, ns);
+	}
+	close(link);
+	return ret;
+}
+
 static int run(int argc, char **argv, int rounds, int repeat)
 {
 	static struct cost_shape shapes[COST_SHAPES_MAX];
@@ -239,37 +289,17 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		return COST_EXIT_USAGE;
 	if (rounds < 0 || repeat < 1)
 		return usage();
+	ret = rounds ? -cost_hold_start() : 0;
+	if (ret) {
+		fprintf(stderr, "cost: a network namespace of its own: %s\n", strerror(ret));
+		return COST_EXIT_FAILED;
+	}
 	ret = load_arms(arms, nr_arms, repeat, 1);
 	for (int round = 0; !ret && round < rounds; round++) {
-		for (int a = 0; a < nr_arms; a++)
-			arms[a].all_ns = 0;
-		for (size_t i = 0; !ret && i < nr_shapes; i++) {
-			for (int k = 0; !ret && k < nr_arms; k++) {
-				int a = (round + k) % nr_arms;
-				struct arm *arm = &arms[a];
-				__u32 action;
-				double ns;
-				int err = kernel_frame_run(arm->cp.fd, shapes[i].frame,
-							   shapes[i].len, repeat, &ns, &action);
+		for (int k = 0; !ret && k < nr_arms; k++) {
+			int a = (round + k) % nr_arms;
 
-				if (err) {
-					fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n",
-						arm->name, shapes[i].name, strerror(-err));
-					ret = COST_EXIT_FAILED;
-					break;
-				}
-				ret = drain(arm, &shapes[i]);
-				if (ret)
-					break;
-				arm->all_ns += ns;
-				if (!round) {
-					actions[a][i] = action;
-					printf("%s\tcost/%s\taction\t%u\n", arm->name,
-					       shapes[i].name, action);
-				}
-				printf("%s\tcost/%s\tlatency\t%.0f\n", arm->name, shapes[i].name,
-				       ns);
-			}
+			ret = run_arm(&arms[a], round, shapes, nr_shapes, repeat, actions[a]);
 		}
 		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
@@ -318,18 +348,17 @@ static int cpu_counts(int *counts, int nr_cpus)
 
 /*
  * Every shape on @n CPUs at once for one arm, held in the dispatcher meanwhile
- * (cost_cpus_hold()): its ns per run, overlap and span summed over the shapes.
+ * (cost_hold.h: else the threads' calls would queue on the dispatcher's lock,
+ * their loops barely overlapping): its ns per run, overlap and span summed
+ * over the shapes.
  */
 static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
 {
-	int ret = -cost_cpus_hold(pool, arm->cp.fd);
+	int link = hold_arm(arm), ret = 0;
 
-	if (ret) {
-		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
-			strerror(ret));
+	if (link < 0)
 		return COST_EXIT_FAILED;
-	}
 	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
 	for (size_t i = 0; !ret && i < nr_shapes; i++) {
 		struct cost_cpus_step step;
@@ -348,7 +377,7 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		arm->span_ns += step.span_ns;
 		actions[i] = step.action;
 	}
-	cost_cpus_release(pool);
+	close(link);
 	return ret;
 }
 
