@@ -13,8 +13,8 @@
  * the corpus (cost_corpus.h; -k: the classifier's own shapes alone) through
  * BPF_PROG_TEST_RUN, held in the XDP dispatcher meanwhile (cost_hold.h: else
  * each call waits for two RCU grace periods): the arms' samples of a round
- * come from runs a few tens of milliseconds apart, under the same load, and
- * pair round by round. The regression gate measures
+ * come from runs well under a second apart (a turn took about 0.2 s on the
+ * hosts here), under the same load, and pair round by round. The regression gate measures
  * fizzbuzzfib's builds with it too (bench/gate/gate.sh). ROUNDS 0 gives the
  * static figures alone: what a kernel booted under emulation, where timing
  * means nothing, is asked for. The arm named xdp_pass is the bare program the
