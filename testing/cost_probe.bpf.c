@@ -2,7 +2,7 @@
 /*
  * A small XDP program for the cost tool's tests (bench/cost/cost.bats): it
  * drops TCP over IPv4, passes the rest, and aborts what it cannot parse, so
- * the tool's table has three actions to tell apart. Built five times:
+ * the tool's table has three actions to tell apart. Built eight times:
  *
  *   (plain)          the program
  *   -DCOST_PLANTED   the same with one instruction more on every frame: the
@@ -16,6 +16,9 @@
  *                    cache line the CPUs fight over on several (the curve must flag it)
  *   -DCOST_PERCPU_COUNTER  every frame counted into its CPU's own value: flat on any
  *                    number of CPUs (the curve must not flag it)
+ *   -DCOST_MAPS_OF_MAPS  every frame counted through an array of maps of arrays whose
+ *                    one slot the object sets, and sent to a queue in a hash of maps
+ *                    if it holds one: maps of maps the tool must leave as they are
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -46,6 +49,39 @@ struct {
 } cost_frames SEC(".maps");
 #endif
 
+#ifdef COST_MAPS_OF_MAPS
+struct cost_count {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cost_count_0 SEC(".maps");
+
+/* Its one slot set in the object: no CPU's, and no queue's or ring's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct cost_count);
+} cost_counts SEC(".maps") = {
+	.values = { &cost_count_0 },
+};
+
+struct cost_queue {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 16);
+	__type(value, __u32);
+};
+
+/* Queues under keys of the program's own choosing: a hash has no slot per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__array(values, struct cost_queue);
+} cost_queues SEC(".maps");
+#endif
+
 SEC("xdp")
 int xdp_cost_probe(struct xdp_md *ctx)
 {
@@ -65,6 +101,19 @@ int xdp_cost_probe(struct xdp_md *ctx)
 #else
 		*frames += 1;
 #endif
+#endif
+#ifdef COST_MAPS_OF_MAPS
+	__u32 slot = 0;
+	void *count_map = bpf_map_lookup_elem(&cost_counts, &slot);
+	void *queue = bpf_map_lookup_elem(&cost_queues, &slot);
+	__u64 *count = count_map ? bpf_map_lookup_elem(count_map, &slot) : NULL;
+
+	/* Without the slot the object set, every frame is aborted: the tool says so. */
+	if (!count)
+		return XDP_ABORTED;
+	__sync_fetch_and_add(count, 1);
+	if (queue)
+		bpf_map_push_elem(queue, &slot, 0);
 #endif
 #ifdef COST_CONFIG
 	__u32 zero = 0, *enabled = bpf_map_lookup_elem(&cost_config, &zero);

@@ -180,6 +180,33 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[[ "${lines[-1]}" != *CPUs* ]]
 }
 
+@test "the project's program is measured sending to each CPU's own queue or ring, not the spare" {
+	# The object's array of event maps is filled, one map per CPU, as the agent fills it.
+	FBF_COST_ROUNDS=1 cost measure "$FBF_BUILD/fizzbuzzfib.bpf.o" xdp_fizzbuzzfib
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ "events, an array_of_maps filled here with one queue per CPU ("[1-9][0-9]*"): "\
+[1-9][0-9,]*" events read" ]]
+	[[ "$output" == *"events_spare, a queue: 0 events read"* ]]
+	[[ "$output" == *"left as the object leaves them "*": sources (array_of_maps of percpu_hash)."* ]]
+	run "$FBF_BUILD/bench/cost_run" cpus -k -r 1 -n 1000 -p xdp_fizzbuzzfib \
+		"ring=$FBF_BUILD/fizzbuzzfib_ringbuf.bpf.o"
+	[ "$status" -eq 0 ]
+	grep -E $'^#map\tring\tevents\tarray_of_maps\tringbuf\t[1-9][0-9]*\t[1-9][0-9]*$' <<<"$output"
+	grep -E $'^#map\tring\tevents_spare\tringbuf\t-\t0\t0$' <<<"$output"
+}
+
+@test "maps of maps not of queues or rings, or not an array, are left as the object leaves them" {
+	local left="cost_counts (array_of_maps of array), cost_queues (hash_of_maps of queue)."
+
+	# The probe aborts every frame if its array's one slot, set in the object, is gone.
+	FBF_COST_ROUNDS=1 cost measure "$PROBE"_maps_of_maps.bpf.o
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
+	[[ "$output" == *"left as the object leaves them "*": $left"* ]]
+	[[ "$output" != *"Event maps"* ]]
+}
+
 @test "the runner measures a program another process loaded, by its id" {
 	local id
 

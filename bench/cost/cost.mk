@@ -9,12 +9,14 @@
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
-COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_object.c \
-	     bench/cost/cost_corpus.c bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
+COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
+	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
+	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
-	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o)
+	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
+	       cost_probe_maps_of_maps.bpf.o)
 
 .PHONY: cost cost-compare
 
@@ -37,6 +39,7 @@ $(OUTPUT)/testing/cost_probe_refused.bpf.o: COST_PROBE_FLAGS := -DCOST_REFUSED
 $(OUTPUT)/testing/cost_probe_config.bpf.o: COST_PROBE_FLAGS := -DCOST_CONFIG
 $(OUTPUT)/testing/cost_probe_shared_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_SHARED_COUNTER
 $(OUTPUT)/testing/cost_probe_percpu_counter.bpf.o: COST_PROBE_FLAGS := -DCOST_PERCPU_COUNTER
+$(OUTPUT)/testing/cost_probe_maps_of_maps.bpf.o: COST_PROBE_FLAGS := -DCOST_MAPS_OF_MAPS
 $(COST_PROBES): testing/cost_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)

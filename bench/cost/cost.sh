@@ -112,7 +112,8 @@ matrix_run()
 }
 
 # time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
-# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus), the samples into FILE.
+# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus), the samples into FILE, and
+# both runs' #map lines: the events each map took.
 time_arms()
 {
 	local file=$1
@@ -121,7 +122,7 @@ time_arms()
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#' -e $'\tcost/prog\t' >>"$file"
+		grep -v -e '^#prog' -e $'\tcost/prog\t' >>"$file"
 }
 
 [ "$(id -u)" -eq 0 ] ||

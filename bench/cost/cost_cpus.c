@@ -2,7 +2,6 @@
 /* The cost tool's threads on every CPU: see cost_cpus.h. */
 #define _GNU_SOURCE /* pthread_attr_setaffinity_np, CPU_SET */
 #include <errno.h>
-#include <net/if.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -11,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <linux/if_link.h>
 
 #include "cost_cpus.h"
+#include "cost_hold.h"
 
 struct worker {
 	struct cost_cpus *pool;
@@ -35,7 +34,6 @@ struct cost_cpus {
 	int prog_fd, repeat;
 	const void *frame;
 	size_t len;
-	int link_fd;			/* the program held in the dispatcher, or -1 */
 	int nr_workers;
 	struct worker workers[];
 };
@@ -102,13 +100,12 @@ int cost_cpus_start(struct cost_cpus **out, int *nr_cpus)
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return -errno;
-	/* Nothing of the host's: the namespace and its loopback go when the process does. */
-	if (unshare(CLONE_NEWNET))
-		return -errno;
+	err = cost_hold_start();
+	if (err)
+		return err;
 	pool = calloc(1, sizeof(*pool) + CPU_COUNT(&allowed) * sizeof(pool->workers[0]));
 	if (!pool)
 		return -ENOMEM;
-	pool->link_fd = -1;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->go, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -197,30 +194,10 @@ int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame,
 	return 0;
 }
 
-int cost_cpus_hold(struct cost_cpus *pool, int prog_fd)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_SKB_MODE);
-	unsigned int lo = if_nametoindex("lo");
-
-	cost_cpus_release(pool);
-	if (!lo)
-		return -errno;
-	pool->link_fd = bpf_link_create(prog_fd, lo, BPF_XDP, &opts);
-	return pool->link_fd < 0 ? -errno : 0;
-}
-
-void cost_cpus_release(struct cost_cpus *pool)
-{
-	if (pool->link_fd >= 0)
-		close(pool->link_fd);
-	pool->link_fd = -1;
-}
-
 void cost_cpus_stop(struct cost_cpus *pool)
 {
 	if (!pool)
 		return;
-	cost_cpus_release(pool);
 	pthread_mutex_lock(&pool->lock);
 	pool->quit = true;
 	pthread_cond_broadcast(&pool->go);

@@ -25,25 +25,10 @@ struct cost_cpus_step {
 /*
  * Start one thread on each CPU this process may run on, pinned there, and
  * say how many in *@nr_cpus: 0, or -errno with nothing started. The process
- * moves into a network namespace of its own, whose loopback cost_cpus_hold()
- * attaches to: call it before any other thread exists.
+ * moves into a network namespace of its own (cost_hold_start()): call it
+ * before any other thread exists.
  */
 int cost_cpus_start(struct cost_cpus **pool, int *nr_cpus);
-
-/*
- * Keep program @prog_fd in the kernel's XDP dispatcher until
- * cost_cpus_release(). A test run of more than one repetition adds its
- * program to the dispatcher before its loop and takes it out after, each a
- * change that waits for an RCU grace period (25-50 ms a call on the 6.18
- * hosts here, against a loop of a millisecond): the threads' calls would
- * queue on the dispatcher's lock and their loops barely overlap. A program
- * attached to a device is in the dispatcher already, so the runs change
- * nothing: it is attached in skb mode to the namespace's loopback, which is
- * down and carries no frame. Its own runs are the same either way (the
- * dispatcher holds it during them). 0 or -errno.
- */
-int cost_cpus_hold(struct cost_cpus *pool, int prog_fd);
-void cost_cpus_release(struct cost_cpus *pool);
 
 /*
  * On the first @n CPUs at once, @repeat runs of program @prog_fd on the @len

@@ -11,7 +11,6 @@
 
 #include "cost_exits.h"
 #include "cost_object.h"
-#include "fbf_transport.h"
 
 /* The verifier's last lines a refusal shows: where it stopped, and why. */
 #define REFUSAL_LINES 6
@@ -249,57 +248,6 @@ static int open_object(struct cost_prog *cp, const char *path, const char *name)
 	return 0;
 }
 
-static bool is_queue(enum bpf_map_type type)
-{
-	return type == BPF_MAP_TYPE_QUEUE || type == BPF_MAP_TYPE_STACK;
-}
-
-/* Queues and rings large enough for @events sends: see cost_prog_load(). */
-static int size_event_maps(struct bpf_object *obj, __u32 events)
-{
-	struct bpf_map *map;
-
-	bpf_object__for_each_map(map, obj) {
-		enum bpf_map_type type = bpf_map__type(map);
-		/* One room more than sends: a queue found full after a run may have refused one. */
-		__u32 want = is_queue(type) ? events + 1 :
-			     type == BPF_MAP_TYPE_RINGBUF ?
-			     ring_bytes_for(events, COST_RING_RECORD_BYTES) : 0;
-
-		if (want > bpf_map__max_entries(map) && bpf_map__set_max_entries(map, want))
-			return -errno;
-	}
-	return 0;
-}
-
-/* Records are read to free their room, not looked at. */
-static int skip_record(void *ctx, void *data, size_t size)
-{
-	(void)ctx;
-	(void)data;
-	(void)size;
-	return 0;
-}
-
-static int open_rings(struct cost_prog *cp)
-{
-	struct bpf_map *map;
-
-	bpf_object__for_each_map(map, cp->obj) {
-		int fd = bpf_map__fd(map);
-
-		if (bpf_map__type(map) != BPF_MAP_TYPE_RINGBUF)
-			continue;
-		if (!cp->rings)
-			cp->rings = ring_buffer__new(fd, skip_record, NULL, NULL);
-		else if (ring_buffer__add(cp->rings, fd, skip_record, NULL))
-			return -errno;
-		if (!cp->rings)
-			return -errno;
-	}
-	return 0;
-}
-
 /*
  * A refused load again, without the statistics log, so that libbpf retries
  * it with the verifier's full log and prints that: its last lines say why.
@@ -323,16 +271,16 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 }
 
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 events)
+		   const char *maps_file, __u32 runs, __u32 cpus)
 {
 	int err;
 
 	cp->fd = -1;
-	cp->rings = NULL;
+	memset(&cp->events, 0, sizeof(cp->events));
 	err = open_object(cp, path, name);
 	if (err)
 		return err;
-	err = size_event_maps(cp->obj, events) ?:
+	err = cost_events_prepare(&cp->events, cp->obj, runs, cpus) ?:
 	      bpf_program__set_log_buf(cp->prog, cp->log, sizeof(cp->log)) ?:
 	      bpf_program__set_log_level(cp->prog, LOG_LEVEL_STATS);
 	if (err) {
@@ -342,6 +290,8 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	if (bpf_object__load(cp->obj)) {
 		int load_err = errno;
 
+		/* Its maps go with the object, which a refusal opens again. */
+		cost_events_close(&cp->events);
 		if (load_err != EPERM) {
 			err = tell_refusal(cp, path, name);
 			if (err)
@@ -353,9 +303,9 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	}
 	cp->fd = bpf_program__fd(cp->prog);
 	snprintf(cp->name, sizeof(cp->name), "%s", bpf_program__name(cp->prog));
-	err = open_rings(cp);
+	err = cost_events_open(&cp->events);
 	if (err) {
-		fprintf(stderr, "cost: reading %s's ring buffers: %s\n", path, strerror(-err));
+		fprintf(stderr, "cost: reading %s's event maps: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
 	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
@@ -367,7 +317,7 @@ int cost_prog_get(struct cost_prog *cp, __u32 id)
 	__u32 len = sizeof(info);
 
 	cp->obj = NULL;
-	cp->rings = NULL;
+	memset(&cp->events, 0, sizeof(cp->events));
 	cp->fd = bpf_prog_get_fd_by_id(id);
 	if (cp->fd < 0) {
 		fprintf(stderr, "cost: no BPF program has id %u: %s (bpftool prog list shows "
@@ -388,29 +338,8 @@ int cost_prog_get(struct cost_prog *cp, __u32 id)
 
 int cost_prog_drain(struct cost_prog *cp)
 {
-	struct bpf_map *map;
-
-	if (!cp->obj)
-		return 0;
-
-	bpf_object__for_each_map(map, cp->obj) {
-		__u32 popped = 0;
-		void *value;
-
-		if (!is_queue(bpf_map__type(map)))
-			continue;
-		value = malloc(bpf_map__value_size(map));
-		if (!value)
-			return -ENOMEM;
-		while (!bpf_map_lookup_and_delete_elem(bpf_map__fd(map), NULL, value))
-			popped++;
-		free(value);
-		if (errno != ENOENT)
-			return -errno;
-		if (popped >= bpf_map__max_entries(map))
-			return -EOVERFLOW;
-	}
-	return cp->rings && ring_buffer__consume(cp->rings) < 0 ? -errno : 0;
+	/* A program another process loaded has none here. */
+	return cost_events_drain(&cp->events);
 }
 
 int cost_prog_figures(const struct cost_prog *cp, struct prog_static_figures *fig)
@@ -429,8 +358,7 @@ void cost_prog_close(struct cost_prog *cp)
 	if (!cp->obj && cp->fd >= 0)
 		close(cp->fd);
 	cp->fd = -1;
-	ring_buffer__free(cp->rings);
-	cp->rings = NULL;
+	cost_events_close(&cp->events);
 	bpf_object__close(cp->obj);
 	cp->obj = NULL;
 }

@@ -10,16 +10,11 @@
 
 #include <bpf/libbpf.h>
 
+#include "cost_events.h"
 #include "kernel_cases.h"
 
 /* The verifier's statistics of a load: a few lines, whatever the program. */
 #define COST_STATS_LOG_SIZE 4096
-/*
- * The largest record a ring buffer is sized for, header included: a ring
- * holds one run's records if the program sends at most one this large a frame.
- */
-#define COST_RING_RECORD_BYTES 64
-
 /* The longest program name shown: libbpf's own, past the kernel's 15 characters. */
 #define COST_PROG_NAME_LEN 64
 
@@ -28,7 +23,7 @@ struct cost_prog {
 	struct bpf_program *prog;
 	int fd;
 	char name[COST_PROG_NAME_LEN];
-	struct ring_buffer *rings;	/* every ring buffer map's reader, or NULL */
+	struct cost_events events;	/* the maps it sends events to (cost_events.h) */
 	char log[COST_STATS_LOG_SIZE];	/* the verifier's statistics of the load */
 };
 
@@ -41,15 +36,14 @@ void cost_object_init(void);
 /*
  * Open @path, choose its XDP program (@name, or the only one if NULL), load
  * it and fill its maps from @maps_file (NULL: none). A program that sends
- * events is measured sending them: each queue and stack map is made to hold
- * @events entries, each ring buffer @events records of COST_RING_RECORD_BYTES
- * (never less than the object declares), so that one run of @events frames
- * never meets a full map, whose push skips its copy and looks cheaper.
- * Returns 0, or prints one line on stderr (and a refused program's last log
- * lines) and returns the cost_exit status that says what went wrong.
+ * events is measured sending them, its event maps made to hold @runs runs of
+ * a frame on each of @cpus CPUs at once, and an array of them given one per
+ * CPU (cost_events_prepare()). Returns 0, or prints one line on stderr (and
+ * a refused program's last log lines) and returns the cost_exit status that
+ * says what went wrong.
  */
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 events);
+		   const char *maps_file, __u32 runs, __u32 cpus);
 
 /*
  * The XDP program another process loaded, by its id (bpftool prog list shows
@@ -60,9 +54,10 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 int cost_prog_get(struct cost_prog *cp, __u32 id);
 
 /*
- * Empty every queue, stack and ring buffer map of the program, untimed, after
- * a run: 0, or -EOVERFLOW if a queue or stack was full (the run was skewed),
- * or -errno. A program another process loaded is left to it: 0.
+ * Empty every event map of the program, untimed, after a run
+ * (cost_events_drain()): 0, or -EOVERFLOW if a queue or stack was full (the
+ * run was skewed), or -errno. A program another process loaded is left to
+ * it: 0.
  */
 int cost_prog_drain(struct cost_prog *cp);
 

@@ -13,7 +13,9 @@ QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate re
 shown, and for compare judged, as benchmark cost/prog@KERNEL.
 
 SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: xdp_pass and prog for
-measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines;
+measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines,
+"#map" lines (bench/cost/cost_events.h: each event map, the events read out of it, and
+which arrays of maps were filled, one map per CPU), shown as the table's notes;
 LIVE rows: "benchmark<TAB>measure<TAB>value".
 
 SAMPLES also holds cost_run cpus's rows, benchmark cost/cpus/N: shown by measure as the CPUs
@@ -66,17 +68,46 @@ CPUS = ("cost", "")
 
 
 def load(path):
-    samples, names, order = gate.load_samples([path]), {}, []
+    samples, names, order, maps = gate.load_samples([path]), {}, [], defaultdict(dict)
     with open(path) as f:
         for line in f:
             if line.startswith("#prog\t"):
                 _, arm, name = line.rstrip("\n").split("\t")
                 names[arm] = name
+            elif line.startswith("#map\t"):
+                # One per run of cost_run (on one CPU, on several): the events read add up.
+                _, arm, name, kind, inner, cpus, read = line.rstrip("\n").split("\t")
+                m = maps[arm].setdefault(name, {"kind": kind, "inner": inner,
+                                                "cpus": int(cpus), "read": None})
+                if read != "-":
+                    m["read"] = (m["read"] or 0) + int(read)
             elif line.strip() and not line.startswith("#"):
                 bench = line.split("\t")[1]
                 if bench not in order:
                     order.append(bench)
-    return samples, names, order
+    return samples, names, order, maps
+
+
+def maps_note(arm_maps, who=""):
+    """Where the program's events went (bench/cost/cost_events.h), so the path measured shows."""
+    sent, left = [], []
+    for name, m in arm_maps.items():
+        if m["read"] is None:
+            left.append(f"{name} ({m['kind']} of {m['inner']})")
+        elif m["cpus"]:
+            sent.append(f"{name}, an {m['kind']} filled here with one {m['inner']} per CPU "
+                        f"({m['cpus']}): {m['read']:,} events read")
+        else:
+            sent.append(f"{name}, a {m['kind']}: {m['read']:,} events read")
+    note = ""
+    if sent:
+        note += (f"Event maps{who}, each sized so that no send met a full one, emptied after "
+                 "each run: " + "; ".join(sent) + ".")
+    if left:
+        note += (" " if note else "") + (f"Maps of maps{who} left as the object leaves them "
+                                          "(not of queues or rings, or not an array): " +
+                                          ", ".join(left) + ".")
+    return note
 
 
 def split_kernels(args):
@@ -172,7 +203,7 @@ def cpus_section(prog, bare):
 
 
 def measure(out_dir, obj, samples_path, live_path, kernels):
-    samples, names, order = load(samples_path)
+    samples, names, order, maps = load(samples_path)
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
     prog, bare = samples["prog"], samples["xdp_pass"]
@@ -236,6 +267,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
           "into a veth; ns/packet from BPF run-time statistics (which add about 20 ns a run); "
           "what the program did from the veth's XDP counters. Compare within this table only."
           + kernels_note(found) + "\n")
+    note = maps_note(maps["prog"])
+    if note:
+        print(note + "\n")
     print_table(["benchmark", "measure", "program", "XDP_PASS", "nothing", "over XDP_PASS",
                  "spread", "action"], rows)
     cpu_rows, cpu_bmf, reading = cpus_section(prog, bare)
@@ -301,7 +335,7 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
 
 
 def compare(out_dir, samples_path, confirm_path, kernels):
-    samples, names, order = load(samples_path)
+    samples, names, order, maps = load(samples_path)
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
     base, cand = samples[gate.BASE], samples[gate.CANDIDATE]
@@ -339,6 +373,9 @@ def compare(out_dir, samples_path, confirm_path, kernels):
           "Gated: the sum over all shapes, and that on 2 CPUs and on the most: significant, "
           "above the larger of its floor and the A/A change, and confirmed by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
+    notes = [maps_note(maps[arm], f" of the {arm}") for arm in (gate.BASE, gate.CANDIDATE)]
+    if any(notes):
+        print(" ".join(n for n in notes if n) + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
     os.makedirs(out_dir, exist_ok=True)

@@ -8,21 +8,26 @@
  *   cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
- * round after round every frame shape of the corpus (cost_corpus.h; -k: the
- * classifier's own shapes alone) through BPF_PROG_TEST_RUN on every arm,
- * starting from a different arm each round so that none always runs first on
- * a cold cache: the arms' samples come from runs milliseconds apart, under the
- * same load, and pair round by round. The regression gate measures
+ * round after round each arm in turn, starting from a different arm each round
+ * so that none always runs first on a cold cache, runs every frame shape of
+ * the corpus (cost_corpus.h; -k: the classifier's own shapes alone) through
+ * BPF_PROG_TEST_RUN, held in the XDP dispatcher meanwhile (cost_hold.h: else
+ * each call waits for two RCU grace periods): the arms' samples of a round
+ * come from runs well under a second apart (a turn took about 0.2 s on the
+ * hosts here), under the same load, and pair round by round. The regression gate measures
  * fizzbuzzfib's builds with it too (bench/gate/gate.sh). ROUNDS 0 gives the
  * static figures alone: what a kernel booted under emulation, where timing
  * means nothing, is asked for. The arm named xdp_pass is the bare program the
  * others are measured against: -p and -m are for the others. Queues and rings
- * the programs send to are sized for one run and emptied after each, untimed
- * (cost_object.h). Prints "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
+ * the programs send to are sized for one run and emptied after each, untimed,
+ * and an array of them gets one per CPU (cost_events.h). Prints
+ * "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
  * (bench/gate/gate.py reads them): static figures, each shape's action (in
  * the first round: a program that keeps state may change its mind), one
  * latency sample per shape and round, and the round's sum as cost/all; and
- * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded.
+ * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded, and after the
+ * rounds a "#map" line for each event map and array of maps of each arm
+ * (cost_events_print()): which path the runs sent to.
  *
  * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
  * CPU this process may use (-c: a comma-separated list of counts instead):
@@ -32,7 +37,8 @@
  * mean over the threads and the shapes), throughput (runs per second of all
  * N threads together) and overlap-percent (how long all N timed loops ran at
  * once, of the time any ran). Queues and rings are sized for N threads' runs
- * and emptied, untimed, after each step, which the threads wait for.
+ * (an array's, one per CPU, for one thread's) and emptied, untimed, after
+ * each step, which the threads wait for.
  *
  * Either takes ARM=id:PROG_ID too: a program another process loaded and
  * keeps (an agent's, attached and draining its maps as it serves), measured
@@ -50,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
@@ -58,6 +65,7 @@
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
+#include "cost_hold.h"
 #include "cost_object.h"
 #include "kernel_cases.h"
 
@@ -143,8 +151,8 @@ static long long live_id(const char *path)
 	       -1 : (long long)id;
 }
 
-/* Each arm loaded (or found, by id) with its queues sized for @events sends. */
-static int load_arms(struct arm *arms, int nr_arms, __u32 events)
+/* Each arm loaded (or found, by id), its event maps sized for @runs runs on each of @cpus CPUs. */
+static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
 		bool pass = !strcmp(arms[a].name, PASS_ARM);
@@ -163,7 +171,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 events)
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
 		      cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
-				     pass ? NULL : maps_file, events);
+				     pass ? NULL : maps_file, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -171,10 +179,14 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 events)
 	return 0;
 }
 
-static void close_arms(struct arm *arms, int nr_arms)
+/* After the runs: each arm's event maps, and the events read out of each. */
+static void close_arms(struct arm *arms, int nr_arms, bool measured)
 {
-	for (int a = 0; a < nr_arms; a++)
+	for (int a = 0; a < nr_arms; a++) {
+		if (measured)
+			cost_events_print(&arms[a].cp.events, arms[a].name);
 		cost_prog_close(&arms[a].cp);
+	}
 }
 
 /*
@@ -219,6 +231,52 @@ static int drain(struct arm *arm, const struct cost_shape *shape)
 	return COST_EXIT_FAILED;
 }
 
+/* @arm held in the dispatcher while it runs (cost_hold.h): the link's fd, or -1 after one line. */
+static int hold_arm(const struct arm *arm)
+{
+	int fd = cost_hold(arm->cp.fd);
+
+	if (fd < 0)
+		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
+			strerror(-fd));
+	return fd;
+}
+
+/* Every shape through one arm in one round, on one CPU: its rows. */
+static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, size_t nr_shapes,
+		   int repeat, __u32 *actions)
+{
+	int link = hold_arm(arm), ret = 0;
+
+	if (link < 0)
+		return COST_EXIT_FAILED;
+	arm->all_ns = 0;
+	for (size_t i = 0; !ret && i < nr_shapes; i++) {
+		__u32 action;
+		double ns;
+		int err = kernel_frame_run(arm->cp.fd, shapes[i].frame, shapes[i].len, repeat, &ns,
+					   &action);
+
+		if (err) {
+			fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n", arm->name,
+				shapes[i].name, strerror(-err));
+			ret = COST_EXIT_FAILED;
+			break;
+		}
+		ret = drain(arm, &shapes[i]);
+		if (ret)
+			break;
+		arm->all_ns += ns;
+		if (!round) {
+			actions[i] = action;
+			printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, action);
+		}
+		printf("%s\tcost/%s\tlatency\t%.0f\n", arm->name, shapes[i].name, ns);
+	}
+	close(link);
+	return ret;
+}
+
 static int run(int argc, char **argv, int rounds, int repeat)
 {
 	static struct cost_shape shapes[COST_SHAPES_MAX];
@@ -231,37 +289,17 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		return COST_EXIT_USAGE;
 	if (rounds < 0 || repeat < 1)
 		return usage();
-	ret = load_arms(arms, nr_arms, repeat);
+	ret = rounds ? -cost_hold_start() : 0;
+	if (ret) {
+		fprintf(stderr, "cost: a network namespace of its own: %s\n", strerror(ret));
+		return COST_EXIT_FAILED;
+	}
+	ret = load_arms(arms, nr_arms, repeat, 1);
 	for (int round = 0; !ret && round < rounds; round++) {
-		for (int a = 0; a < nr_arms; a++)
-			arms[a].all_ns = 0;
-		for (size_t i = 0; !ret && i < nr_shapes; i++) {
-			for (int k = 0; !ret && k < nr_arms; k++) {
-				int a = (round + k) % nr_arms;
-				struct arm *arm = &arms[a];
-				__u32 action;
-				double ns;
-				int err = kernel_frame_run(arm->cp.fd, shapes[i].frame,
-							   shapes[i].len, repeat, &ns, &action);
+		for (int k = 0; !ret && k < nr_arms; k++) {
+			int a = (round + k) % nr_arms;
 
-				if (err) {
-					fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n",
-						arm->name, shapes[i].name, strerror(-err));
-					ret = COST_EXIT_FAILED;
-					break;
-				}
-				ret = drain(arm, &shapes[i]);
-				if (ret)
-					break;
-				arm->all_ns += ns;
-				if (!round) {
-					actions[a][i] = action;
-					printf("%s\tcost/%s\taction\t%u\n", arm->name,
-					       shapes[i].name, action);
-				}
-				printf("%s\tcost/%s\tlatency\t%.0f\n", arm->name, shapes[i].name,
-				       ns);
-			}
+			ret = run_arm(&arms[a], round, shapes, nr_shapes, repeat, actions[a]);
 		}
 		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
@@ -270,7 +308,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 		fflush(stdout);
 	}
-	close_arms(arms, nr_arms);
+	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
 
@@ -310,18 +348,17 @@ static int cpu_counts(int *counts, int nr_cpus)
 
 /*
  * Every shape on @n CPUs at once for one arm, held in the dispatcher meanwhile
- * (cost_cpus_hold()): its ns per run, overlap and span summed over the shapes.
+ * (cost_hold.h: else the threads' calls would queue on the dispatcher's lock,
+ * their loops barely overlapping): its ns per run, overlap and span summed
+ * over the shapes.
  */
 static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
 {
-	int ret = -cost_cpus_hold(pool, arm->cp.fd);
+	int link = hold_arm(arm), ret = 0;
 
-	if (ret) {
-		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
-			strerror(ret));
+	if (link < 0)
 		return COST_EXIT_FAILED;
-	}
 	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
 	for (size_t i = 0; !ret && i < nr_shapes; i++) {
 		struct cost_cpus_step step;
@@ -340,7 +377,7 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		arm->span_ns += step.span_ns;
 		actions[i] = step.action;
 	}
-	cost_cpus_release(pool);
+	close(link);
 	return ret;
 }
 
@@ -397,7 +434,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	for (int c = 0; c < nr_counts; c++)
 		most = counts[c] > most ? counts[c] : most;
 	/* Every thread's sends of one step, which are emptied before the next. */
-	ret = load_arms(arms, nr_arms, (__u32)repeat * most);
+	ret = load_arms(arms, nr_arms, repeat, most);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
@@ -410,7 +447,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	}
 	cost_cpus_stop(pool);
-	close_arms(arms, nr_arms);
+	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
 
@@ -446,8 +483,8 @@ static int attach(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* Events: 0, the object's own sizes; a live run is never drained. */
-	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0);
+	/* Runs: 0, the object's own sizes; a live run is never drained. */
+	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0, 1);
 	if (ret)
 		goto out;
 	link_fd = bpf_link_create(cp.fd, ifindex, BPF_XDP, &opts);

@@ -10,8 +10,9 @@
 Arms: "base", "base-again" (the base loaded or started a second time, for the A/A
 comparison) and "candidate". SAMPLES rows are "arm<TAB>benchmark<TAB>measure<TAB>value",
 one per sample, in the order the rounds ran; the n-th sample of an arm is paired with the
-n-th of the others, since they ran milliseconds apart; rows BENCH/cpus/N (cost_run cpus)
-are judged by their scaling (CPUS_FLOOR below). CALLGRIND_DIR holds one arm's
+n-th of the others, since they ran in the same round, well under a second apart (cost_run
+runs each arm in turn, about 0.2 s a turn on this project's hosts); rows BENCH/cpus/N
+(cost_run cpus) are judged by their scaling (CPUS_FLOOR below). CALLGRIND_DIR holds one arm's
 callgrind counts (bench/micro/callgrind.sh). FIGURES holds the programs' static figures, base
 and candidate, as kernel KERNEL of the matrix gave them in a guest (bench/gate/gate.sh figures),
 after a line "# kernel RELEASE"; they are judged as the host's are, as benchmarks named

@@ -11,7 +11,8 @@
 #           loaded into this kernel, and into each kernel FBF_GATE_KERNELS
 #           names, booted once under QEMU (testing/vm/vm-run): any rise fails
 #   timing  both programs run interleaved through BPF_PROG_TEST_RUN on the
-#           same frames, on one CPU and on 2, 4, ... at once (their scaling);
+#           same frames, on one CPU and on 2, 4, ... at once (their scaling),
+#           each CPU sending to its own queue or ring, as under the agent;
 #           both agents drain the same pre-filled queue in turn,
 #           for --quiet, text and --json, and idle in turn; the same again
 #           on the ring buffer; a second copy of the base (A/A) says how far
@@ -105,7 +106,9 @@ measure_exact()
 # shapes, named as the gate's benchmarks: kernel/SHAPE, kernel/all and the program's
 # kernel/xdp_fizzbuzzfib, each with /ringbuf (-ringbuf for the program) for the ring
 # buffer's object. Every shape must be passed: the timing is of the path that does.
-# With ROUNDS, the same shapes on 1, 2, ... CPUs at once too: kernel/cpus/N.
+# With ROUNDS, the same shapes on 1, 2, ... CPUs at once too: kernel/cpus/N. The runner
+# fills the program's array of event maps, one map per CPU, as the agent does (both
+# base and candidate: bench/cost/cost_events.h), so the curve is the agent's path's.
 gate_kernel()
 {
 	local rounds=$1 repeat=$2 object arm arms suffix
