@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse_num.h"
 #include "sinks/output_url.h"
 
 /* A subject's tokens are separated by dots, none empty, with no spaces or wildcards. */
@@ -108,28 +109,11 @@ bool nats_url_same(const char *a, const char *b)
 	return same;
 }
 
-/* "N" from 0 to 4294967295, digits only: an observation domain. */
-static bool domain_valid(const char *s, __u32 *out)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (*s - '0');
-		if (v > 0xffffffffULL)
-			return false;
-	}
-	*out = v;
-	return true;
-}
-
 int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
 {
 	const char *query = strchr(rest, '?'), *end = query ?: rest + strlen(rest), *host, *colon;
 	size_t host_len;
+	__u64 domain;
 
 	memset(u, 0, sizeof(*u));
 	*why = "use ipfix://HOST:PORT or ipfix://HOST:PORT?domain=N, the port from 1 to 65535";
@@ -153,10 +137,11 @@ int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
 	memcpy(u->port, colon + 1, end - colon - 1);
 	if (!query)
 		return 0;
-	if (strncmp(query, "?domain=", 8) || !domain_valid(query + 8, &u->domain)) {
+	if (strncmp(query, "?domain=", 8) || parse_u64_range(query + 8, 0, 0xffffffffULL, &domain)) {
 		*why = "the only parameter is ?domain=N, an observation domain from 0 to 4294967295";
 		return -EINVAL;
 	}
+	u->domain = domain;
 	u->has_domain = true;
 	return 0;
 }

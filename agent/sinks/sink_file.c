@@ -206,11 +206,6 @@ static int file_open(struct sink *s, const char *path, const struct output_open_
 }
 
 const struct output_kind output_file = {
-	.name = "file",
-	.prefix = "file:",
-	.usage = "file:PATH",
-	.help = "file:PATH (NDJSON lines)",
-	.options_set = "how a file --output writes",
-	.off_host = true,
-	.open = file_open,
+	.name = "file", .prefix = "file:", .usage = "file:PATH", .help = "file:PATH (NDJSON lines)",
+	.options_set = "how a file --output writes", .off_host = true, .open = file_open,
 };

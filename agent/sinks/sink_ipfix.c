@@ -418,13 +418,8 @@ static int ipfix_parse(const char *rest, const char **why)
 }
 
 const struct output_kind output_ipfix = {
-	.name = "ipfix",
-	.prefix = "ipfix://",
-	.usage = "ipfix://HOST:PORT",
+	.name = "ipfix", .prefix = "ipfix://", .usage = "ipfix://HOST:PORT",
 	.help = "ipfix://HOST:PORT[?domain=N] (IPFIX over UDP, with --aggregate)",
-	.needs_aggregate = "exports each interval's packets per source",
-	.off_host = true,
-	.parse = ipfix_parse,
-	.same = ipfix_url_same,
-	.open = ipfix_open,
+	.needs_aggregate = "exports each interval's packets per source", .off_host = true,
+	.parse = ipfix_parse, .same = ipfix_url_same, .open = ipfix_open,
 };

@@ -352,13 +352,8 @@ static int nats_parse(const char *rest, const char **why)
 }
 
 const struct output_kind output_nats = {
-	.name = "nats",
-	.prefix = "nats://",
-	.usage = "nats://HOST:PORT[,HOST:PORT...]/SUBJECT",
+	.name = "nats", .prefix = "nats://", .usage = "nats://HOST:PORT[,HOST:PORT...]/SUBJECT",
 	.help = "nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream)",
-	.options_set = "how a NATS --output publishes",
-	.off_host = true,
-	.parse = nats_parse,
-	.same = nats_url_same,
-	.open = nats_open,
+	.options_set = "how a NATS --output publishes", .off_host = true,
+	.parse = nats_parse, .same = nats_url_same, .open = nats_open,
 };

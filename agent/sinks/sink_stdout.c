@@ -54,11 +54,6 @@ static int stdout_open(struct sink *s, const char *rest, const struct output_ope
 }
 
 const struct output_kind output_stdout = {
-	.name = "stdout",
-	.prefix = "stdout",
-	.alias = "-",
-	.bare = true,
-	.usage = "stdout",
-	.help = "stdout (or -)",
-	.open = stdout_open,
+	.name = "stdout", .prefix = "stdout", .alias = "-", .bare = true,
+	.usage = "stdout", .help = "stdout (or -)", .open = stdout_open,
 };
