@@ -5,13 +5,9 @@
 
 #include "sinks/output_kind.h"
 
-const struct output_kind *const output_kinds[] = {
-	&output_stdout,
-	&output_file,
-	&output_nats,
-	&output_ipfix,
-	NULL,
-};
+#define OUTPUT_KIND_ROW(name) &output_##name,
+const struct output_kind *const output_kinds[] = { OUTPUT_KINDS(OUTPUT_KIND_ROW) NULL };
+#undef OUTPUT_KIND_ROW
 
 const struct output_kind *output_kind_of(const char *url, const char **rest)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The kinds of --output, one row each, kept in the kind's own file
- * (sink_stdout.c, sink_file.c, sink_nats.c, sink_ipfix.c) and listed once
- * in output_kind.c: a new kind is a file and a row there. The options check
+ * (sink_stdout.c, sink_file.c, sink_nats.c, sink_ipfix.c) and named once in
+ * OUTPUT_KINDS: a new kind is a file and a line there. The options check
  * a URL with its row before anything opens; outputs.c opens it with it.
  */
 #ifndef AGENT_OUTPUT_KIND_H
@@ -44,9 +44,18 @@ struct output_kind {
 	int (*open)(struct sink *s, const char *rest, const struct output_open_args *a);
 };
 
-extern const struct output_kind output_stdout, output_file, output_nats, output_ipfix;
+/* Every kind, in the order --help lists them: X(name) for output_name, in sink_name.c. */
+#define OUTPUT_KINDS(X) \
+	X(stdout) \
+	X(file) \
+	X(nats) \
+	X(ipfix)
 
-/* Every kind, in the order --help lists them; NULL-terminated. */
+#define OUTPUT_KIND_EXTERN(name) extern const struct output_kind output_##name;
+OUTPUT_KINDS(OUTPUT_KIND_EXTERN)
+#undef OUTPUT_KIND_EXTERN
+
+/* OUTPUT_KINDS' rows, NULL-terminated. */
 extern const struct output_kind *const output_kinds[];
 
 /* The kind of @url, and in *rest what follows its prefix; NULL: none. */
