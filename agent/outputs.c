@@ -17,9 +17,15 @@
 
 bool outputs_has(const struct agent_options *opts, const struct output_kind *kind)
 {
+	const char *rest;
+	unsigned int i;
+
 	if (!opts->nr_outputs)
 		return kind == &output_stdout && !opts->quiet;
-	return output_urls_have(opts->outputs, opts->nr_outputs, kind);
+	for (i = 0; i < opts->nr_outputs; i++)
+		if (output_kind_of(opts->outputs[i], &rest) == kind)
+			return true;
+	return false;
 }
 
 int outputs_open(struct event_sink *s, const struct agent_options *opts, const char *iface_json,

@@ -31,17 +31,6 @@ const struct output_kind *output_kind_of(const char *url, const char **rest)
 	return NULL;
 }
 
-bool output_urls_have(const char *const *urls, unsigned int nr, const struct output_kind *kind)
-{
-	const char *rest;
-	unsigned int i;
-
-	for (i = 0; i < nr; i++)
-		if (output_kind_of(urls[i], &rest) == kind)
-			return true;
-	return false;
-}
-
 void output_kinds_list(char *buf, size_t size, bool help)
 {
 	const struct output_kind *const *k;

@@ -61,9 +61,6 @@ extern const struct output_kind *const output_kinds[];
 /* The kind of @url, and in *rest what follows its prefix; NULL: none. */
 const struct output_kind *output_kind_of(const char *url, const char **rest);
 
-/* Whether one of @urls (checked) is of @kind. */
-bool output_urls_have(const char *const *urls, unsigned int nr, const struct output_kind *kind);
-
 /* Every kind's usage ("a, b or c"), or with @help every kind's help ("a, b, c"), into @buf. */
 void output_kinds_list(char *buf, size_t size, bool help);
 
