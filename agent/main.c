@@ -291,7 +291,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (stdfds_ensure(&closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
-	if (closed.out && outputs_has(opts, OUTPUT_STDOUT)) {
+	if (closed.out && outputs_has(opts, &output_stdout)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
@@ -319,7 +319,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (ret)
 		return ret;
 
-	signals_setup(outputs_has(opts, OUTPUT_FILE));
+	signals_setup(outputs_has(opts, &output_file));
 
 	/* A port in use is a start-up error too; --detach serves nothing. */
 	if (opts->metrics && !opts->detach) {

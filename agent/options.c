@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Command line parsing: argp glue and strict parsers for option values. */
+/* Command line parsing: the table of the agent's options, and argp glue. */
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include <argp.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +20,12 @@
 #include "iface/lock.h"
 #include "metrics/listen_addr.h"
 #include "options.h"
+#include "outputs.h"
 #include "iface/xdp_mode.h"
 #include "sinks/output_dest.h"
-#include "sinks/output_url.h"
+#include "sinks/output_kind.h"
 #include "sinks/sink.h"
 #include "transports/transport_memory.h"
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 
 /* Options with no short form. */
 enum {
@@ -35,6 +33,126 @@ enum {
 	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
 	OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS, OPT_NATS_CA,
 	OPT_DETACH,
+};
+
+#define FIELD(f) .field = offsetof(struct agent_options, f), \
+		 .size = sizeof(((struct agent_options *)0)->f)
+
+const struct agent_option agent_options[] = {
+	{ "iface", 'i', "IFACE", OPTION_OWN,
+	  .doc = "Interface to attach to (required); repeatable, or comma-separated: exact names, "
+		 "shell globs (veth*), /extended regex/, and '!' before any of them to exclude "
+		 "what it matches (an exclusion wins; lo only by its exact name)" },
+	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
+	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = AGENT_MAX_IFACES_DEFAULT,
+	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
+		 "{default}); one more selected is left alone, said once; its next link event "
+		 "after one has gone takes it" },
+	{ "mode", 'm', "MODE", OPTION_OWN, FIELD(mode), .def = XDP_MODE_UNSPEC,
+	  .doc = "native, skb or auto (default: the cheaper for the driver; the start line says "
+		 "which)" },
+	{ "transport", 't', "KIND", OPTION_OWN, FIELD(transport), .def = FBF_TRANSPORT_QUEUE,
+	  .doc = "How events reach the agent: queue (a queue map, one syscall per event) or "
+		 "ringbuf (a BPF ring buffer, read in place) (default: queue)" },
+	{ "queue-size", 'Q', "N", OPTION_NUMBER, FIELD(queue_size),
+	  .min = AGENT_QUEUE_SIZE_MIN, .max = AGENT_QUEUE_SIZE_MAX, .def = FBF_DEFAULT_QUEUE_SIZE,
+	  .doc = "Events each CPU's queue or ring holds, {min}..{max} (default: {default}): a "
+		 "CPU's events go to its own map, so this is what one CPU holds while the agent "
+		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
+		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
+		 "{memory}. A size that would not fit in the memory the host has available is "
+		 "refused" },
+	{ "sample", OPT_SAMPLE, "N", OPTION_NUMBER, FIELD(sample),
+	  .min = 1, .max = FBF_SAMPLE_MAX, .def = FBF_SAMPLE_DEFAULT, .min_words = " (every event)",
+	  .doc = "Send 1 event in N, {min}..{max}, on each CPU; the others are counted as "
+		 "not_sampled (default: {default}, every event)" },
+	{ "aggregate", OPT_AGGREGATE, "SECONDS", OPTION_SECONDS, FIELD(aggregate_ns),
+	  .max = AGENT_AGGREGATE_MAX_S, .max_words = "one day", .example = "1 or 0.5",
+	  .doc = "Send no events: count packets per source in the kernel and print, every SECONDS "
+		 "(at most {max}), the packets per class and the top sources per class" },
+	{ "top", OPT_TOP, "N", OPTION_NUMBER, FIELD(top), .needs_aggregate = true,
+	  .min = 0, .max = AGGREGATE_TOP_MAX, .def = AGGREGATE_TOP_DEFAULT,
+	  .doc = "With --aggregate: the top N sources per class, {min}..{max} (default: "
+		 "{default})" },
+	{ "max-sources", OPT_MAX_SOURCES, "N", OPTION_NUMBER, FIELD(max_sources),
+	  .needs_aggregate = true, .min = 1, .max = FBF_AGGREGATE_MAX_SOURCES,
+	  .def = FBF_AGGREGATE_DEFAULT_SOURCES,
+	  .doc = "With --aggregate: sources counted per interval, {min}..{max} (default: "
+		 "{default}); packets from more are counted as no_room. Kernel memory: two maps "
+		 "of N entries of 80 bytes and 8 more per CPU (13 MB on 2 CPUs at the default)" },
+	{ "duration", 'd', "SECONDS", OPTION_SECONDS, FIELD(duration_ns),
+	  .max = AGENT_DURATION_MAX_S, .max_words = "one year", .example = "10 or 2.5",
+	  .doc = "Stop after SECONDS (decimals allowed, at most {max})" },
+	{ "count", 'c', "N", OPTION_OWN, FIELD(count),
+	  .doc = "Stop after N events (events already queued are still printed)" },
+	{ "stats-interval", 's', "SECONDS", OPTION_SECONDS, FIELD(stats_interval_ns),
+	  .max = AGENT_STATS_INTERVAL_MAX_S, .max_words = "one day", .example = "10 or 0.5",
+	  .doc = "Print the running counters on stderr every SECONDS (at most {max}; also on "
+		 "SIGUSR1)" },
+	{ "metrics", OPT_METRICS, "ADDR:PORT", OPTION_OWN, FIELD(metrics),
+	  .doc = "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)" },
+	{ "output", 'o', "URL", OPTION_OWN,
+	  .doc = "Where events go (or under --aggregate the intervals), repeatable: {outputs}. "
+		 "Default: stdout; with --output, stdout only if named" },
+	{ "output-rotate-bytes", OPT_OUTPUT_ROTATE_BYTES, "N", OPTION_NUMBER,
+	  FIELD(output_rotate_bytes), .needs_output = &output_file,
+	  .min = AGENT_OUTPUT_ROTATE_MIN, .max = ~0ULL,
+	  .doc = "Rotate file outputs once they would pass N bytes (at least {min}; default: "
+		 "never)" },
+	{ "output-keep", OPT_OUTPUT_KEEP, "K", OPTION_NUMBER, FIELD(output_keep),
+	  .needs_output = &output_file, .min = 0, .max = AGENT_OUTPUT_KEEP_MAX,
+	  .def = AGENT_OUTPUT_KEEP_DEFAULT,
+	  .doc = "Keep K rotated files, PATH.1 the newest, {min}..{max} (default: {default})" },
+	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", OPTION_NUMBER, FIELD(output_buffer),
+	  .min = SINK_BUFFER_MIN, .max = SINK_BUFFER_MAX, .def = SINK_BUFFER_DEFAULT,
+	  .unit = " of bytes",
+	  .doc = "What each output may hold while it cannot keep up, {min}..{max}; past it, "
+		 "events are counted lost (default: {default}; raised to two chunks: 512 KiB, "
+		 "1 MiB for NATS)" },
+	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", OPTION_SECONDS,
+	  FIELD(output_timeout_ns), .max = AGENT_OUTPUT_TIMEOUT_MAX_S, .max_words = "one hour",
+	  .example = "5 or 0.5", .def = AGENT_OUTPUT_TIMEOUT_DEFAULT_NS,
+	  .doc = "At exit, how long the outputs may take to write what they hold, at most {max}; "
+		 "the rest is counted lost (default: {default})" },
+	{ "nats-stream", OPT_NATS_STREAM, "NAME", OPTION_OWN, FIELD(nats_stream),
+	  .needs_output = &output_nats, .def_text = AGENT_NATS_STREAM_DEFAULT,
+	  .doc = "The JetStream stream to create if none captures the subject (default: "
+		 "{default}); a stream that exists is never changed" },
+	{ "nats-replicas", OPT_NATS_REPLICAS, "N", OPTION_NUMBER, FIELD(nats_replicas),
+	  .needs_output = &output_nats, .min = 1, .max = AGENT_NATS_REPLICAS_MAX, .def = 1,
+	  .doc = "Replicas of a stream the agent creates, {min}..{max} (default: {default})" },
+	{ "nats-creds", OPT_NATS_CREDS, "FILE", OPTION_TEXT, FIELD(nats_creds),
+	  .needs_output = &output_nats, .unit = "the file name",
+	  .doc = "NATS credentials (JWT and NKey seed) file" },
+	{ "nats-ca", OPT_NATS_CA, "FILE", OPTION_TEXT, FIELD(nats_ca),
+	  .needs_output = &output_nats, .unit = "the file name",
+	  .doc = "CA certificates to verify the NATS servers with, over TLS" },
+	{ "lock-dir", OPT_LOCK_DIR, "DIR", OPTION_TEXT, FIELD(lock_dir),
+	  .def_text = AGENT_LOCK_DIR, .unit = "the directory name",
+	  .doc = "Keep the per-interface lock files in DIR (default: {default})" },
+	{ "detach", OPT_DETACH, NULL, OPTION_FLAG, FIELD(detach),
+	  .doc = "Attach nothing: remove the program a dead agent left on IFACE (the one its lock "
+		 "file records, never another) and that lock file, then exit, 0 if there was "
+		 "nothing to remove; for a service manager to run after every exit. Other options "
+		 "than --lock-dir, --json and -v are checked and ignored" },
+	{ "json", 'j', NULL, OPTION_FLAG, FIELD(json),
+	  .doc = "Print events, running counters and the summary as JSON objects, one per line" },
+	{ "quiet", 'q', NULL, OPTION_FLAG, FIELD(quiet),
+	  .doc = "Print no events, only the summary" },
+	{ "verbose", 'v', NULL, OPTION_FLAG, FIELD(verbose),
+	  .doc = "Show libbpf and libxdp debug output" },
+	{},
+};
+
+#define NR_OPTIONS (sizeof(agent_options) / sizeof(agent_options[0]) - 1)
+
+/* argp's own --help would not print under ARGP_NO_ERRS, so these are the agent's. */
+static const struct argp_option argp_tail[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, '?', NULL, OPTION_HIDDEN, NULL, -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ "version", 'V', NULL, 0, "Print the program version", -1 },
+	{},
 };
 
 /* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
@@ -77,10 +195,8 @@ static void doc_build(void)
 	}
 }
 
-static char queue_size_doc[512];
-
-/* --queue-size's help, with the kernel memory it takes on this host. */
-static void queue_size_doc_build(void)
+/* --queue-size's kernel memory on this host, at the default, for its help. */
+static void queue_memory_words(char *buf, size_t size)
 {
 	struct transport_memory queue, ring;
 	char q[32], r[32];
@@ -90,94 +206,62 @@ static void queue_size_doc_build(void)
 		queue.cpus = 0;
 	transport_memory_format(queue.total, q, sizeof(q));
 	transport_memory_format(ring.total, r, sizeof(r));
-	snprintf(queue_size_doc, sizeof(queue_size_doc),
-		 "Events each CPU's queue or ring holds, %u..%u (default: %u): a CPU's events go "
-		 "to its own map, so this is what one CPU holds while the agent catches up, on any "
-		 "number of CPUs. A ring is rounded up to a power-of-two number of pages. Kernel "
-		 "memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; on this host %d "
-		 "CPUs, %s and %s at the default. A size that would not fit in the memory the host "
-		 "has available is refused", AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX,
-		 FBF_DEFAULT_QUEUE_SIZE, queue.cpus, q, r);
+	snprintf(buf, size, "on this host %d CPUs, %s and %s at the default", queue.cpus, q, r);
 }
 
-static const struct argp_option argp_options[] = {
-	{ "iface", 'i', "IFACE", 0,
-	  "Interface to attach to (required); repeatable, or comma-separated: exact names, "
-	  "shell globs (veth*), /extended regex/, and '!' before any of them to exclude what it "
-	  "matches (an exclusion wins; lo only by its exact name)", 0 },
-	{ "max-ifaces", OPT_MAX_IFACES, "N", 0,
-	  "With patterns in --iface: interfaces served at once, 1..4096 (default: 256); one "
-	  "more selected is left alone, said once; its next link event after one has gone "
-	  "takes it", 0 },
-	{ "mode", 'm', "MODE", 0,
-	  "native, skb or auto (default: the cheaper for the driver; the start line says which)", 0 },
-	{ "transport", 't', "KIND", 0,
-	  "How events reach the agent: queue (a queue map, one syscall per event) or ringbuf "
-	  "(a BPF ring buffer, read in place) (default: queue)", 0 },
-	{ "queue-size", 'Q', "N", 0, queue_size_doc, 0 },
-	{ "sample", OPT_SAMPLE, "N", 0,
-	  "Send 1 event in N, 1..2147483648, on each CPU; the others are counted as not_sampled "
-	  "(default: 1, every event)", 0 },
-	{ "aggregate", OPT_AGGREGATE, "SECONDS", 0,
-	  "Send no events: count packets per source in the kernel and print, every SECONDS, the "
-	  "packets per class and the top sources per class", 0 },
-	{ "top", OPT_TOP, "N", 0,
-	  "With --aggregate: the top N sources per class, 0..1000 (default: "
-	  STR(AGGREGATE_TOP_DEFAULT) ")", 0 },
-	{ "max-sources", OPT_MAX_SOURCES, "N", 0,
-	  "With --aggregate: sources counted per interval, 1..1048576 (default: 65536); packets "
-	  "from more are counted as no_room. Kernel memory: two maps of N entries of 80 bytes "
-	  "and 8 more per CPU (13 MB on 2 CPUs at the default)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (decimals allowed, at most a year)",
-	  0 },
-	{ "count", 'c', "N", 0, "Stop after N events (events already queued are still printed)",
-	  0 },
-	{ "stats-interval", 's', "SECONDS", 0,
-	  "Print the running counters on stderr every SECONDS (also on SIGUSR1)", 0 },
-	{ "metrics", OPT_METRICS, "ADDR:PORT", 0,
-	  "Serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9435)", 0 },
-	{ "output", 'o', "URL", 0,
-	  "Where events go (or under --aggregate the intervals), repeatable: stdout (or -), "
-	  "file:PATH (NDJSON lines), nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream), "
-	  "ipfix://HOST:PORT[?domain=N] (IPFIX over UDP, with --aggregate). "
-	  "Default: stdout; with --output, stdout only if named", 0 },
-	{ "output-rotate-bytes", OPT_OUTPUT_ROTATE_BYTES, "N", 0,
-	  "Rotate file outputs once they would pass N bytes (at least 4096; default: never)", 0 },
-	{ "output-keep", OPT_OUTPUT_KEEP, "K", 0,
-	  "Keep K rotated files, PATH.1 the newest, 0..1000 (default: 5)", 0 },
-	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", 0,
-	  "What each output may hold while it cannot keep up; past it, events are counted lost "
-	  "(default: 4194304; raised to two chunks: 512 KiB, 1 MiB for NATS)", 0 },
-	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", 0,
-	  "At exit, how long the outputs may take to write what they hold; the rest is counted "
-	  "lost (default: 5)", 0 },
-	{ "nats-stream", OPT_NATS_STREAM, "NAME", 0,
-	  "The JetStream stream to create if none captures the subject (default: "
-	  AGENT_NATS_STREAM_DEFAULT "); a stream that exists is never changed", 0 },
-	{ "nats-replicas", OPT_NATS_REPLICAS, "N", 0,
-	  "Replicas of a stream the agent creates, 1..5 (default: 1)", 0 },
-	{ "nats-creds", OPT_NATS_CREDS, "FILE", 0, "NATS credentials (JWT and NKey seed) file",
-	  0 },
-	{ "nats-ca", OPT_NATS_CA, "FILE", 0,
-	  "CA certificates to verify the NATS servers with, over TLS", 0 },
-	{ "lock-dir", OPT_LOCK_DIR, "DIR", 0,
-	  "Keep the per-interface lock files in DIR (default: " AGENT_LOCK_DIR ")", 0 },
-	{ "detach", OPT_DETACH, NULL, 0,
-	  "Attach nothing: remove the program a dead agent left on IFACE (the one its lock file "
-	  "records, never another) and that lock file, then exit, 0 if there was nothing to "
-	  "remove; for a service manager to run after every exit. Other options than --lock-dir, "
-	  "--json and -v are checked and ignored", 0 },
-	{ "json", 'j', NULL, 0, "Print events, running counters and the summary as JSON "
-	  "objects, one per line", 0 },
-	{ "quiet", 'q', NULL, 0, "Print no events, only the summary", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf and libxdp debug output", 0 },
-	/* argp's own --help would not print under ARGP_NO_ERRS, so these are the agent's. */
-	{ "help", 'h', NULL, 0, "Give this help list", -1 },
-	{ NULL, '?', NULL, OPTION_HIDDEN, NULL, -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
-	{ "version", 'V', NULL, 0, "Print the program version", -1 },
-	{},
-};
+/* @o's help: its doc with its range, its default and the like filled in. */
+static void option_doc(const struct agent_option *o, char *buf, size_t size)
+{
+	const char *p = o->doc, *end;
+	size_t n = 0, len;
+	char word[512];
+
+	while (*p && n < size - 1) {
+		end = *p == '{' ? strchr(p, '}') : NULL;
+		if (!end) {
+			buf[n++] = *p++;
+			continue;
+		}
+		len = end - p + 1;
+		if (!strncmp(p, "{min}", len))
+			snprintf(word, sizeof(word), "%llu", o->min);
+		else if (!strncmp(p, "{max}", len) && o->type == OPTION_SECONDS)
+			snprintf(word, sizeof(word), "%s", o->max_words);
+		else if (!strncmp(p, "{max}", len))
+			snprintf(word, sizeof(word), "%llu", o->max);
+		else if (!strncmp(p, "{default}", len) && o->def_text)
+			snprintf(word, sizeof(word), "%s", o->def_text);
+		else if (!strncmp(p, "{default}", len) && o->type == OPTION_SECONDS)
+			snprintf(word, sizeof(word), "%g", o->def / 1e9);
+		else if (!strncmp(p, "{default}", len))
+			snprintf(word, sizeof(word), "%llu", o->def);
+		else if (!strncmp(p, "{memory}", len))
+			queue_memory_words(word, sizeof(word));
+		else if (!strncmp(p, "{outputs}", len))
+			output_kinds_list(word, sizeof(word), true);
+		else
+			snprintf(word, sizeof(word), "%.*s", (int)len, p);
+		n += snprintf(buf + n, size - n, "%s", word);
+		p = end + 1;
+	}
+	buf[n < size ? n : size - 1] = '\0';
+}
+
+static struct argp_option argp_options[NR_OPTIONS + sizeof(argp_tail) / sizeof(argp_tail[0])];
+
+/* argp's options from the table, each with its help filled in, then argp_tail's. */
+static void argp_options_build(void)
+{
+	static char docs[NR_OPTIONS][768];
+	unsigned int i;
+
+	for (i = 0; i < NR_OPTIONS; i++) {
+		option_doc(&agent_options[i], docs[i], sizeof(docs[i]));
+		argp_options[i] = (struct argp_option){ agent_options[i].name, agent_options[i].key,
+							agent_options[i].arg, 0, docs[i], 0 };
+	}
+	memcpy(argp_options + NR_OPTIONS, argp_tail, sizeof(argp_tail));
+}
 
 /*
  * A usage error is one line on stderr and AGENT_EXIT_USAGE, whatever caused
@@ -205,84 +289,131 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 #define ARG_SHOWN_SIZE 128
 #define arg_shown(buf, arg) (escape_log((buf), sizeof(buf), (arg)), (buf))
 
-/* A time in seconds for option @opt, or a usage error that says what is allowed. */
-static void seconds_option(const char *opt, const char *arg, __u64 max_s, const char *max_text,
-			   const char *example, __u64 *out_ns)
+/* Store @v, or the text @text, in @o's field of @opts. */
+static void field_set(struct agent_options *opts, const struct agent_option *o, __u64 v,
+		      const char *text)
 {
-	int err = parse_seconds_ns(arg, max_s, out_ns);
-	char shown[ARG_SHOWN_SIZE];
+	char *p = (char *)opts + o->field;
 
-	if (err)
-		usage_error("%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
-			    "e.g. %s", opt, arg_shown(shown, arg),
+	if (text)
+		memcpy(p, &text, sizeof(text));
+	else if (o->size == sizeof(bool))
+		*(bool *)p = v;
+	else if (o->size == sizeof(__u32))
+		*(__u32 *)p = v;
+	else
+		*(__u64 *)p = v;
+}
+
+/* A value of a NUMBER, SECONDS or TEXT option, or a usage error that says what is allowed. */
+static void value_option(struct agent_options *opts, const struct agent_option *o,
+			 const char *arg)
+{
+	char shown[ARG_SHOWN_SIZE];
+	__u64 v;
+	int err;
+
+	switch (o->type) {
+	case OPTION_NUMBER:
+		if (!parse_u64_range(arg, o->min, o->max, &v))
+			break;
+		if (o->max == ~0ULL)
+			usage_error("--%s '%s': use a whole number of at least %llu", o->name,
+				    arg_shown(shown, arg), o->min);
+		usage_error("--%s '%s': use a whole number%s from %llu%s to %llu", o->name,
+			    arg_shown(shown, arg), o->unit ?: "", o->min, o->min_words ?: "",
+			    o->max);
+	case OPTION_SECONDS:
+		err = parse_seconds_ns(arg, o->max, &v);
+		if (!err)
+			break;
+		usage_error("--%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
+			    "e.g. %s", o->name, arg_shown(shown, arg),
 			    err == -ERANGE ? "out of range" :
 			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
-			    "not a number of seconds", max_s, max_text, example);
+			    "not a number of seconds", o->max, o->max_words, o->example);
+	case OPTION_TEXT:
+		if (!*arg)
+			usage_error("--%s: %s is empty", o->name, o->unit);
+		field_set(opts, o, 0, arg);
+		return;
+	default:
+		v = true;
+	}
+	field_set(opts, o, v, NULL);
 }
 
 /* One --output: checked now, so that a bad one stops the agent before it attaches. */
 static void output_option(struct agent_options *opts, const char *arg)
 {
-	char shown[ARG_SHOWN_SIZE];
-	struct ipfix_url ipfix;
-	struct nats_url *u;
+	const struct output_kind *kind;
+	char shown[ARG_SHOWN_SIZE], kinds[256];
 	const char *rest, *why;
 
-	switch (output_url_kind(arg, &rest)) {
-	case OUTPUT_STDOUT:
-	case OUTPUT_FILE:
-		break;
-	case OUTPUT_NATS:
-		u = malloc(sizeof(*u));
-		if (u && nats_url_parse(rest, u, &why))
-			usage_error("--output '%s': %s", arg_shown(shown, arg), why);
-		free(u);
-		break;
-	case OUTPUT_IPFIX:
-		if (ipfix_url_parse(rest, &ipfix, &why))
-			usage_error("--output '%s': %s", arg_shown(shown, arg), why);
-		break;
-	default:
-		usage_error("--output '%s': use stdout, file:PATH, "
-			    "nats://HOST:PORT[,HOST:PORT...]/SUBJECT or ipfix://HOST:PORT",
-			    arg_shown(shown, arg));
+	kind = output_kind_of(arg, &rest);
+	if (!kind) {
+		output_kinds_list(kinds, sizeof(kinds), false);
+		usage_error("--output '%s': use %s", arg_shown(shown, arg), kinds);
 	}
+	if (kind->parse && kind->parse(rest, &why))
+		usage_error("--output '%s': %s", arg_shown(shown, arg), why);
 	if (opts->nr_outputs == AGENT_OUTPUTS_MAX)
 		usage_error("--output given more than %d times", AGENT_OUTPUTS_MAX);
 	opts->outputs[opts->nr_outputs++] = arg;
 }
 
-/* The options of --output and of the outputs it names. */
-static void output_options(int key, const char *arg, struct agent_options *opts)
+/* The options read by code of their own (OPTION_OWN). */
+static void own_option(struct agent_options *opts, int key, const char *arg)
 {
 	char shown[ARG_SHOWN_SIZE];
-	__u64 v;
+	int err;
 
 	switch (key) {
+	case 'i': {
+		char why[128];
+		size_t len;
+
+		err = ifselect_add(&opts->ifaces, arg, why, sizeof(why));
+		if (err == -ENAMETOOLONG)
+			usage_error("--iface: %s", why);
+		if (err)
+			usage_error("--iface '%s': %s", arg_shown(shown, arg), why);
+		len = strlen(opts->iface_given);
+		snprintf(opts->iface_given + len, sizeof(opts->iface_given) - len, "%s%s",
+			 len ? "," : "", arg);
+		break;
+	}
+	case 'm':
+		if (xdp_mode_parse(arg, &opts->mode))
+			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
+		break;
+	case 't':
+		if (fbf_transport_parse(arg, &opts->transport))
+			usage_error("--transport '%s': use queue or ringbuf",
+				    arg_shown(shown, arg));
+		break;
+	case 'c':
+		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
+		if (err == -ERANGE && *arg != '0')
+			usage_error("--count '%s': too large; use a whole number from 1 to %llu",
+				    arg_shown(shown, arg), ~0ULL);
+		if (err)
+			usage_error("--count '%s': use a whole number greater than 0",
+				    arg_shown(shown, arg));
+		break;
+	case OPT_METRICS: {
+		struct sockaddr_storage sa;
+		socklen_t len;
+
+		if (parse_listen_addr(arg, &sa, &len))
+			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric address "
+				    "and a port from 1 to 65535, e.g. 127.0.0.1:9435 or [::]:9435",
+				    arg_shown(shown, arg));
+		opts->metrics = arg;
+		break;
+	}
 	case 'o':
 		output_option(opts, arg);
-		break;
-	case OPT_OUTPUT_ROTATE_BYTES:
-		if (parse_u64_range(arg, AGENT_OUTPUT_ROTATE_MIN, ~0ULL, &opts->output_rotate_bytes))
-			usage_error("--output-rotate-bytes '%s': use a whole number of at least %llu",
-				    arg_shown(shown, arg), AGENT_OUTPUT_ROTATE_MIN);
-		opts->needs_file = "--output-rotate-bytes";
-		break;
-	case OPT_OUTPUT_KEEP:
-		if (parse_u64_range(arg, 0, AGENT_OUTPUT_KEEP_MAX, &v))
-			usage_error("--output-keep '%s': use a whole number from 0 to %u",
-				    arg_shown(shown, arg), AGENT_OUTPUT_KEEP_MAX);
-		opts->output_keep = v;
-		opts->needs_file = "--output-keep";
-		break;
-	case OPT_OUTPUT_BUFFER:
-		if (parse_u64_range(arg, SINK_BUFFER_MIN, SINK_BUFFER_MAX, &opts->output_buffer))
-			usage_error("--output-buffer '%s': use a whole number of bytes from %u to %u",
-				    arg_shown(shown, arg), SINK_BUFFER_MIN, SINK_BUFFER_MAX);
-		break;
-	case OPT_OUTPUT_TIMEOUT:
-		seconds_option("--output-timeout", arg, AGENT_OUTPUT_TIMEOUT_MAX_S, "one hour",
-			       "5 or 0.5", &opts->output_timeout_ns);
 		break;
 	case OPT_NATS_STREAM:
 		/* NATS refuses these in a stream's name. */
@@ -290,22 +421,6 @@ static void output_options(int key, const char *arg, struct agent_options *opts)
 			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, none of "
 				    "them a space, '.', '*', '>', '/' or '\\'", arg_shown(shown, arg));
 		opts->nats_stream = arg;
-		opts->needs_nats = "--nats-stream";
-		break;
-	case OPT_NATS_REPLICAS:
-		if (parse_u64_range(arg, 1, AGENT_NATS_REPLICAS_MAX, &v))
-			usage_error("--nats-replicas '%s': use a whole number from 1 to %u",
-				    arg_shown(shown, arg), AGENT_NATS_REPLICAS_MAX);
-		opts->nats_replicas = v;
-		opts->needs_nats = "--nats-replicas";
-		break;
-	case OPT_NATS_CREDS:
-	case OPT_NATS_CA:
-		if (!*arg)
-			usage_error("--nats-%s: the file name is empty",
-				    key == OPT_NATS_CREDS ? "creds" : "ca");
-		*(key == OPT_NATS_CREDS ? &opts->nats_creds : &opts->nats_ca) = arg;
-		opts->needs_nats = key == OPT_NATS_CREDS ? "--nats-creds" : "--nats-ca";
 		break;
 	}
 }
@@ -328,24 +443,77 @@ static void outputs_distinct(const struct agent_options *opts)
 	}
 }
 
-/* The kind of output an option like --nats-stream needs, given or not. */
-static bool has_output(const struct agent_options *opts, enum output_kind kind)
-{
-	const char *rest;
-	unsigned int i;
+/* What the parse keeps beside the options: the order the options came in. */
+struct parse_state {
+	struct agent_options *opts;
+	unsigned int given;		/* options given so far */
+	unsigned int order[NR_OPTIONS];	/* each one's place among them, the last time; 0: none */
+};
 
-	for (i = 0; i < opts->nr_outputs; i++)
-		if (output_url_kind(opts->outputs[i], &rest) == kind)
-			return true;
-	return false;
+/* The last option given that sets how --aggregate counts (@kind NULL) or how @kind writes. */
+static const char *last_needing(const struct parse_state *ps, const struct output_kind *kind)
+{
+	unsigned int i, last = 0;
+	const char *name = NULL;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (ps->order[i] > last && (kind ? agent_options[i].needs_output == kind :
+					    agent_options[i].needs_aggregate)) {
+			last = ps->order[i];
+			name = agent_options[i].name;
+		}
+	return name;
+}
+
+/* Once every option is read: what they ask of each other. */
+static void options_end(const struct parse_state *ps)
+{
+	const struct output_kind *const *k;
+	struct agent_options *opts = ps->opts;
+	const char *needs;
+	char refusal[256];
+
+	if (!opts->ifaces.nr)
+		usage_error("--iface IFACE is required");
+	if (!opts->ifaces.nr_include)
+		usage_error("--iface names only exclusions, which take away from the names "
+			    "and patterns given; add one, e.g. --iface 'veth*,!veth0'");
+	opts->iface = ifselect_single(&opts->ifaces);
+	needs = last_needing(ps, NULL);
+	if (needs && !opts->aggregate_ns)
+		usage_error("--%s sets how --aggregate counts, and --aggregate is not given",
+			    needs);
+	if (opts->aggregate_ns && opts->sample > 1)
+		usage_error("--aggregate sends no events, so there are none for --sample "
+			    "to sample; use one of the two");
+	outputs_distinct(opts);
+	for (k = output_kinds; *k; k++) {
+		needs = last_needing(ps, *k);
+		if (needs && !outputs_has(opts, *k))
+			usage_error("--%s sets %s, and none is given", needs, (*k)->options_set);
+		if ((*k)->needs_aggregate && !opts->aggregate_ns && outputs_has(opts, *k))
+			usage_error("--output %s %s, and without --aggregate there are no "
+				    "intervals; add --aggregate SECONDS", (*k)->prefix,
+				    (*k)->needs_aggregate);
+	}
+	if (opts->aggregate_ns && opts->count)
+		usage_error("--aggregate sends no events, so --count would never stop it; "
+			    "use --duration");
+	if (transport_memory_refusal(opts->transport, opts->queue_size, refusal,
+				     sizeof(refusal)))
+		usage_error("--queue-size %u: %s; use a smaller size", opts->queue_size,
+			    refusal);
+	if (opts->aggregate_ns && opts->quiet && !opts->metrics && !opts->nr_outputs)
+		usage_error("--quiet would hide --aggregate's intervals, its only output; "
+			    "drop --quiet, send them to an --output, or read the counts "
+			    "from --metrics");
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	struct agent_options *opts = state->input;
-	char shown[ARG_SHOWN_SIZE], refusal[256];
-	__u64 v;
-	int err;
+	struct parse_state *ps = state->input;
+	char shown[ARG_SHOWN_SIZE];
+	const struct agent_option *o;
 
 	switch (key) {
 	case 'h':
@@ -358,169 +526,25 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'V':
 		printf("%s %s\n", program_invocation_short_name, FBF_VERSION);
 		exit(AGENT_EXIT_OK);
-	case 'i': {
-		char why[128];
-		size_t len;
-
-		err = ifselect_add(&opts->ifaces, arg, why, sizeof(why));
-		if (err == -ENAMETOOLONG)
-			usage_error("--iface: %s", why);
-		if (err)
-			usage_error("--iface '%s': %s", arg_shown(shown, arg), why);
-		len = strlen(opts->iface_given);
-		snprintf(opts->iface_given + len, sizeof(opts->iface_given) - len, "%s%s",
-			 len ? "," : "", arg);
-		break;
-	}
-	case OPT_MAX_IFACES:
-		if (parse_u64_range(arg, 1, FBF_IFACE_SLOTS_MAX, &v))
-			usage_error("--max-ifaces '%s': use a whole number from 1 to %u",
-				    arg_shown(shown, arg), FBF_IFACE_SLOTS_MAX);
-		opts->max_ifaces = v;
-		break;
-	case 'm':
-		if (xdp_mode_parse(arg, &opts->mode))
-			usage_error("--mode '%s': use native, skb or auto", arg_shown(shown, arg));
-		break;
-	case 't':
-		if (fbf_transport_parse(arg, &opts->transport))
-			usage_error("--transport '%s': use queue or ringbuf",
-				    arg_shown(shown, arg));
-		break;
-	case 'Q':
-		if (parse_u64_range(arg, AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX, &v))
-			usage_error("--queue-size '%s': use a whole number from %u to %u",
-				    arg_shown(shown, arg),
-				    AGENT_QUEUE_SIZE_MIN, AGENT_QUEUE_SIZE_MAX);
-		opts->queue_size = v;
-		break;
-	case OPT_SAMPLE:
-		if (parse_u64_range(arg, 1, FBF_SAMPLE_MAX, &v))
-			usage_error("--sample '%s': use a whole number from 1 (every event) to %u",
-				    arg_shown(shown, arg), FBF_SAMPLE_MAX);
-		opts->sample = v;
-		break;
-	case OPT_AGGREGATE:
-		seconds_option("--aggregate", arg, AGENT_AGGREGATE_MAX_S, "one day", "1 or 0.5",
-			       &opts->aggregate_ns);
-		break;
-	case OPT_TOP:
-		if (parse_u64_range(arg, 0, AGGREGATE_TOP_MAX, &v))
-			usage_error("--top '%s': use a whole number from 0 to %u",
-				    arg_shown(shown, arg), AGGREGATE_TOP_MAX);
-		opts->top = v;
-		opts->needs_aggregate = "--top";
-		break;
-	case OPT_MAX_SOURCES:
-		if (parse_u64_range(arg, 1, FBF_AGGREGATE_MAX_SOURCES, &v))
-			usage_error("--max-sources '%s': use a whole number from 1 to %u",
-				    arg_shown(shown, arg), FBF_AGGREGATE_MAX_SOURCES);
-		opts->max_sources = v;
-		opts->needs_aggregate = "--max-sources";
-		break;
-	case 'd':
-		seconds_option("--duration", arg, AGENT_DURATION_MAX_S, "one year", "10 or 2.5",
-			       &opts->duration_ns);
-		break;
-	case 'c':
-		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
-		if (err == -ERANGE && *arg != '0')
-			usage_error("--count '%s': too large; use a whole number from 1 to %llu",
-				    arg_shown(shown, arg), ~0ULL);
-		if (err)
-			usage_error("--count '%s': use a whole number greater than 0",
-				    arg_shown(shown, arg));
-		break;
-	case 's':
-		seconds_option("--stats-interval", arg, AGENT_STATS_INTERVAL_MAX_S, "one day",
-			       "10 or 0.5", &opts->stats_interval_ns);
-		break;
-	case OPT_METRICS: {
-		struct sockaddr_storage sa;
-		socklen_t len;
-
-		if (parse_listen_addr(arg, &sa, &len))
-			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric address "
-				    "and a port from 1 to 65535, e.g. 127.0.0.1:9435 or [::]:9435",
-				    arg_shown(shown, arg));
-		opts->metrics = arg;
-		break;
-	}
-	case 'o':
-	case OPT_OUTPUT_ROTATE_BYTES:
-	case OPT_OUTPUT_KEEP:
-	case OPT_OUTPUT_BUFFER:
-	case OPT_OUTPUT_TIMEOUT:
-	case OPT_NATS_STREAM:
-	case OPT_NATS_REPLICAS:
-	case OPT_NATS_CREDS:
-	case OPT_NATS_CA:
-		output_options(key, arg, opts);
-		break;
-	case OPT_LOCK_DIR:
-		if (!*arg)
-			usage_error("--lock-dir: the directory name is empty");
-		opts->lock_dir = arg;
-		break;
-	case OPT_DETACH:
-		opts->detach = true;
-		break;
-	case 'j':
-		opts->json = true;
-		break;
-	case 'q':
-		opts->quiet = true;
-		break;
-	case 'v':
-		opts->verbose = true;
-		break;
 	case ARGP_KEY_ARG:
 		usage_error("unexpected argument '%s'", arg_shown(shown, arg));
-		break;
 	case ARGP_KEY_END:
-		if (!opts->ifaces.nr)
-			usage_error("--iface IFACE is required");
-		if (!opts->ifaces.nr_include)
-			usage_error("--iface names only exclusions, which take away from the names "
-				    "and patterns given; add one, e.g. --iface 'veth*,!veth0'");
-		opts->iface = ifselect_single(&opts->ifaces);
-		if (opts->needs_aggregate && !opts->aggregate_ns)
-			usage_error("%s sets how --aggregate counts, and --aggregate is not given",
-				    opts->needs_aggregate);
-		if (opts->aggregate_ns && opts->sample > 1)
-			usage_error("--aggregate sends no events, so there are none for --sample "
-				    "to sample; use one of the two");
-		outputs_distinct(opts);
-		if (opts->needs_file && !has_output(opts, OUTPUT_FILE))
-			usage_error("%s sets how a file --output writes, and none is given",
-				    opts->needs_file);
-		if (opts->needs_nats && !has_output(opts, OUTPUT_NATS))
-			usage_error("%s sets how a NATS --output publishes, and none is given",
-				    opts->needs_nats);
-		if (!opts->aggregate_ns && has_output(opts, OUTPUT_IPFIX))
-			usage_error("--output ipfix:// exports each interval's packets per source, "
-				    "and without --aggregate there are no intervals; add --aggregate "
-				    "SECONDS");
-		if (opts->aggregate_ns && opts->count)
-			usage_error("--aggregate sends no events, so --count would never stop it; "
-				    "use --duration");
-		if (transport_memory_refusal(opts->transport, opts->queue_size, refusal,
-					     sizeof(refusal)))
-			usage_error("--queue-size %u: %s; use a smaller size", opts->queue_size,
-				    refusal);
-		if (opts->aggregate_ns && opts->quiet && !opts->metrics && !opts->nr_outputs)
-			usage_error("--quiet would hide --aggregate's intervals, its only output; "
-				    "drop --quiet, send them to an --output, or read the counts "
-				    "from --metrics");
-		break;
+		options_end(ps);
+		return 0;
 	case ARGP_KEY_ERROR:
 		/* getopt's: an unknown option, or one without its value. */
 		usage_error("'%s' is not an option, or lacks its value",
 			    arg_shown(shown, state->argv[state->next > 1 ? state->next - 1 : 0]));
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
 	}
+	for (o = agent_options; o->name && o->key != key; o++)
+		;
+	if (!o->name)
+		return ARGP_ERR_UNKNOWN;
+	if (o->type == OPTION_OWN)
+		own_option(ps->opts, key, arg);
+	else
+		value_option(ps->opts, o, arg);
+	ps->order[o - agent_options] = ++ps->given;
 	return 0;
 }
 
@@ -531,25 +555,17 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		.parser = parse_arg,
 		.doc = doc,
 	};
+	struct parse_state ps = { .opts = opts };
+	const struct agent_option *o;
 
-	*opts = (struct agent_options){
-		.mode = XDP_MODE_UNSPEC,
-		.queue_size = FBF_DEFAULT_QUEUE_SIZE,
-		.sample = FBF_SAMPLE_DEFAULT,
-		.top = AGGREGATE_TOP_DEFAULT,
-		.max_sources = FBF_AGGREGATE_DEFAULT_SOURCES,
-		.max_ifaces = AGENT_MAX_IFACES_DEFAULT,
-		.lock_dir = AGENT_LOCK_DIR,
-		.output_keep = 5,
-		.output_buffer = SINK_BUFFER_DEFAULT,
-		.output_timeout_ns = AGENT_OUTPUT_TIMEOUT_DEFAULT_NS,
-		.nats_stream = AGENT_NATS_STREAM_DEFAULT,
-		.nats_replicas = 1,
-	};
+	*opts = (struct agent_options){};
+	for (o = agent_options; o->name; o++)
+		if (o->size && (o->def || o->def_text))
+			field_set(opts, o, o->def, o->def_text);
 	argp_err_exit_status = AGENT_EXIT_USAGE;
 	doc_build();
-	queue_size_doc_build();
+	argp_options_build();
 	/* Every error exits through usage_error(), so a return means success. */
-	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, opts))
+	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, &ps))
 		usage_error("cannot parse the command line");
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Command line of the agent. The value parsers are pure functions (no I/O,
- * no global state) so that they can be unit tested and fuzzed on their own.
+ * Command line of the agent: one table of its options (options.c), from
+ * which the parser, the defaults and --help come, and which the tests hold
+ * the manual and the docs to. The number parsers are lib/parse_num.c's.
  */
 #ifndef AGENT_OPTIONS_H
 #define AGENT_OPTIONS_H
@@ -13,6 +14,8 @@
 #include "fbf_transport.h"
 #include "iface/ifselect.h"
 #include "parse_num.h"
+#include "sinks/event_sink.h"
+#include "sinks/output_kind.h"
 
 /* Limits of the option values, also quoted in the error messages. */
 #define AGENT_QUEUE_SIZE_MIN 1U
@@ -21,10 +24,11 @@
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
 #define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
 #define AGENT_AGGREGATE_MAX_S (24ULL * 3600)
-#define AGENT_OUTPUTS_MAX 8
+#define AGENT_OUTPUTS_MAX EVENT_SINK_MAX
 #define AGENT_OUTPUT_TIMEOUT_MAX_S 3600ULL
 #define AGENT_OUTPUT_TIMEOUT_DEFAULT_NS 5000000000ULL
 #define AGENT_OUTPUT_KEEP_MAX 1000U
+#define AGENT_OUTPUT_KEEP_DEFAULT 5U
 #define AGENT_OUTPUT_ROTATE_MIN 4096ULL
 #define AGENT_NATS_STREAM_DEFAULT "FIZZBUZZFIB"
 /* --max-ifaces' default: interfaces one agent serves at once. */
@@ -43,7 +47,6 @@ struct agent_options {
 	__u64 aggregate_ns;		/* count per source, report this often; 0: events */
 	__u32 top;			/* --aggregate: top sources shown per class */
 	__u32 max_sources;		/* --aggregate: sources the kernel's maps hold */
-	const char *needs_aggregate;	/* an option given that only --aggregate takes */
 	__u64 duration_ns;		/* 0: run until stopped */
 	__u64 count;			/* 0: no limit */
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
@@ -59,13 +62,43 @@ struct agent_options {
 	__u32 nats_replicas;		/* ... with this many replicas */
 	const char *nats_creds;		/* a NATS credentials file, or NULL */
 	const char *nats_ca;		/* a CA file for TLS to NATS, or NULL */
-	const char *needs_file;		/* an option given that only a file --output takes */
-	const char *needs_nats;		/* ... that only a NATS --output takes */
 	bool detach;			/* attach nothing: remove what a dead agent left */
 	bool json;
 	bool quiet;
 	bool verbose;
 };
+
+/* How an option's value is read. */
+enum agent_option_type {
+	OPTION_FLAG,		/* no value: its bool is set */
+	OPTION_NUMBER,		/* a whole number from min to max (a __u32 or a __u64) */
+	OPTION_SECONDS,		/* seconds, greater than 0 and at most max, kept in ns */
+	OPTION_TEXT,		/* any text but none, kept as given */
+	OPTION_OWN,		/* read by code of its own in options.c */
+};
+
+/* One option of the agent: all that the parser, --help and the tests know of it. */
+struct agent_option {
+	const char *name;		/* "queue-size" */
+	int key;			/* its short form ('Q'), or a number past any character */
+	const char *arg;		/* its value's name ("N"); NULL: it takes none */
+	enum agent_option_type type;
+	size_t field;			/* where it goes in struct agent_options */
+	size_t size;			/* ... and its size; 0: nowhere */
+	__u64 min, max;			/* NUMBER: its range; SECONDS: max, in seconds */
+	__u64 def;			/* its default (SECONDS: in ns), unless def_text */
+	const char *def_text;		/* a TEXT's (or an OWN's) default, or NULL */
+	const char *max_words;		/* SECONDS: max in words ("one day") */
+	const char *example;		/* SECONDS: values a usage error shows ("1 or 0.5") */
+	const char *unit;		/* NUMBER: its unit (" of bytes"); TEXT: what it names */
+	const char *min_words;		/* NUMBER: what min means (" (every event)") */
+	const char *doc;		/* --help's words: {min}, {max} and {default} filled in */
+	bool needs_aggregate;		/* it sets how --aggregate counts */
+	const struct output_kind *needs_output;	/* it sets how outputs of this kind write */
+};
+
+/* The agent's options, --help's order, ended by a row without a name. */
+extern const struct agent_option agent_options[];
 
 /* Parse argv into *opts; exits with AGENT_EXIT_USAGE on a usage error. */
 void options_parse(int argc, char **argv, struct agent_options *opts);

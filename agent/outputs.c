@@ -13,66 +13,40 @@
 #include "options.h"
 #include "outputs.h"
 #include "sinks/event_sink.h"
+#include "sinks/output_kind.h"
 
-bool outputs_has(const struct agent_options *opts, enum output_kind kind)
+bool outputs_has(const struct agent_options *opts, const struct output_kind *kind)
 {
 	const char *rest;
 	unsigned int i;
 
 	if (!opts->nr_outputs)
-		return kind == OUTPUT_STDOUT && !opts->quiet;
+		return kind == &output_stdout && !opts->quiet;
 	for (i = 0; i < opts->nr_outputs; i++)
-		if (output_url_kind(opts->outputs[i], &rest) == kind)
+		if (output_kind_of(opts->outputs[i], &rest) == kind)
 			return true;
 	return false;
-}
-
-/* Open one output into @k: 0, or an exit status after one line. */
-static int output_open(struct sink *k, const char *url, const struct agent_options *opts,
-		       const char *run_id, const char **kind)
-{
-	static unsigned int nats_outputs;
-	char stream[288];
-	const struct sink_nats_options nats = {
-		.stream = stream,
-		.replicas = opts->nats_replicas,
-		.creds = opts->nats_creds,
-		.ca = opts->nats_ca,
-		.run_id = run_id,
-	};
-	const char *rest;
-
-	switch (output_url_kind(url, &rest)) {
-	case OUTPUT_FILE:
-		*kind = "file";
-		return sink_file_open(k, rest, opts->output_rotate_bytes, opts->output_keep);
-	case OUTPUT_NATS:
-		*kind = "nats";
-		/* A stream per NATS output, should each need one: NAME, NAME_2, ... */
-		if (++nats_outputs == 1)
-			snprintf(stream, sizeof(stream), "%s", opts->nats_stream);
-		else
-			snprintf(stream, sizeof(stream), "%s_%u", opts->nats_stream, nats_outputs);
-		return sink_nats_open(k, rest, &nats);
-	case OUTPUT_IPFIX:
-		*kind = "ipfix";
-		/* Several interfaces: their sources counted together, ingressInterface 0. */
-		return sink_ipfix_open(k, rest, opts->iface ? if_nametoindex(opts->iface) : 0);
-	case OUTPUT_STDOUT:
-	default:
-		*kind = "stdout";
-		return sink_stdout_open(k);
-	}
 }
 
 int outputs_open(struct event_sink *s, const struct agent_options *opts, const char *iface_json,
 		 __u64 start_ns)
 {
 	char host[256], host_json[ESCAPE_IFNAME_SIZE * 4], run_id[FORMAT_ENVELOPE_MAX];
-	const char *url, *kind, *rest;
+	const struct output_open_args args = {
+		.rotate_bytes = opts->output_rotate_bytes,
+		.keep = opts->output_keep,
+		.nats_stream = opts->nats_stream,
+		.nats_replicas = opts->nats_replicas,
+		.nats_creds = opts->nats_creds,
+		.nats_ca = opts->nats_ca,
+		.run_id = run_id,
+		/* Several interfaces: their sources counted together, ingressInterface 0. */
+		.ifindex = opts->iface ? if_nametoindex(opts->iface) : 0,
+	};
+	const struct output_kind *kind;
+	const char *url, *rest;
 	unsigned int i, n;
 	struct sink *k;
-	bool off_host;
 	int ret, err;
 
 	if (gethostname(host, sizeof(host)))
@@ -87,15 +61,20 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 	n = opts->nr_outputs ? opts->nr_outputs : !opts->quiet;
 	for (i = 0; i < n; i++) {
 		url = opts->nr_outputs ? opts->outputs[i] : "stdout";
+		kind = output_kind_of(url, &rest);
 		k = event_sink_add(s);
-		ret = output_open(k, url, opts, run_id, &kind);
+		if (!k) {
+			pr_err("more outputs than the %d the agent has room for\n", EVENT_SINK_MAX);
+			return AGENT_EXIT_FAILURE;
+		}
+		ret = kind->open(k, rest, &args);
 		if (ret)
 			return ret;
-		off_host = output_url_kind(url, &rest) != OUTPUT_STDOUT;
-		err = event_sink_start(s, k, kind, off_host || opts->json, off_host,
-				       opts->output_buffer);
+		err = event_sink_start(s, k, kind->name, kind->off_host || opts->json,
+				       kind->off_host, opts->output_buffer);
 		if (err) {
-			pr_err("cannot start the writer of --output %s: %s\n", kind, strerror(-err));
+			pr_err("cannot start the writer of --output %s: %s\n", kind->name,
+			       strerror(-err));
 			return AGENT_EXIT_FAILURE;
 		}
 	}

@@ -5,13 +5,13 @@
 
 #include <stdbool.h>
 
-#include "sinks/output_url.h"
+#include "sinks/output_kind.h"
 
 struct agent_options;
 struct event_sink;
 
 /* Whether one of the outputs is of @kind (stdout: also with no --output, unless --quiet). */
-bool outputs_has(const struct agent_options *opts, enum output_kind kind);
+bool outputs_has(const struct agent_options *opts, const struct output_kind *kind);
 
 /*
  * Open and start every output into @s, whose lines that leave the host

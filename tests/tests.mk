@@ -29,6 +29,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(wildcard tests/unit/
 BPF_TESTS := $(patsubst tests/bpf/%.c,$(OUTPUT)/tests/%,$(wildcard tests/bpf/test_*.c))
 AGENT_LIB := $(OUTPUT)/tests/libagent.a
 TEST_LINK_OBJS := $(TESTING_OBJS) $(AGENT_LIB) $(LIB_OBJS)
+# What the agent's objects take from outside: a test that reaches the outputs' kinds needs all.
+AGENT_LINK_LIBS = $(LIBBPF_LIBS) $(NATS_LIBS) $(FIXBUF_LIBS) $(MHD_LIBS) $(SYSTEMD_LIBS) -lpthread
 TEST_PROGS += $(UNIT_TESTS) $(BPF_TESTS)
 
 test-build: $(UNIT_TESTS) $(BPF_TESTS)
@@ -43,7 +45,7 @@ $(BPF_TESTS): $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/bpf/%.o $(TEST_LINK_OBJS)
 $(UNIT_TESTS) $(BPF_TESTS):
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CMOCKA_LIBS) $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(CMOCKA_LIBS) $(AGENT_LINK_LIBS) -o $@
 
 # The suites of make test, in this order; the agent's suites run again on the
 # ring buffer (SUITE.bats+ringbuf, see tests/run-suite). nic.bats needs the
@@ -65,17 +67,21 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 
 .PHONY: fuzz fuzzers stress hardening-sanitize-build test-kernels test-fresh
 
-$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c agent/metrics/listen_addr.c \
-		agent/base/escape.c agent/iface/xdp_mode.c agent/iface/ifselect.c agent/sinks/output_url.c \
-		agent/sinks/output_dest.c agent/transports/transport_memory.c lib/parse_num.c
-# --queue-size's check counts the CPUs as the event maps do, with libbpf.
-$(OUTPUT)/fuzz/fuzz_options: FUZZ_LIBS = $(LIBBPF_LIBS)
+# The parsers from source, instrumented; what they reach beyond them (the
+# outputs' kinds, each row in the file of its sink) from the agent's library.
+$(OUTPUT)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c agent/options.c \
+		agent/metrics/listen_addr.c agent/base/escape.c agent/iface/xdp_mode.c \
+		agent/iface/ifselect.c agent/sinks/output_url.c agent/sinks/output_kind.c \
+		agent/sinks/output_dest.c agent/transports/transport_memory.c lib/parse_num.c \
+		$(AGENT_LIB) $(filter-out $(call obj,lib/parse_num.c),$(LIB_OBJS))
+$(OUTPUT)/fuzz/fuzz_options: FUZZ_LIBS = $(AGENT_LINK_LIBS)
 $(OUTPUT)/fuzz/fuzz_escape: tests/fuzz/fuzz_escape.c agent/base/escape.c
 
 $(FUZZERS):
 	$(call msg,FUZZER,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Iagent -Itools/trafficgen $(filter %.c,$^) -o $@ $(FUZZ_LIBS)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Iagent -Itools/trafficgen $(filter %.c %.a %.o,$^) -o $@ \
+		$(FUZZ_LIBS)
 
 fuzzers: $(FUZZERS)
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "sinks/output_dest.h"
-#include "sinks/output_url.h"
+#include "sinks/output_kind.h"
 
 /* Symbolic links followed to a file that does not exist yet, as open(O_CREAT) would. */
 #define OUTPUT_DEST_LINKS_MAX 40
@@ -58,72 +58,33 @@ void output_dest_get(const char *url, struct output_dest *d)
 
 	memset(d, 0, sizeof(*d));
 	d->url = url;
-	d->kind = output_url_kind(url, &rest);
-	if (d->kind == OUTPUT_STDOUT)
+	d->kind = output_kind_of(url, &rest);
+	if (d->kind == &output_stdout)
 		/* Also the file or pipe it is: file:/dev/stdout, or a file it was sent to. */
 		d->has_inode = !fstat(STDOUT_FILENO, &st);
-	else if (d->kind == OUTPUT_FILE)
+	else if (d->kind == &output_file)
 		d->has_inode = !stat(rest, &st);
 	if (d->has_inode) {
 		d->dev = st.st_dev;
 		d->ino = st.st_ino;
-	} else if (d->kind == OUTPUT_FILE) {
+	} else if (d->kind == &output_file) {
 		file_path(rest, d->path, sizeof(d->path));
+	} else {
+		snprintf(d->path, sizeof(d->path), "%s", rest);
 	}
-}
-
-/* The same subject through a server in common: the same stream takes both. */
-static bool nats_same(const char *a, const char *b)
-{
-	struct nats_url *u = malloc(2 * sizeof(*u));
-	bool same = false;
-	unsigned int i, j;
-	const char *why;
-
-	if (!u || nats_url_parse(a, &u[0], &why) || nats_url_parse(b, &u[1], &why)) {
-		free(u);
-		return !strcmp(a, b);
-	}
-	if (!strcmp(u[0].subject, u[1].subject))
-		for (i = 0; i < u[0].nr_servers; i++)
-			for (j = 0; j < u[1].nr_servers; j++)
-				same |= !strcmp(u[0].servers[i], u[1].servers[j]);
-	free(u);
-	return same;
-}
-
-/* The same collector and observation domain: the collector would count each source twice. */
-static bool ipfix_same(const char *a, const char *b)
-{
-	struct ipfix_url u, v;
-	const char *why;
-
-	if (ipfix_url_parse(a, &u, &why) || ipfix_url_parse(b, &v, &why))
-		return !strcmp(a, b);
-	return !strcmp(u.host, v.host) && !strcmp(u.port, v.port) &&
-	       u.has_domain == v.has_domain && u.domain == v.domain;
 }
 
 bool output_dest_same(const struct output_dest *a, const struct output_dest *b)
 {
 	const char *ra, *rb;
 
-	if (a->kind == OUTPUT_STDOUT && b->kind == OUTPUT_STDOUT)
-		return true;
 	if (a->has_inode || b->has_inode)
 		return a->has_inode && b->has_inode && a->dev == b->dev && a->ino == b->ino;
 	if (a->kind != b->kind)
 		return false;
-	output_url_kind(a->url, &ra);
-	output_url_kind(b->url, &rb);
-	switch (a->kind) {
-	case OUTPUT_FILE:
+	if (!a->kind->same)
 		return !strcmp(a->path, b->path);
-	case OUTPUT_NATS:
-		return nats_same(ra, rb);
-	case OUTPUT_IPFIX:
-		return ipfix_same(ra, rb);
-	default:
-		return false;
-	}
+	output_kind_of(a->url, &ra);
+	output_kind_of(b->url, &rb);
+	return a->kind->same(ra, rb);
 }

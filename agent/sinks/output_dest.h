@@ -12,13 +12,15 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct output_kind;
+
 struct output_dest {
 	const char *url;
-	int kind;		/* enum output_kind */
+	const struct output_kind *kind;
 	bool has_inode;		/* a file that exists, or stdout: dev and ino name it */
 	dev_t dev;
 	ino_t ino;
-	char path[PATH_MAX];	/* else, a file's: its absolute path */
+	char path[PATH_MAX];	/* else a file's absolute path; another's URL past its prefix */
 };
 
 /* Where @url (an --output value the options accepted, kept by the caller) writes. */

@@ -7,27 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse_num.h"
 #include "sinks/output_url.h"
-
-enum output_kind output_url_kind(const char *url, const char **rest)
-{
-	*rest = url;
-	if (!strcmp(url, "stdout") || !strcmp(url, "-"))
-		return OUTPUT_STDOUT;
-	if (!strncmp(url, "file:", 5) && url[5]) {
-		*rest = url + 5;
-		return OUTPUT_FILE;
-	}
-	if (!strncmp(url, "nats://", 7)) {
-		*rest = url + 7;
-		return OUTPUT_NATS;
-	}
-	if (!strncmp(url, "ipfix://", 8)) {
-		*rest = url + 8;
-		return OUTPUT_IPFIX;
-	}
-	return OUTPUT_INVALID;
-}
 
 /* A subject's tokens are separated by dots, none empty, with no spaces or wildcards. */
 static bool subject_valid(const char *s)
@@ -109,28 +90,30 @@ int nats_url_parse(const char *rest, struct nats_url *u, const char **why)
 	return 0;
 }
 
-/* "N" from 0 to 4294967295, digits only: an observation domain. */
-static bool domain_valid(const char *s, __u32 *out)
+bool nats_url_same(const char *a, const char *b)
 {
-	unsigned long long v = 0;
+	struct nats_url *u = malloc(2 * sizeof(*u));
+	bool same = false;
+	unsigned int i, j;
+	const char *why;
 
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (*s - '0');
-		if (v > 0xffffffffULL)
-			return false;
+	if (!u || nats_url_parse(a, &u[0], &why) || nats_url_parse(b, &u[1], &why)) {
+		free(u);
+		return !strcmp(a, b);
 	}
-	*out = v;
-	return true;
+	if (!strcmp(u[0].subject, u[1].subject))
+		for (i = 0; i < u[0].nr_servers; i++)
+			for (j = 0; j < u[1].nr_servers; j++)
+				same |= !strcmp(u[0].servers[i], u[1].servers[j]);
+	free(u);
+	return same;
 }
 
 int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
 {
 	const char *query = strchr(rest, '?'), *end = query ?: rest + strlen(rest), *host, *colon;
 	size_t host_len;
+	__u64 domain;
 
 	memset(u, 0, sizeof(*u));
 	*why = "use ipfix://HOST:PORT or ipfix://HOST:PORT?domain=N, the port from 1 to 65535";
@@ -154,10 +137,22 @@ int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
 	memcpy(u->port, colon + 1, end - colon - 1);
 	if (!query)
 		return 0;
-	if (strncmp(query, "?domain=", 8) || !domain_valid(query + 8, &u->domain)) {
+	if (strncmp(query, "?domain=", 8) || parse_u64_range(query + 8, 0, 0xffffffffULL, &domain)) {
 		*why = "the only parameter is ?domain=N, an observation domain from 0 to 4294967295";
 		return -EINVAL;
 	}
+	u->domain = domain;
 	u->has_domain = true;
 	return 0;
+}
+
+bool ipfix_url_same(const char *a, const char *b)
+{
+	struct ipfix_url u, v;
+	const char *why;
+
+	if (ipfix_url_parse(a, &u, &why) || ipfix_url_parse(b, &v, &why))
+		return !strcmp(a, b);
+	return !strcmp(u.host, v.host) && !strcmp(u.port, v.port) &&
+	       u.has_domain == v.has_domain && u.domain == v.domain;
 }

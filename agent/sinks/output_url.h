@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * --output's values: stdout (or -), file:PATH, nats://HOST:PORT[,HOST:PORT...]/SUBJECT,
- * ipfix://HOST:PORT[?domain=N].
- * Pure parsers, no I/O: the options check every value before anything opens.
+ * What follows nats:// and ipfix:// in an --output (their kinds' rows,
+ * output_kind.h, use these). Pure parsers, no I/O: the options check every
+ * value before anything opens.
  */
 #ifndef AGENT_OUTPUT_URL_H
 #define AGENT_OUTPUT_URL_H
@@ -10,17 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-
-enum output_kind {
-	OUTPUT_INVALID,
-	OUTPUT_STDOUT,
-	OUTPUT_FILE,
-	OUTPUT_NATS,
-	OUTPUT_IPFIX,
-};
-
-/* The kind of @url, and in *rest what follows its scheme ("PATH", "HOST:PORT.../SUBJECT"). */
-enum output_kind output_url_kind(const char *url, const char **rest);
 
 /* A cluster's seed list holds at most this many servers. */
 #define NATS_URL_SERVERS_MAX 16
@@ -39,6 +28,9 @@ struct nats_url {
  */
 int nats_url_parse(const char *rest, struct nats_url *u, const char **why);
 
+/* The same subject through a server in common: the same stream takes both. */
+bool nats_url_same(const char *a, const char *b);
+
 #define IPFIX_HOST_SIZE 256
 #define IPFIX_PORT_SIZE 6
 
@@ -55,5 +47,8 @@ struct ipfix_url {
  * wrong.
  */
 int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why);
+
+/* The same collector and observation domain: the collector would count each source twice. */
+bool ipfix_url_same(const char *a, const char *b);
 
 #endif /* AGENT_OUTPUT_URL_H */

@@ -121,7 +121,10 @@ struct sink {
 	pthread_t thread;
 };
 
-/* Set up @s; its kind's open has set ops, name, target, fmt and priv. 0 or -errno. */
+/*
+ * Set up @s; its kind's open (output_kind.h) has set ops, name, target, fmt
+ * and priv. 0 or -errno.
+ */
 int sink_start(struct sink *s, size_t buffer_bytes);
 
 /* The drain's side, not thread safe: one drain thread feeds each sink. */
@@ -176,27 +179,5 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 
 /* Free what sink_stop() left. */
 void sink_free(struct sink *s);
-
-/* What --output nats:// takes from the other options. */
-struct sink_nats_options {
-	const char *stream;		/* the stream to create if none captures the subject */
-	__u32 replicas;			/* ... and its replicas */
-	const char *creds;		/* a credentials file, or NULL */
-	const char *ca;			/* a CA certificate file for TLS, or NULL */
-	const char *run_id;		/* unique to this run: message ids start with it */
-};
-
-/*
- * The kinds. Each opens its target and says why if it cannot: 0, or an exit
- * status after one line. event_sink_start() starts the sink after.
- */
-int sink_stdout_open(struct sink *s);
-int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 keep);
-int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_options *o);
-/*
- * @url after "ipfix://"; @ifindex: the ingressInterface, and the domain unless
- * the URL names one (0 for an agent over several interfaces).
- */
-int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex);
 
 #endif /* AGENT_SINK_H */

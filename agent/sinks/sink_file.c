@@ -25,6 +25,7 @@
 #include "base/exit_codes.h"
 #include "base/log.h"
 #include "sinks/fd_write.h"
+#include "sinks/output_kind.h"
 #include "sinks/sink.h"
 
 struct file_sink {
@@ -176,7 +177,7 @@ static const struct sink_ops file_ops = {
 	.close = file_close,
 };
 
-int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 keep)
+static int file_open(struct sink *s, const char *path, const struct output_open_args *a)
 {
 	char shown[PATH_MAX];
 	struct file_sink *f;
@@ -189,8 +190,8 @@ int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 k
 		return AGENT_EXIT_FAILURE;
 	}
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->rotate_bytes = rotate_bytes;
-	f->keep = keep;
+	f->rotate_bytes = a->rotate_bytes;
+	f->keep = a->keep;
 	err = file_open_fd(f);
 	if (err) {
 		pr_err("cannot open --output file:%s: %s; name a file in a directory the agent "
@@ -203,3 +204,8 @@ int sink_file_open(struct sink *s, const char *path, __u64 rotate_bytes, __u32 k
 	s->target = path;
 	return 0;
 }
+
+const struct output_kind output_file = {
+	.name = "file", .prefix = "file:", .usage = "file:PATH", .help = "file:PATH (NDJSON lines)",
+	.options_set = "how a file --output writes", .off_host = true, .open = file_open,
+};

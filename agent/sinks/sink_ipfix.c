@@ -35,6 +35,7 @@
 #include "fizzbuzzfib.h"
 #include "base/exit_codes.h"
 #include "base/log.h"
+#include "sinks/output_kind.h"
 #include "sinks/output_url.h"
 #include "sinks/sink.h"
 #include "source_counts.h"
@@ -370,7 +371,7 @@ static int ipfix_encoder(struct ipfix_sink *x, GError **err)
 	return 0;
 }
 
-int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex)
+static int ipfix_open(struct sink *s, const char *url, const struct output_open_args *a)
 {
 	struct ipfix_sink *x = calloc(1, sizeof(*x));
 	GError *err = NULL;
@@ -387,7 +388,7 @@ int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex)
 		return AGENT_EXIT_FAILURE;
 	}
 	x->fd = -1;
-	x->ifindex = ifindex;
+	x->ifindex = a->ifindex;
 	/* Checked by the options already. */
 	if (ipfix_url_parse(url, &x->url, &why)) {
 		pr_err("output ipfix://%s: %s\n", url, why);
@@ -408,3 +409,17 @@ int sink_ipfix_open(struct sink *s, const char *url, __u32 ifindex)
 		x->url.has_domain ? x->url.domain : x->ifindex, sizeof(x->msg));
 	return 0;
 }
+
+static int ipfix_parse(const char *rest, const char **why)
+{
+	struct ipfix_url u;
+
+	return ipfix_url_parse(rest, &u, why);
+}
+
+const struct output_kind output_ipfix = {
+	.name = "ipfix", .prefix = "ipfix://", .usage = "ipfix://HOST:PORT",
+	.help = "ipfix://HOST:PORT[?domain=N] (IPFIX over UDP, with --aggregate)",
+	.needs_aggregate = "exports each interval's packets per source", .off_host = true,
+	.parse = ipfix_parse, .same = ipfix_url_same, .open = ipfix_open,
+};

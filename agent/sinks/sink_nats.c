@@ -31,6 +31,7 @@
 #include "base/exit_codes.h"
 #include "base/log.h"
 #include "sinks/nats_files.h"
+#include "sinks/output_kind.h"
 #include "sinks/output_url.h"
 #include "sinks/sink.h"
 
@@ -57,6 +58,7 @@ struct nats_sink {
 	natsConnection *nc;
 	jsCtx *js;
 	char run_id[FORMAT_ENVELOPE_MAX];
+	char stream[NATS_STREAM_NAME_SIZE + 16];	/* to create if none captures the subject */
 	__u64 records_sent;		/* messages that are not events: their ids */
 	bool failing;			/* said that publishing fails; say when it works again */
 };
@@ -149,7 +151,7 @@ static const struct sink_ops nats_ops = {
 };
 
 /* Options as the agent's ask, the files' checked: 0, or an exit status after one line. */
-static int nats_options(struct nats_sink *n, const struct sink_nats_options *o)
+static int nats_options(struct nats_sink *n, const struct output_open_args *o)
 {
 	const char *servers[NATS_URL_SERVERS_MAX];
 	natsStatus st;
@@ -163,7 +165,7 @@ static int nats_options(struct nats_sink *n, const struct sink_nats_options *o)
 		pr_err("output nats: %s\n", nats_last_error());
 		return AGENT_EXIT_FAILURE;
 	}
-	ret = nats_files_check(n->opts, o->creds, o->ca);
+	ret = nats_files_check(n->opts, o->nats_creds, o->nats_ca);
 	if (ret)
 		return ret;
 	st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
@@ -176,9 +178,9 @@ static int nats_options(struct nats_sink *n, const struct sink_nats_options *o)
 		st = natsOptions_SetMaxReconnect(n->opts, -1);
 	if (st == NATS_OK)
 		st = natsOptions_SetReconnectWait(n->opts, 250);
-	if (st == NATS_OK && o->creds)
-		st = natsOptions_SetUserCredentialsFromFiles(n->opts, o->creds, NULL);
-	if (st == NATS_OK && o->ca)
+	if (st == NATS_OK && o->nats_creds)
+		st = natsOptions_SetUserCredentialsFromFiles(n->opts, o->nats_creds, NULL);
+	if (st == NATS_OK && o->nats_ca)
 		st = natsOptions_SetSecure(n->opts, true);
 	if (st != NATS_OK) {
 		pr_err("output nats: %s\n", nats_last_error());
@@ -191,7 +193,7 @@ static int nats_options(struct nats_sink *n, const struct sink_nats_options *o)
  * Connect: 0, or AGENT_EXIT_OUTPUT after one line that blames the server
  * only where it is the cause.
  */
-static int nats_connect(struct sink *s, struct nats_sink *n, const struct sink_nats_options *o)
+static int nats_connect(struct sink *s, struct nats_sink *n, const struct output_open_args *o)
 {
 	char creds[PATH_MAX];
 	natsStatus st;
@@ -201,7 +203,7 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct sink_n
 		st = natsConnection_JetStream(&n->js, n->nc, NULL);
 	if (st == NATS_OK)
 		return 0;
-	escape_log(creds, sizeof(creds), o->creds ?: "");
+	escape_log(creds, sizeof(creds), o->nats_creds ?: "");
 	switch (st) {
 	case NATS_NO_SERVER:
 	case NATS_TIMEOUT:
@@ -212,7 +214,7 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct sink_n
 	case NATS_CONNECTION_AUTH_FAILED:
 	case NATS_NOT_PERMITTED:
 		pr_err("output nats: the server of nats://%s refused the agent: %s; %s%s\n",
-		       s->target, nats_last_error(), o->creds ? "check with its operator that it "
+		       s->target, nats_last_error(), o->nats_creds ? "check with its operator that it "
 		       "accepts the user of --nats-creds " : "it may need --nats-creds", creds);
 		break;
 	case NATS_SECURE_CONNECTION_WANTED:
@@ -236,11 +238,11 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct sink_n
 }
 
 /*
- * A stream that captures the subject, or a new one named @o->stream. An
+ * A stream that captures the subject, or a new one named @n->stream. An
  * existing stream is never changed. 0, or an exit status after one line.
  */
 static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
-			      const struct sink_nats_options *o)
+			      const struct output_open_args *o)
 {
 	const char *subjects[1] = { n->url.subject };
 	jsStreamNamesList *names = NULL;
@@ -266,37 +268,38 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 		return AGENT_EXIT_OUTPUT;
 	}
 	/* Said: the operator who named another stream must know where events go. */
-	if (found && strcmp(used, o->stream))
+	if (found && strcmp(used, n->stream))
 		pr_warn("output %s: publishing to stream %s, which captures %s already; %s "
 			"(--nats-stream) is created only where no stream captures the subject\n",
-			s->name, used, n->url.subject, o->stream);
+			s->name, used, n->url.subject, n->stream);
 	else if (found)
 		pr_info("output %s: publishing to stream %s, which captures %s\n", s->name, used,
 			n->url.subject);
 	if (found)
 		return 0;
 	jsStreamConfig_Init(&cfg);
-	cfg.Name = o->stream;
+	cfg.Name = n->stream;
 	cfg.Subjects = subjects;
 	cfg.SubjectsLen = 1;
 	cfg.Storage = js_FileStorage;
-	cfg.Replicas = o->replicas;
+	cfg.Replicas = o->nats_replicas;
 	st = js_AddStream(&si, n->js, &cfg, NULL, &jerr);
 	jsStreamInfo_Destroy(si);
 	if (st != NATS_OK) {
 		pr_err("output %s: no stream captures %s, and creating stream %s failed: %s "
 		       "(JetStream error %d); name another with --nats-stream, or create one\n",
-		       s->name, n->url.subject, o->stream, natsStatus_GetText(st), (int)jerr);
+		       s->name, n->url.subject, n->stream, natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
 	pr_info("output %s: created JetStream stream %s for %s, %u replica%s\n", s->name,
-		o->stream, n->url.subject, o->replicas, o->replicas == 1 ? "" : "s");
+		n->stream, n->url.subject, o->nats_replicas, o->nats_replicas == 1 ? "" : "s");
 	return 0;
 }
 
-int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_options *o)
+static int nats_open(struct sink *s, const char *url, const struct output_open_args *o)
 {
 	struct nats_sink *n = calloc(1, sizeof(*n));
+	static unsigned int nats_outputs;
 	const char *why;
 	int ret;
 
@@ -315,6 +318,11 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 		return AGENT_EXIT_USAGE;
 	}
 	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
+	/* A stream per NATS output, should each need one: NAME, NAME_2, ... */
+	if (++nats_outputs == 1)
+		snprintf(n->stream, sizeof(n->stream), "%s", o->nats_stream);
+	else
+		snprintf(n->stream, sizeof(n->stream), "%s_%u", o->nats_stream, nats_outputs);
 	ret = nats_options(n, o);
 	if (!ret)
 		ret = nats_connect(s, n, o);
@@ -332,3 +340,20 @@ int sink_nats_open(struct sink *s, const char *url, const struct sink_nats_optio
 		nats_close(s);
 	return ret;
 }
+
+/* Checked whole, on the heap: a struct nats_url is kilobytes. */
+static int nats_parse(const char *rest, const char **why)
+{
+	struct nats_url *u = malloc(sizeof(*u));
+	int err = u ? nats_url_parse(rest, u, why) : 0;
+
+	free(u);
+	return err;
+}
+
+const struct output_kind output_nats = {
+	.name = "nats", .prefix = "nats://", .usage = "nats://HOST:PORT[,HOST:PORT...]/SUBJECT",
+	.help = "nats://HOST:PORT[,HOST:PORT...]/SUBJECT (JetStream)",
+	.options_set = "how a NATS --output publishes", .off_host = true,
+	.parse = nats_parse, .same = nats_url_same, .open = nats_open,
+};

@@ -12,6 +12,7 @@
 
 #include "base/exit_codes.h"
 #include "sinks/fd_write.h"
+#include "sinks/output_kind.h"
 #include "sinks/sink.h"
 
 struct stdout_sink {
@@ -37,11 +38,13 @@ static const struct sink_ops stdout_ops = {
 	.write = stdout_write,
 };
 
-int sink_stdout_open(struct sink *s)
+static int stdout_open(struct sink *s, const char *rest, const struct output_open_args *a)
 {
 	static struct stdout_sink o;
 	struct stat st;
 
+	(void)rest;
+	(void)a;
 	o.atomic_pieces = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) ||
 							  S_ISSOCK(st.st_mode));
 	s->ops = &stdout_ops;
@@ -49,3 +52,8 @@ int sink_stdout_open(struct sink *s)
 	s->target = "stdout";
 	return 0;
 }
+
+const struct output_kind output_stdout = {
+	.name = "stdout", .prefix = "stdout", .alias = "-", .bare = true,
+	.usage = "stdout", .help = "stdout (or -)", .open = stdout_open,
+};

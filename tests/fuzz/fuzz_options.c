@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer harness for the agent's option value parsers (agent/options.c),
- * --output's nats:// values (agent/sinks/output_url.c) and --iface's names
- * and patterns (agent/iface/ifselect.c).
+ * --output's kinds and nats:// values (agent/sinks/output_kind.c,
+ * output_url.c) and --iface's names and patterns (agent/iface/ifselect.c).
  * Input: one range byte, then the option value. Besides what the sanitizers
  * catch, every result is checked against the parsers' contract: 0, -EINVAL
  * or -ERANGE; the output untouched on failure; on success, a value in range
@@ -23,6 +23,7 @@
 #include "metrics/listen_addr.h"
 #include "options.h"
 #include "iface/xdp_mode.h"
+#include "sinks/output_kind.h"
 #include "sinks/output_url.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
@@ -153,6 +154,30 @@ static void fuzz_nats_url(const char *s)
 }
 
 /*
+ * An --output value: of a kind only if the kind's prefix begins it (and is
+ * all of it, for a bare kind) or its alias is all of it; a value its kind's
+ * parser refuses comes with a reason.
+ */
+static void fuzz_output_url(const char *s)
+{
+	const struct output_kind *k;
+	const char *rest, *why = NULL;
+	size_t len;
+
+	k = output_kind_of(s, &rest);
+	if (!k)
+		return;
+	len = strlen(k->prefix);
+	if (k->alias && !strcmp(s, k->alias))
+		check(!*rest, "alias with a rest", s);
+	else
+		check(!strncmp(s, k->prefix, len) && rest == s + len, "kind without its prefix", s);
+	check(!k->bare || !*rest, "bare kind with more after it", s);
+	if (k->parse && k->parse(rest, &why))
+		check(why && *why, "refused without a reason", s);
+}
+
+/*
  * An --iface value: refused with a reason, or rules that hold what the text
  * says: one exact name is that name and selects it, lo is selected only by
  * an exact "lo", and nothing is left allocated after the free.
@@ -224,6 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_seconds(s, data[0]);
 	fuzz_listen_addr(s);
 	fuzz_nats_url(s);
+	fuzz_output_url(s);
 	fuzz_ifselect(s);
 	free(s);
 	return 0;
