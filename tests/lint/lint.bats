@@ -4,8 +4,8 @@
 # The lint itself (tests/lint/lint.mk): an assertion that cannot fail, planted
 # in a bats file or a script of a temporary directory, is caught, each way
 # errexit lets one pass; the same file written right passes; and the layout
-# check names a source file that docs/design.md leaves out; and the tree
-# itself passes make lint.
+# check names a source file that docs/design.md leaves out; a merge conflict
+# left in a file is caught; and the tree itself passes make lint.
 
 bats_require_minimum_version 1.5.0
 
@@ -91,6 +91,26 @@ plant()
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "docs/design.md's layout does not name agent/sinks/sink_planted" ]
 	[ "${lines[1]}" = "docs/design.md's layout does not name bench/cost/" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "a merge conflict left in a tracked file is caught" {
+	local tree=$BATS_TEST_TMPDIR/tree
+
+	mkdir -p "$tree"
+	printf '# Title\n=======\n\ntext\n' >"$tree/doc.md"
+	git -C "$tree" init -q
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/conflict_markers.sh" "$tree"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	printf 'a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> other\n' >>"$tree/doc.md"
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/conflict_markers.sh" "$tree"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "doc.md:6:<<<<<<< HEAD: a merge conflict left in the file" ]
+	[ "${lines[1]}" = "doc.md:10:>>>>>>> other: a merge conflict left in the file" ]
 	[ "${#lines[@]}" -eq 2 ]
 }
 

@@ -4,7 +4,9 @@
 #                 assertions it misses (tests/lint/shell.sh), the exit statuses
 #                 of docs/agent.md and the manual against agent/base/exit_codes.h
 #                 (tools/exit_status.py --check), and docs/design.md's layout
-#                 against the tree (tests/lint/design_layout.py). Each says what
+#                 against the tree (tests/lint/design_layout.py), and no merge
+#                 conflict left in a tracked file (tests/lint/conflict_markers.sh).
+#                 Each says what
 #                 it found; any finding fails. Needs no build.
 #
 # tests/lint/lint.bats, among make test's suites, checks the lint itself and
@@ -19,4 +21,5 @@ lint: check-deps-lint
 	tests/lint/shell.sh || status=1; \
 	tools/exit_status.py --check || status=1; \
 	tests/lint/design_layout.py || status=1; \
+	tests/lint/conflict_markers.sh || status=1; \
 	exit $$status
