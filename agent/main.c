@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * FizzBuzzFibonacci agent: attach the XDP classifier to an interface, print
- * the events it sends, and on the way out detach first, drain the rest and
- * account for every packet and event.
+ * FizzBuzzFibonacci agent: attach the XDP classifier to the interfaces
+ * --iface selects, one or many alike (iface/ifset.h), print the events it
+ * sends, and on the way out detach first, drain the rest and account for
+ * every packet and event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +12,6 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/resource.h>
-#include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
 #include "loop/aggregate.h"
@@ -297,6 +297,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
  */
 static int agent_attach(struct agent *a)
 {
+	__u32 slots = ifset_slots(&a->opts.ifaces, a->opts.max_ifaces);
 	char line[sizeof(a->transport) + 80];
 	struct rlimit nofile;
 	int ret;
@@ -307,7 +308,7 @@ static int agent_attach(struct agent *a)
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	bpffs_ensure();
-	ret = attachment_maps_open(&a->att, &a->spec, a->opts.max_ifaces);
+	ret = attachment_maps_open(&a->att, &a->spec, slots);
 	if (ret)
 		return ret;
 	a->set = (struct ifset){
@@ -315,7 +316,7 @@ static int agent_attach(struct agent *a)
 		.spec = &a->spec,
 		.lock_dir = a->opts.lock_dir,
 		.maps = &a->att,
-		.slots = a->opts.max_ifaces,
+		.slots = slots,
 		.caught_up = &a->d.caught_up,
 		.json = a->opts.json,
 		.account = summary_iface,

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One agent over every interface --iface's patterns select, now and as
- * they come and go: a copy of the program on each, all sharing one set of
- * maps (attachment_maps_open()), each with its own slot, which names its
- * events and its entry in the counters.
+ * The interfaces --iface selects, now and as they come and go: a copy of
+ * the program on each, all sharing one set of maps (attachment_maps_open()),
+ * each with its own slot, which names its events and its entry in the
+ * counters.
  *
  * Link events come from a netlink socket subscribed before the links are
  * listed (linkwatch.h), so that none is missed between the two. An
  * interface that appears, or is renamed into the patterns, gets the
- * program; one deleted, moved to another namespace or renamed out of them
- * loses it, and its share of the counters is said in one line. Each
- * interface is taken as the agent takes one alone: its lock, the program a
- * killed agent left there removed, never another's (ifstate.h).
+ * program; one deleted, moved to another namespace, renamed out of them or
+ * whose program someone else replaced or removed loses it, and its share
+ * of the counters is said in one line. Each interface is taken alike: its
+ * lock, the program a killed agent left there removed, never another's
+ * (ifstate.h).
  *
  * A slot given up keeps its counts, so the counters' sum stays every
  * frame seen; the next interface to take it counts from what it holds
@@ -24,7 +25,6 @@
  * under the name it was given when renamed, and when it goes, moves or
  * loses the program to someone else the run ends (ifset_follow()). Its
  * events, start line, status and metrics speak of it as the run's own.
- * Someone else's program in place of the agent's is let go for patterns.
  */
 #ifndef AGENT_IFSET_H
 #define AGENT_IFSET_H
@@ -123,6 +123,12 @@ int ifset_check(const struct ifselect *sel);
 static inline const char *ifset_run_name(const struct ifselect *sel, const char *json)
 {
 	return ifselect_single(sel) ? json : NULL;
+}
+
+/* The slots the maps need: one interface's one, or --max-ifaces (@max) for patterns. */
+static inline __u32 ifset_slots(const struct ifselect *sel, __u32 max)
+{
+	return ifselect_single(sel) ? 1 : max;
 }
 
 /* Which interface each event came from, for @sink, where events name their own. */
