@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * FizzBuzzFibonacci agent: attach the XDP classifier to an interface, print
- * the events it sends, and on the way out detach first, drain the rest and
- * account for every packet and event.
+ * FizzBuzzFibonacci agent: attach the XDP classifier to the interfaces
+ * --iface selects, one or many alike (iface/ifset.h), print the events it
+ * sends, and on the way out detach first, drain the rest and account for
+ * every packet and event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +12,6 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/resource.h>
-#include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
 #include "loop/aggregate.h"
@@ -23,9 +23,7 @@
 #include "iface/ifstate.h"
 #include "iface/ifselect.h"
 #include "iface/ifset.h"
-#include "iface/ifwatch.h"
 #include "iface/leftover.h"
-#include "iface/lock.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "options.h"
@@ -34,7 +32,6 @@
 #include "service/signals.h"
 #include "service/stdfds.h"
 #include "outputs.h"
-#include "iface/xdp_mode.h"
 #include "loop/summary.h"
 #include "userspace_util.h"
 #include "transports/transport_memory.h"
@@ -69,33 +66,8 @@ static void transport_describe(const struct attach_spec *spec, const struct agen
 		snprintf(buf + n, size - n, ", 1 event in %u sampled", spec->sample);
 }
 
-/* The interface left for another namespace with the program: take it off over there. */
-static int report_moved(struct attachment *att, const struct ifwatch *watch)
-{
-	char where[128];
-	int fd, err;
-
-	fd = bpf_prog_get_fd_by_id(watch->prog_id);
-	err = fd < 0 ? -errno : ifwatch_detach_moved(watch, fd, where, sizeof(where));
-	if (fd < 0)
-		snprintf(where, sizeof(where), "nsid %d", watch->new_nsid);
-	else
-		close(fd);
-	attachment_forget_iface(att);
-	if (!err) {
-		pr_warn("interface %s moved to network namespace %s; %s detached "
-			"from it there\n", att->iface, where, FBF_PROG_NAME);
-		return AGENT_EXIT_IFACE_MOVED;
-	}
-	pr_warn("interface %s moved to network namespace %s with %s attached, "
-		"and detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set dev "
-		"%s xdp off'\n", att->iface, where, FBF_PROG_NAME, strerror(-err), att->iface);
-	return AGENT_EXIT_IFACE_MOVED;
-}
-
 /* Returns the exit status the way the live loop ended calls for. */
-static int report_end(enum drain_end end, const struct drain *d, struct attachment *att,
-		      const struct ifwatch *watch)
+static int report_end(enum drain_end end, const struct drain *d)
 {
 	switch (end) {
 	case DRAIN_SIGNAL:
@@ -112,18 +84,6 @@ static int report_end(enum drain_end end, const struct drain *d, struct attachme
 		pr_err("cannot write events to stdout: %s; stopping\n",
 		       strerror(event_sink_end_err(d->sink)));
 		return AGENT_EXIT_FAILURE;
-	case DRAIN_IFACE_GONE:
-		pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
-		       att->iface, att->ifindex, FBF_PROG_NAME);
-		attachment_forget_iface(att);
-		return AGENT_EXIT_IFACE_GONE;
-	case DRAIN_IFACE_MOVED:
-		return report_moved(att, watch);
-	case DRAIN_PROG_REPLACED:
-		pr_err("someone replaced or removed %s on %s; stopping, and leaving "
-		       "what is attached now alone\n", FBF_PROG_NAME, att->iface);
-		attachment_forget_iface(att);
-		return AGENT_EXIT_PROG_REPLACED;
 	case DRAIN_ERROR:
 	default:
 		pr_err("cannot read or wait for events from the %s: %s\n",
@@ -204,17 +164,13 @@ struct agent {
 	char iface[ESCAPE_IFNAME_SIZE];		/* --iface as logs show it */
 	char iface_json[ESCAPE_IFNAME_SIZE];	/* ... as JSON strings hold it */
 	char iface_label[ESCAPE_IFNAME_SIZE];	/* ... as Prometheus labels hold it */
-	int ifindex;
 	struct timespec started;		/* CLOCK_REALTIME, for process_start_time_seconds */
 	int metrics_fd;				/* listening, not yet served; -1: none */
 	struct metrics_server *metrics;
 	struct event_ages ages;
-	struct iface_lock lock;
 	struct attach_spec spec;
-	struct attachment att;
-	struct ifwatch watch;
-	bool many;				/* patterns: every interface they select */
-	struct ifset set;			/* ... and those */
+	struct attachment att;			/* the maps every interface's program shares */
+	struct ifset set;			/* the interfaces --iface selects */
 	unsigned int status_attached;		/* ... how many the manager was last told */
 	struct aggregate ag;			/* --aggregate */
 	bool aggregating;			/* ... and ag is open */
@@ -249,7 +205,7 @@ static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE],
 	return n;
 }
 
-/* --detach with patterns: what dead agents left on every interface selected. */
+/* --detach: what dead agents left on every interface selected. */
 #define IFSELECT_DETACH_MAX 1024
 
 static int leftovers_remove(const struct agent_options *opts)
@@ -297,24 +253,13 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		return AGENT_EXIT_USAGE;
 	}
 	log_setup(opts->verbose, opts->json);
-	/* Patterns: every interface they select, as they come (iface/ifset.h). */
-	a->many = !opts->iface;
-	if (a->many) {
-		escape_log(a->iface, sizeof(a->iface), opts->iface_given);
-		escape_json(a->iface_json, sizeof(a->iface_json), opts->iface_given);
-		escape_label(a->iface_label, sizeof(a->iface_label), opts->iface_given);
-	} else {
-		/* The name as given is for the kernel only; people and parsers get it escaped. */
-		escape_log(a->iface, sizeof(a->iface), opts->iface);
-		escape_json(a->iface_json, sizeof(a->iface_json), opts->iface);
-		escape_label(a->iface_label, sizeof(a->iface_label), opts->iface);
-		a->ifindex = if_nametoindex(opts->iface);
-	}
-	if (!a->ifindex && !opts->detach && !a->many) {
-		pr_err("no interface '%s' in this network namespace; list them "
-		       "with 'ip link'\n", a->iface);
-		return AGENT_EXIT_NO_IFACE;
-	}
+	/* The names as given are for the kernel only; people and parsers get them escaped. */
+	escape_log(a->iface, sizeof(a->iface), opts->iface_given);
+	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface_given);
+	escape_label(a->iface_label, sizeof(a->iface_label), opts->iface_given);
+	ret = opts->detach ? 0 : ifset_check(&opts->ifaces);
+	if (ret)
+		return ret;
 	ret = privileges_check();
 	if (ret)
 		return ret;
@@ -329,7 +274,7 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	}
 	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
 	if (!opts->detach) {
-		ret = outputs_open(&a->sink, opts, a->many ? NULL : a->iface_json,
+		ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
 				   fbf_monotonic_ns());
 		if (ret)
 			return ret;
@@ -345,52 +290,14 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 }
 
 /*
- * Take the interface: its lock, what a killed agent left there, then the
- * program, and say so. Returns 0, or an exit status after saying why, with
- * nothing attached.
+ * The maps once, then a copy of the program on every interface --iface
+ * selects, as they come (iface/ifset.h). Returns 0 (serving however many
+ * there are now, none included for patterns), or an exit status after
+ * saying why.
  */
 static int agent_attach(struct agent *a)
 {
-	char line[sizeof(a->transport) + 80];
-	int ret, err;
-
-	ret = iface_lock_take(&a->lock, a->opts.lock_dir, a->ifindex, a->iface);
-	if (ret)
-		return ret;
-	bpffs_ensure();
-	ret = stale_remove(a->ifindex, a->iface, &a->lock);
-	if (ret)
-		return ret;
-	ret = attachment_attach(&a->att, a->ifindex, a->iface, &a->spec, &a->lock, NULL, 0);
-	if (ret)
-		return ret;
-	a->run = (struct summary_run){
-		.iface = a->iface,
-		.iface_json = a->iface_json,
-		.mode = xdp_mode_name(a->att.mode),
-		.json = a->opts.json,
-		.start_ns = fbf_monotonic_ns(),
-	};
-	err = ifwatch_start(&a->watch, a->ifindex, a->att.mode, xdp_program__id(a->att.prog));
-	if (err)
-		pr_warn("cannot watch %s for a replaced program or a move "
-			"to another namespace: %s\n", a->iface, strerror(-err));
-	transport_describe(&a->spec, &a->opts, true, line, sizeof(line));
-	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s), %s; stop with Ctrl-C\n",
-		FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode, a->att.why,
-		a->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", line);
-	transport_describe(&a->spec, &a->opts, false, a->transport, sizeof(a->transport));
-	ifstate_warn_down(a->opts.iface, a->iface);
-	return 0;
-}
-
-/*
- * Patterns: the maps once, then a copy of the program on every interface
- * they select, as they come. Returns 0 (serving however many there are
- * now, none included), or an exit status after saying why.
- */
-static int agent_attach_many(struct agent *a)
-{
+	__u32 slots = ifset_slots(&a->opts.ifaces, a->opts.max_ifaces);
 	char line[sizeof(a->transport) + 80];
 	struct rlimit nofile;
 	int ret;
@@ -401,7 +308,7 @@ static int agent_attach_many(struct agent *a)
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	bpffs_ensure();
-	ret = attachment_maps_open(&a->att, &a->spec, a->opts.max_ifaces);
+	ret = attachment_maps_open(&a->att, &a->spec, slots);
 	if (ret)
 		return ret;
 	a->set = (struct ifset){
@@ -409,7 +316,7 @@ static int agent_attach_many(struct agent *a)
 		.spec = &a->spec,
 		.lock_dir = a->opts.lock_dir,
 		.maps = &a->att,
-		.slots = a->opts.max_ifaces,
+		.slots = slots,
 		.caught_up = &a->d.caught_up,
 		.json = a->opts.json,
 		.account = summary_iface,
@@ -420,37 +327,34 @@ static int agent_attach_many(struct agent *a)
 		ifset_detach(&a->set);
 		return ret;
 	}
-	event_sink_name_ifaces(&a->sink, &a->set.names);
+	ifset_name_events(&a->set, &a->sink);
 	a->run = (struct summary_run){
 		.iface = a->iface,
 		.iface_json = a->iface_json,
-		.mode = xdp_mode_name(a->opts.mode),
+		.mode = ifset_mode_name(&a->set),
 		.json = a->opts.json,
 		.start_ns = fbf_monotonic_ns(),
 	};
 	transport_describe(&a->spec, &a->opts, true, line, sizeof(line));
-	pr_info("serving every interface --iface %s selects, as they come and go (%u now, at "
-		"most %u), %s; stop with Ctrl-C\n", a->iface, a->set.attached, a->set.slots,
-		line);
+	ifset_say_started(&a->set, a->iface, line);
 	transport_describe(&a->spec, &a->opts, false, a->transport, sizeof(a->transport));
 	return 0;
 }
 
-/* For the service manager: how many interfaces the agent serves, and how. */
-static void many_status(struct agent *a, char *buf, size_t size)
+/* For the service manager: the interfaces the agent serves, and how. */
+static void agent_status(struct agent *a, char *buf, size_t size)
 {
 	a->status_attached = a->set.attached;
-	snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,
-		 a->set.attached, a->set.attached == 1 ? "" : "s", a->iface, a->transport);
+	ifset_status(&a->set, a->iface, a->transport, buf, size);
 }
 
 /* Interfaces came or went: say so to the service manager, if the count changed. Returns 0. */
-static int many_status_update(struct agent *a)
+static int status_update(struct agent *a)
 {
 	char status[192 + ESCAPE_IFNAME_SIZE];
 
 	if (a->set.attached != a->status_attached) {
-		many_status(a, status, sizeof(status));
+		agent_status(a, status, sizeof(status));
 		service_status(status);
 	}
 	return 0;
@@ -471,8 +375,7 @@ static int agent_serve(struct agent *a)
 		.doorbell_fd = attachment_doorbell_fd(&a->att),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,
-		.watch = a->many ? NULL : &a->watch,
-		.links_fd = a->many ? ifset_fd(&a->set) : -1,
+		.links_fd = ifset_fd(&a->set),
 		.count = opts->count,
 		.deadline_ns = opts->duration_ns ? a->run.start_ns + opts->duration_ns : 0,
 		.stats_interval_ns = opts->stats_interval_ns,
@@ -510,14 +413,14 @@ static int agent_serve(struct agent *a)
 			.mode = a->run.mode,
 			.sample = opts->sample,
 			.counters_fd = attachment_counters_fd(&a->att),
-			.prog_fd = attachment_prog_fd(&a->att),
+			.prog_fd = ifset_prog_fd(&a->set),
 			.delivered = &a->sink.delivered,
 			.sinks = &a->sink,
 			.start_time_seconds = a->started.tv_sec + a->started.tv_nsec / 1e9,
 			.ages = &a->ages,
 			.aggregate_interval_s = opts->aggregate_ns / 1e9,
 			.aggregate = a->aggregating ? &a->ag.figures : NULL,
-			.ifaces = a->many ? &a->set : NULL,
+			.ifaces = ifset_shared(&a->set),
 		};
 
 		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
@@ -526,12 +429,7 @@ static int agent_serve(struct agent *a)
 			return AGENT_EXIT_METRICS;
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
-	if (a->many)
-		many_status(a, status, sizeof(status));
-	else
-		snprintf(status, sizeof(status), "%s (prog id %u) on %s, %s mode, %s",
-			 FBF_PROG_NAME, xdp_program__id(a->att.prog), a->iface, a->run.mode,
-			 a->transport);
+	agent_status(a, status, sizeof(status));
 	service_ready(status);
 	return 0;
 }
@@ -551,13 +449,13 @@ static int agent_run(struct agent *a)
 			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set) ?: many_status_update(a);
+			ret = ifset_follow(&a->set) ?: status_update(a);
 		else
 			break;
 		if (ret)
 			return ret;
 	}
-	return report_end(a->end, &a->d, &a->att, &a->watch);
+	return report_end(a->end, &a->d);
 }
 
 /*
@@ -570,7 +468,7 @@ static int agent_stop(struct agent *a, int ret)
 	struct drain *d = &a->d;
 	int err;
 
-	err = a->many ? ifset_detach(&a->set) : attachment_detach(&a->att);
+	err = ifset_detach(&a->set);
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
@@ -578,8 +476,7 @@ static int agent_stop(struct agent *a, int ret)
 		     a->opts.output_timeout_ns);
 	if (err && !ret)
 		ret = err;
-	if (a->many)
-		ifset_account(&a->set);
+	ifset_account(&a->set);
 	/* The last events printed can fail to reach stdout too: say so once. */
 	err = event_sink_end_err(&a->sink);
 	if (err && err != EPIPE && a->end != DRAIN_OUTPUT_ERROR) {
@@ -601,20 +498,16 @@ static void agent_cleanup(struct agent *a)
 	event_sink_free(&a->sink);
 	if (a->aggregating)
 		aggregate_close(&a->ag);
-	ifwatch_stop(&a->watch);
 	/* Set up for ifset_open(), which makes it safe to close from its first line. */
 	if (a->set.slots)
 		ifset_close(&a->set);
 	attachment_close(&a->att);
-	iface_lock_leave(&a->lock, a->att.attached);
 }
 
 int main(int argc, char **argv)
 {
 	struct agent a = {
 		.metrics_fd = -1,
-		.watch.nl_fd = -1,
-		.lock = { .fd = -1, .name_fd = -1 },	/* over patterns, never taken */
 		.end = DRAIN_SIGNAL,
 	};
 	int ret;
@@ -624,15 +517,12 @@ int main(int argc, char **argv)
 		ifselect_free(&a.opts.ifaces);
 		return ret;
 	}
-	if (a.opts.detach && !a.opts.iface)
-		ret = leftovers_remove(&a.opts);
-	else if (a.opts.detach)
-		ret = leftover_remove(a.opts.lock_dir, a.ifindex, a.iface);
 	if (a.opts.detach) {
+		ret = leftovers_remove(&a.opts);
 		ifselect_free(&a.opts.ifaces);
 		return ret;
 	}
-	ret = a.many ? agent_attach_many(&a) : agent_attach(&a);
+	ret = agent_attach(&a);
 	if (!ret) {
 		ret = agent_serve(&a) ?: agent_run(&a);
 		ret = agent_stop(&a, ret);

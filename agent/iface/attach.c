@@ -115,15 +115,15 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 }
 
 /*
- * Open the embedded object as @spec says, with the maps of @maps for slot
- * @slot, or else maps of its own and its event map created here, and
- * record that map's id in @lock; without @lock, maps of its own for @slot
- * interfaces. 0 or an agent exit status after saying why.
+ * Open the embedded object as @spec says: with the maps of @maps for slot
+ * @slot, their event map's id recorded in @lock; or without @maps, maps of
+ * its own for @slot interfaces' programs. 0 or an agent exit status after
+ * saying why.
  */
 static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
 {
-	__u32 map_id = 0;
+	__u32 map_id;
 	int err;
 
 	err = fbf_object_open(&a->obj, spec->transport);
@@ -150,22 +150,21 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 		}
 		return iface_lock_record(lock, maps->events_id);
 	}
-	if (!lock) /* the maps alone (attachment_maps_open()) */
-		err = fbf_object_set_iface_slots(&a->obj, slot);
 	/*
-	 * The event map is created here rather than by the load inside libxdp's
-	 * attach, so that its id is on record before the program can be on the
-	 * interface. (A queue has no BTF then, which only makes bpftool print
-	 * its events in hex.)
+	 * The event map is created here, before any program is loaded, so that
+	 * its id is on record in an interface's lock before the program can be
+	 * there. (A queue has no BTF then, which only makes bpftool print its
+	 * events in hex.)
 	 */
-	err = err ?: fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
+	err = fbf_object_set_iface_slots(&a->obj, slot) ?:
+	      fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
 	if (err) {
 		pr_err("cannot create the event %s for %u events: %s\n",
 		       spec->transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue",
 		       spec->queue_size, strerror(-err));
 		return agent_exit_for_errno(err);
 	}
-	return lock ? iface_lock_record(lock, map_id) : 0;
+	return 0;
 }
 
 int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots)
@@ -273,27 +272,24 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		a->why = a->mode == XDP_MODE_SKB ? "the driver has no native XDP" :
 			 "the driver has it";
 
-	if (maps) {
-		program_keep_alone(a);
-		return 0;
-	}
-	/* Without the flag the agent cannot sleep: detach, and leave nothing behind. */
-	err = fbf_object_reader_map(&a->obj);
-	if (err) {
-		pr_err("cannot map the program's global data: %s\n", strerror(-err));
-		attachment_detach(a);
-		return AGENT_EXIT_FAILURE;
-	}
+	program_keep_alone(a);
 	return 0;
 }
 
-int attachment_detach(struct attachment *a)
+/* A detach failed with @err, which @why says in words: say so. Returns the exit status. */
+static int detach_failed(const struct attachment *a, int err, const char *why)
+{
+	pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s --all'\n",
+	       FBF_PROG_NAME, a->iface, why, a->iface);
+	return agent_exit_for_errno(err);
+}
+
+/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. */
+static int detach_libxdp(struct attachment *a)
 {
 	char buf[128];
 	int err;
 
-	if (!a->attached)
-		return 0;
 	log_hold();
 	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
 	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
@@ -303,24 +299,22 @@ int attachment_detach(struct attachment *a)
 		err = 0;
 	}
 	log_release(err);
-	if (err) {
-		pr_err("cannot detach %s from %s: %s; remove it with "
-		       "'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface,
-		       libxdp_errstr(err, buf, sizeof(buf)), a->iface);
-		return agent_exit_for_errno(err);
-	}
+	if (err)
+		return detach_failed(a, err, libxdp_errstr(err, buf, sizeof(buf)));
 	a->attached = false;
 	return 0;
 }
 
-int attachment_detach_alone(struct attachment *a)
+int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
 	int err;
 
+	if (!a->attached)
+		return 0;
 	/* No id on record (attach_read_back()): libxdp, which knows what it attached. */
-	if (!a->attached || a->dispatcher || !a->attached_id || opts.old_prog_fd < 0)
-		return attachment_detach(a);
+	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0)
+		return detach_libxdp(a);
 	/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing is done. */
 	err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
 	if (err == -EEXIST) {
@@ -328,14 +322,68 @@ int attachment_detach_alone(struct attachment *a)
 			FBF_PROG_NAME, a->iface);
 		err = 0;
 	}
-	if (err) {
-		pr_err("cannot detach %s from %s: %s; remove it with "
-		       "'xdp-loader unload %s --all'\n", FBF_PROG_NAME, a->iface, strerror(-err),
-		       a->iface);
-		return agent_exit_for_errno(err);
-	}
+	if (err)
+		return detach_failed(a, err, strerror(-err));
 	a->attached = false;
 	return 0;
+}
+
+/* The id of the program attached to @ifindex in @mode, 0 for none. */
+static int attached_id(int ifindex, enum xdp_attach_mode mode, __u32 *id)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return -errno;
+	*id = mode == XDP_MODE_SKB ? q.skb_prog_id :
+	      mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
+	return 0;
+}
+
+/*
+ * Whether the libxdp dispatcher now on the interface runs the agent's
+ * program: another program loaded or unloaded beside it makes libxdp build
+ * a new dispatcher, link the same component programs into it and swap it
+ * in atomically, so ours is either in the new one or was removed.
+ */
+static bool dispatcher_runs_own(const struct attachment *a)
+{
+	__u32 own = xdp_program__id(a->prog);
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	bool found = false;
+
+	/* A dispatcher whose pins libxdp cannot read is not ours; its warning says nothing more. */
+	log_hold();
+	mp = xdp_multiprog__get_from_ifindex(a->ifindex);
+	log_release(false);
+	if (libxdp_get_error(mp))
+		return false;
+	if (!xdp_multiprog__is_legacy(mp))
+		for (p = xdp_multiprog__next_prog(NULL, mp); p && !found;
+		     p = xdp_multiprog__next_prog(p, mp))
+			found = xdp_program__id(p) == own;
+	xdp_multiprog__close(mp);
+	return found;
+}
+
+bool attachment_replaced(struct attachment *a)
+{
+	__u32 id = 0;
+
+	/*
+	 * A device being deleted or moved leaves the namespace's list before
+	 * its program is taken off, so a query that fails is no answer: the
+	 * RTM_DELLINK that follows says what happened.
+	 */
+	if (!a->attached || !a->attached_id || attached_id(a->ifindex, a->mode, &id) ||
+	    id == a->attached_id)
+		return false;
+	if (id && a->dispatcher && dispatcher_runs_own(a)) {
+		a->attached_id = id;
+		return false;
+	}
+	return true;
 }
 
 void attachment_forget_iface(struct attachment *a)

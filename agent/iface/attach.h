@@ -34,12 +34,10 @@ struct attach_spec {
 };
 
 /*
- * Open the embedded object, create its event map and record the map's id
- * in @lock, then load the program, attach it and map its reader_asleep
- * flag (a->obj.reader_asleep). With @maps (fbf_object_load_maps()), the
- * program of interface slot @slot uses those maps instead, their event
- * map's id recorded, and the flag is theirs. Returns 0 or an agent exit
- * status after saying why.
+ * Open the embedded object for interface slot @slot with the maps of @maps
+ * (attachment_maps_open()'s), record their event map's id in @lock, then
+ * load the program, attach it, and keep the program alone (the maps live
+ * in @maps). Returns 0 or an agent exit status after saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
@@ -52,16 +50,24 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
  */
 int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots);
 
-/* Detach, keeping the maps open for the final drain. Returns 0 or an exit status. */
+/*
+ * Detach, the maps staying open for the final drain; without libxdp where
+ * no dispatcher is in front: before libxdp 1.4.1 its detach keeps a
+ * descriptor of the program open (see attach_read_back() in attach.c), and
+ * with it the program, which an agent over interfaces that come and go
+ * cannot afford. Returns 0 or an exit status.
+ */
 int attachment_detach(struct attachment *a);
 
 /*
- * The same, without libxdp where no dispatcher is in front: before libxdp
- * 1.4.1 its detach keeps a descriptor of the program open (see
- * attach_read_back() in attach.c), and with it the program, which an agent
- * over interfaces that come and go cannot afford.
+ * Whether someone replaced or removed the program on the interface, now:
+ * cheap (one query) unless the interface's program changed. A new libxdp
+ * dispatcher that still runs it (libxdp builds one whenever another program
+ * is loaded or unloaded beside it) is the agent's too, and followed from
+ * then on. Without an id on record (attach_read_back() in attach.c) it
+ * cannot tell, and says no.
  */
-int attachment_detach_alone(struct attachment *a);
+bool attachment_replaced(struct attachment *a);
 
 /* Forget pins libxdp left for an interface that no longer exists. */
 void attachment_forget_iface(struct attachment *a);

@@ -13,8 +13,10 @@
 #include "base/log.h"
 #include "iface/ifset.h"
 #include "iface/ifstate.h"
-#include "iface/ifwatch.h"
+#include "iface/moved.h"
 #include "iface/xdp_mode.h"
+#include "userspace_util.h"
+#include "sinks/event_sink.h"
 
 /* How long the first listing of the links may take before the agent gives up. */
 #define IFSET_LISTING_TIMEOUT_MS 10000
@@ -108,6 +110,7 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	attachment_close(&m->att);
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
+	m->suspect = false;
 	m->freed = ran;
 	m->freed_at = park ? ~0ULL : *s->caught_up;
 	s->full_said = false;
@@ -153,6 +156,14 @@ static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 	return NULL;
 }
 
+/* "attached PROG (prog id N) to IFACE (MODE mode: WHY; DISPATCHER)@more" */
+static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
+{
+	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)%s\n", FBF_PROG_NAME,
+		xdp_program__id(m->att.prog), shown, xdp_mode_name(m->att.mode), m->att.why,
+		m->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", more);
+}
+
 /* Take @ifindex, named @name: its lock, a dead agent's program off it, then ours on it. */
 static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
@@ -183,21 +194,51 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
 	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
 	if (err) {
-		/* Said why; the agent goes on with the others. */
+		/* Said why; the agent goes on with the others, or a run of one does not start. */
 		if (err < 0)
 			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
+		if (s->one)
+			s->end = err < 0 ? agent_exit_for_errno(err) : err;
 		s->failed++;
 		refused_add(s, ifindex, name, up);
 		member_free(s, m, false, false);
 		return;
 	}
 	s->attached++;
-	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)\n", FBF_PROG_NAME,
-		xdp_program__id(m->att.prog), shown, xdp_mode_name(m->att.mode), m->att.why,
-		m->att.dispatcher ? "libxdp dispatcher" : "no dispatcher");
+	/* One interface's is the start line (ifset_say_started()). */
+	if (s->one)
+		return;
+	attached_say(m, shown, "");
 	/* At start only: an interface that comes is set up after it appears. */
 	if (!s->listed)
 		ifstate_warn_down(name, shown);
+}
+
+/*
+ * The one interface is lost to the run, said already: it ends with @status.
+ * The member stays as it is until ifset_close(), its program, which the
+ * metrics may still read, included.
+ */
+static void one_lost(struct ifset *s, struct ifset_member *m, int status)
+{
+	m->att.attached = false;
+	s->end = status;
+}
+
+/* Someone else's program, or none, is where the agent's was: left alone. */
+static void member_replaced(struct ifset *s, struct ifset_member *m)
+{
+	const char *shown = s->names.log[m - s->m];
+
+	if (s->one) {
+		pr_err("someone replaced or removed %s on %s; stopping, and leaving what is "
+		       "attached now alone\n", FBF_PROG_NAME, shown);
+		one_lost(s, m, AGENT_EXIT_PROG_REPLACED);
+		return;
+	}
+	m->att.attached = false;
+	member_gone(s, m, "lost " FBF_PROG_NAME " to someone who replaced or removed it; what "
+		    "is attached now is left alone", false);
 }
 
 /* @m was renamed @name: followed while selected, else detached. */
@@ -215,7 +256,7 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
-	err = attachment_detach_alone(&m->att);
+	err = attachment_detach(&m->att);
 	escape_log(shown, sizeof(shown), name);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed; its slot is not used again" : "detached");
@@ -230,11 +271,18 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 
 	if (m) {
 		m->listed = s->listing;
-		if (strcmp(m->name, ev->name))
+		/* One interface keeps the name it was given: the run's outputs have it. */
+		if (s->one)
+			snprintf(m->name, sizeof(m->name), "%s", ev->name);
+		else if (strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
+		/* A change of program sends a link event too: judged once it is read (suspects_judge()). */
+		if (m->ifindex && attachment_replaced(&m->att))
+			m->suspect = true;
 		return;
 	}
-	if (!ifselect_match(s->sel, ev->name))
+	/* One interface is taken at start only: the run ends when it goes. */
+	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed))
 		return;
 	/* Refused before: tried again when set up again, or under another name. */
 	r = refused_find(s, ev->ifindex);
@@ -249,22 +297,18 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 
 /*
  * @m's interface left for another namespace, the program on it: step in
- * there and take it off, if it is still the one the agent attached (as a
- * lone agent does, main.c). @why gets what happened. 0 or -errno.
+ * there and take it off, if it is still the one the agent attached. @why
+ * gets what happened. 0 or -errno.
  */
 static int member_moved(struct ifset_member *m, const struct link_event *ev, const char *shown,
 			char *why, size_t size)
 {
-	struct ifwatch w = {
-		.mode = m->att.mode,
-		.new_nsid = ev->new_nsid,
-		.new_ifindex = ev->new_ifindex,
-	};
 	char where[128];
 	int fd, err;
 
 	fd = m->att.attached_id ? bpf_prog_get_fd_by_id(m->att.attached_id) : -1;
-	err = fd < 0 ? -ENOENT : ifwatch_detach_moved(&w, fd, where, sizeof(where));
+	err = fd < 0 ? -ENOENT : moved_detach(ev->new_nsid, ev->new_ifindex, m->att.mode, fd,
+					      where, sizeof(where));
 	if (fd < 0)
 		snprintf(where, sizeof(where), "nsid %d", ev->new_nsid);
 	else
@@ -275,9 +319,16 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 	else
 		snprintf(why, size, "moved to network namespace %s with %s attached, and "
 			 "detaching it there failed: %s; remove it with 'ip -n NAMESPACE link set "
-			 "dev %s xdp off' (its slot is not used again)", where, FBF_PROG_NAME,
-			 strerror(-err), shown);
+			 "dev %s xdp off'", where, FBF_PROG_NAME, strerror(-err), shown);
 	return err;
+}
+
+/* The one interface was deleted, or is gone (@ifindex), and the program with it. */
+static void one_gone(struct ifset *s, struct ifset_member *m)
+{
+	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
+	       s->names.log[m - s->m], m->ifindex, FBF_PROG_NAME);
+	one_lost(s, m, AGENT_EXIT_IFACE_GONE);
 }
 
 static void link_gone(struct ifset *s, const struct link_event *ev)
@@ -297,13 +348,26 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
 	/* The kernel took the program off with the device, or it went along. */
 	attachment_forget_iface(&m->att);
-	member_gone(s, m, why, err);
+	if (s->one && ev->moved) {
+		pr_warn("interface %s %s\n", s->names.log[m - s->m], why);
+		one_lost(s, m, AGENT_EXIT_IFACE_MOVED);
+	} else if (s->one) {
+		one_gone(s, m);
+	} else {
+		if (err)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 " (its slot is not used again)");
+		member_gone(s, m, why, err);
+	}
 }
 
 static void on_link(void *ctx, const struct link_event *ev)
 {
 	struct ifset *s = ctx;
 
+	/* One interface lost: what comes after it is for no one. */
+	if (s->end)
+		return;
 	switch (ev->kind) {
 	case LINKWATCH_PRESENT:
 		link_present(s, ev);
@@ -322,11 +386,60 @@ static void on_link(void *ctx, const struct link_event *ev)
 			if (s->m[i].ifindex && s->m[i].listed != s->listing) {
 				attachment_forget_iface(&s->m[i].att);
 				/* Deleted, or moved with the program: its slot stays unused. */
-				member_gone(s, &s->m[i], "is gone", true);
+				if (s->one)
+					one_gone(s, &s->m[i]);
+				else
+					member_gone(s, &s->m[i], "is gone", true);
 			}
 		s->listed = true;
 		break;
 	}
+}
+
+/*
+ * The kernel takes a deleted device's program off and unlists a device
+ * leaving the namespace before it sends the RTM_DELLINK that says it left
+ * and where to, so a program gone from a device may be the device leaving.
+ * Wait for that message: up to LEAVING_WAIT_NS while the device is still
+ * listed, then, however slow the machine, until it comes (DELLINK_WAIT_NS
+ * at most, against a message lost to an overrun).
+ */
+#define LEAVING_WAIT_NS 1000000000ULL
+#define DELLINK_WAIT_NS (10 * 1000000000ULL)
+
+static bool member_listed(const struct ifset_member *m)
+{
+	char name[IF_NAMESIZE];
+
+	return if_indextoname(m->ifindex, name) || errno != ENXIO;
+}
+
+/* Members whose program looked replaced: replaced, unless their link events say they left. */
+static int suspects_judge(struct ifset *s)
+{
+	struct pollfd p = { .fd = s->watch.fd, .events = POLLIN };
+	int err;
+
+	for (__u32 i = 0; i < s->slots && !s->end; i++) {
+		struct ifset_member *m = &s->m[i];
+		int ifindex = m->ifindex;
+		__u64 start = fbf_monotonic_ns();
+
+		while (m->suspect && m->ifindex == ifindex && !s->end &&
+		       fbf_monotonic_ns() - start < (member_listed(m) ? LEAVING_WAIT_NS :
+						     DELLINK_WAIT_NS)) {
+			poll(&p, 1, 10);
+			err = linkwatch_read(&s->watch, on_link, s);
+			if (err)
+				return err;
+		}
+		if (!m->suspect || m->ifindex != ifindex || s->end)
+			continue;
+		m->suspect = false;
+		if (attachment_replaced(&m->att))
+			member_replaced(s, m);
+	}
+	return 0;
 }
 
 int ifset_follow(struct ifset *s)
@@ -334,14 +447,31 @@ int ifset_follow(struct ifset *s)
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = linkwatch_read(&s->watch, on_link, s);
+	err = linkwatch_read(&s->watch, on_link, s) ?: suspects_judge(s);
 	pthread_mutex_unlock(&s->lock);
 
 	if (err) {
 		pr_err("cannot read link events: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	return 0;
+	return s->end;
+}
+
+/* "no interface 'NAME' ...": the one exact name selected is not here. */
+static int one_missing(const char *name)
+{
+	char shown[ESCAPE_IFNAME_SIZE];
+
+	escape_log(shown, sizeof(shown), name);
+	pr_err("no interface '%s' in this network namespace; list them with 'ip link'\n", shown);
+	return AGENT_EXIT_NO_IFACE;
+}
+
+int ifset_check(const struct ifselect *sel)
+{
+	const char *one = ifselect_single(sel);
+
+	return one && !if_nametoindex(one) ? one_missing(one) : 0;
 }
 
 int ifset_open(struct ifset *s)
@@ -351,6 +481,7 @@ int ifset_open(struct ifset *s)
 
 	s->watch.fd = -1;
 	s->grace_fd = s->grace_inner_fd = -1;
+	s->one = ifselect_single(s->sel);
 	s->m = calloc(s->slots, sizeof(*s->m));
 	s->names.log = calloc(s->slots, sizeof(*s->names.log));
 	s->names.json = calloc(s->slots, sizeof(*s->names.json));
@@ -391,6 +522,9 @@ int ifset_open(struct ifset *s)
 		       IFSET_LISTING_TIMEOUT_MS / 1000);
 		return AGENT_EXIT_FAILURE;
 	}
+	/* Gone between the agent's first look (ifset_check()) and the listing. */
+	if (s->one && !s->attached)
+		return one_missing(s->one);
 	if (!s->attached && !s->failed)
 		pr_warn("no interface in this network namespace matches --iface yet; the agent "
 			"attaches to those that come (list them with 'ip link')\n");
@@ -409,7 +543,7 @@ int ifset_detach(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		if (!s->m[i].ifindex)
 			continue;
-		err = attachment_detach_alone(&s->m[i].att);
+		err = attachment_detach(&s->m[i].att);
 		if (err && !ret)
 			ret = err;
 	}
@@ -423,12 +557,56 @@ void ifset_account(const struct ifset *s)
 {
 	struct fbf_counters c;
 
-	for (__u32 i = 0; i < s->slots; i++) {
+	/* One interface's account is the summary's. */
+	for (__u32 i = 0; !s->one && i < s->slots; i++) {
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
 			s->account("iface", &c, s->names.log[i], s->names.json[i], s->json);
 	}
+}
+
+void ifset_name_events(const struct ifset *s, struct event_sink *sink)
+{
+	if (!s->one)
+		event_sink_name_ifaces(sink, &s->names);
+}
+
+void ifset_say_started(const struct ifset *s, const char *given, const char *transport)
+{
+	char more[256];
+
+	if (!s->one) {
+		pr_info("serving every interface --iface %s selects, as they come and go (%u now, "
+			"at most %u), %s; stop with Ctrl-C\n", given, s->attached, s->slots,
+			transport);
+		return;
+	}
+	snprintf(more, sizeof(more), ", %s; stop with Ctrl-C", transport);
+	attached_say(&s->m[0], s->names.log[0], more);
+	ifstate_warn_down(s->one, s->names.log[0]);
+}
+
+void ifset_status(const struct ifset *s, const char *given, const char *transport, char *buf,
+		  size_t size)
+{
+	if (s->one)
+		snprintf(buf, size, "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
+			 xdp_program__id(s->m[0].att.prog), s->names.log[0],
+			 xdp_mode_name(s->m[0].att.mode), transport);
+	else
+		snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,
+			 s->attached, s->attached == 1 ? "" : "s", given, transport);
+}
+
+const char *ifset_mode_name(const struct ifset *s)
+{
+	return xdp_mode_name(s->one ? s->m[0].att.mode : s->spec->mode);
+}
+
+int ifset_prog_fd(const struct ifset *s)
+{
+	return s->one ? attachment_prog_fd(&s->m[0].att) : -1;
 }
 
 int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counters *total)

@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One agent over every interface --iface's patterns select, now and as
- * they come and go: a copy of the program on each, all sharing one set of
- * maps (attachment_maps_open()), each with its own slot, which names its
- * events and its entry in the counters.
+ * The interfaces --iface selects, now and as they come and go: a copy of
+ * the program on each, all sharing one set of maps (attachment_maps_open()),
+ * each with its own slot, which names its events and its entry in the
+ * counters.
  *
  * Link events come from a netlink socket subscribed before the links are
  * listed (linkwatch.h), so that none is missed between the two. An
  * interface that appears, or is renamed into the patterns, gets the
- * program; one deleted, moved to another namespace or renamed out of them
- * loses it, and its share of the counters is said in one line. Each
- * interface is taken as the agent takes one alone: its lock, the program a
- * killed agent left there removed, never another's (ifstate.h).
+ * program; one deleted, moved to another namespace, renamed out of them or
+ * whose program someone else replaced or removed loses it, and its share
+ * of the counters is said in one line. Each interface is taken alike: its
+ * lock, the program a killed agent left there removed, never another's
+ * (ifstate.h).
  *
  * A slot given up keeps its counts, so the counters' sum stays every
  * frame seen; the next interface to take it counts from what it holds
  * then. It is not given again until the drain has caught up once since,
  * so that no event still queued from the interface gone takes the new
  * one's name.
+ *
+ * A selection of one exact name is a set of one: that interface must be
+ * there and taken at start, else the run does not start; it is followed
+ * under the name it was given when renamed, and when it goes, moves or
+ * loses the program to someone else the run ends (ifset_follow()). Its
+ * events, start line, status and metrics speak of it as the run's own.
  */
 #ifndef AGENT_IFSET_H
 #define AGENT_IFSET_H
@@ -34,6 +41,8 @@
 #include "iface/lock.h"
 #include "sinks/iface_names.h"
 
+struct event_sink;
+
 /* Interfaces the program could not be attached to, remembered at once. */
 #define IFSET_REFUSED_MAX 64
 
@@ -42,6 +51,7 @@ struct ifset_member {
 	char name[IF_NAMESIZE];		/* as the kernel has it now */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool freed;			/* given up: reusable once the drain caught up since */
+	bool suspect;			/* its program looked replaced: judged once events are read */
 	__u64 freed_at;			/* *caught_up when it was; ~0: never (parked) */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
@@ -62,6 +72,8 @@ struct ifset {
 			const char *iface_json, bool json);
 
 	/* Its own. */
+	const char *one;		/* the one exact name selected; NULL: patterns */
+	int end;			/* one: the exit status its loss calls for; 0: none */
 	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
 	bool locked;			/* ... initialized */
 	struct ifset_member *m;		/* [slots] */
@@ -96,13 +108,61 @@ struct ifset {
  */
 int ifset_open(struct ifset *s);
 
+/*
+ * A selection of one exact name needs that interface now: 0 if it is there
+ * (or the selection has patterns, which wait for theirs), else
+ * AGENT_EXIT_NO_IFACE after saying so.
+ */
+int ifset_check(const struct ifselect *sel);
+
+/*
+ * The name every event of the run shares, for the outputs' envelope: with
+ * one interface, @json (its name escaped so); NULL where each event names
+ * its own (event_sink_name_ifaces() with the set's names).
+ */
+static inline const char *ifset_run_name(const struct ifselect *sel, const char *json)
+{
+	return ifselect_single(sel) ? json : NULL;
+}
+
+/* The slots the maps need: one interface's one, or --max-ifaces (@max) for patterns. */
+static inline __u32 ifset_slots(const struct ifselect *sel, __u32 max)
+{
+	return ifselect_single(sel) ? 1 : max;
+}
+
+/* Which interface each event came from, for @sink, where events name their own. */
+void ifset_name_events(const struct ifset *s, struct event_sink *sink);
+
+/* The start line: one interface's, or how many the patterns select now (@given: --iface). */
+void ifset_say_started(const struct ifset *s, const char *given, const char *transport);
+
+/* The same for the service manager's status. */
+void ifset_status(const struct ifset *s, const char *given, const char *transport, char *buf,
+		  size_t size);
+
+/* The XDP mode of the run: one interface's, or the one asked of every interface. */
+const char *ifset_mode_name(const struct ifset *s);
+
+/* For the metrics: the one interface's program, whose run time is the run's; else -1. */
+int ifset_prog_fd(const struct ifset *s);
+
+/* For the metrics: the set where each interface has a share of its own; NULL with one. */
+static inline struct ifset *ifset_shared(struct ifset *s)
+{
+	return s->one ? NULL : s;
+}
+
 /* The socket whose link events ifset_follow() takes. */
 static inline int ifset_fd(const struct ifset *s)
 {
 	return s->watch.fd;
 }
 
-/* Take the link events waiting: attach, rename, detach. 0 or an exit status. */
+/*
+ * Take the link events waiting: attach, rename, detach. 0 or an exit
+ * status: a failure, or with one interface, its loss (said).
+ */
 int ifset_follow(struct ifset *s);
 
 /* One interface's share of the counters, for another thread (a metrics scrape). */

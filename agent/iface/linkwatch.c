@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "iface/linkwatch.h"
-#include "iface/nl_link.h"
 
 /*
  * Room for the events of a burst (each link created or deleted sends a few,
@@ -74,25 +74,49 @@ static int resync(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 	return dump_start(w);
 }
 
+/* A 32-bit attribute's value, if it holds one. */
+static bool rta_s32(const struct rtattr *rta, int *value)
+{
+	if (RTA_PAYLOAD(rta) < sizeof(__s32))
+		return false;
+	memcpy(value, RTA_DATA(rta), sizeof(__s32));
+	return true;
+}
+
 /* An RTM_NEWLINK or RTM_DELLINK, from the dump or a notification alike. */
 static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 {
-	struct link_event ev = { .kind = LINKWATCH_PRESENT };
-	struct nl_link l;
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+	struct link_event ev = {
+		.kind = nh->nlmsg_type == RTM_DELLINK ? LINKWATCH_GONE : LINKWATCH_PRESENT,
+		.ifindex = ifi->ifi_index,
+		.up = nh->nlmsg_type != RTM_DELLINK && (ifi->ifi_flags & IFF_UP),
+		.new_nsid = -1,
+	};
+	const struct rtattr *rta;
+	size_t n;
 
 	/* Other families speak of the link's part in something else: AF_BRIDGE of its port. */
-	if (!nl_link_parse(nh, &l) || l.family != AF_UNSPEC)
+	if (len < 0 || ifi->ifi_family != AF_UNSPEC)
 		return;
-	if (nh->nlmsg_type == RTM_DELLINK) {
-		ev.kind = LINKWATCH_GONE;
-		ev.moved = l.moved;
-		ev.new_nsid = l.new_nsid;
-		ev.new_ifindex = l.new_ifindex;
-	} else {
-		ev.up = l.flags & IFF_UP;
+	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		switch (rta->rta_type) {
+		case IFLA_IFNAME:
+			/* NUL-terminated by the kernel; bounded here all the same. */
+			n = strnlen(RTA_DATA(rta), RTA_PAYLOAD(rta));
+			if (n >= sizeof(ev.name))
+				n = sizeof(ev.name) - 1;
+			memcpy(ev.name, RTA_DATA(rta), n);
+			break;
+		case IFLA_NEW_NETNSID:
+			ev.moved = rta_s32(rta, &ev.new_nsid);
+			break;
+		case IFLA_NEW_IFINDEX:
+			rta_s32(rta, &ev.new_ifindex);
+			break;
+		}
 	}
-	ev.ifindex = l.ifindex;
-	memcpy(ev.name, l.name, sizeof(ev.name));
 	cb(ctx, &ev);
 }
 
@@ -189,14 +213,18 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 
 int linkwatch_open(struct linkwatch *w)
 {
-	struct sockaddr_nl self = { 0 };
+	struct sockaddr_nl self = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
 	socklen_t len = sizeof(self);
 	int err;
 
-	*w = (struct linkwatch){ .fd = nl_link_events_open() };
-	if (w->fd < 0) {
-		err = w->fd;
-		w->fd = -1;
+	*w = (struct linkwatch){
+		.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE),
+	};
+	if (w->fd < 0)
+		return -errno;
+	if (bind(w->fd, (struct sockaddr *)&self, sizeof(self))) {
+		err = -errno;
+		linkwatch_close(w);
 		return err;
 	}
 	rcvbuf_grow(w->fd);

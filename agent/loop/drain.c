@@ -27,7 +27,6 @@
 #include "fizzbuzzfib.h"
 #include "counters_read.h"
 #include "loop/drain.h"
-#include "iface/ifwatch.h"
 #include "userspace_util.h"
 
 /* stdout failed: a closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
@@ -36,30 +35,12 @@ static enum drain_end drain_output_end(int err)
 	return err == EPIPE ? DRAIN_OUTPUT_CLOSED : DRAIN_OUTPUT_ERROR;
 }
 
-/* The interface and the program on it, now: a reason to leave the live loop, or -1. */
-static int drain_iface_check(struct drain *d)
-{
-	switch (ifwatch_check(d->watch)) {
-	case IFWATCH_OK:
-		return -1;
-	case IFWATCH_GONE:
-		return DRAIN_IFACE_GONE;
-	case IFWATCH_MOVED:
-		return DRAIN_IFACE_MOVED;
-	case IFWATCH_REPLACED:
-	default:
-		return DRAIN_PROG_REPLACED;
-	}
-}
-
 /*
  * What the clock calls for, busy or idle: the deadline, running counters,
- * and the interface when a check is due. A reason to leave the loop, or -1.
+ * and link events in a flood. A reason to leave the loop, or -1.
  */
 static int drain_timed_checks(struct drain *d, __u64 now)
 {
-	int end;
-
 	if (d->deadline_ns && now >= d->deadline_ns)
 		return DRAIN_DEADLINE;
 	if (*d->stats || (d->stats_interval_ns && now >= d->next_stats_ns)) {
@@ -88,12 +69,6 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 		if (poll(&p, 1, 0) > 0)
 			return DRAIN_LINKS;
 	}
-	if (d->watch && d->next_iface_check_ns && now >= d->next_iface_check_ns) {
-		end = drain_iface_check(d);
-		if (end >= 0)
-			return end;
-		d->next_iface_check_ns = now + DRAIN_IFACE_CHECK_NS;
-	}
 	return -1;
 }
 
@@ -102,8 +77,6 @@ static long long drain_until_due(const struct drain *d, __u64 now)
 {
 	__u64 wait_ns = ~0ULL;
 
-	if (d->next_iface_check_ns && d->next_iface_check_ns - now < wait_ns)
-		wait_ns = d->next_iface_check_ns - now;
 	if (d->stats_interval_ns && d->next_stats_ns - now < wait_ns)
 		wait_ns = d->next_stats_ns - now;
 	if (d->aggregate_interval_ns && d->next_aggregate_ns - now < wait_ns)
@@ -160,22 +133,17 @@ static int drain_wait(struct drain *d, __u64 now)
 		d->pop_err = taken < 0 ? taken : woke;
 		return DRAIN_ERROR;
 	}
-	if (!(woke & WAKEUP_LINK))
-		return -1;
-	return d->watch ? drain_iface_check(d) : DRAIN_LINKS;
+	return woke & WAKEUP_LINK ? DRAIN_LINKS : -1;
 }
 
 int drain_open(struct drain *d)
 {
-	int nl_fd = d->watch ? d->watch->nl_fd : d->links_fd;
 	int err;
 
 	d->poll_ns = DRAIN_POLL_MIN_NS;
 	d->next_watchdog_ns = fbf_monotonic_ns();
-	/* With link events the interface is checked when something happens to a link, only. */
-	d->next_iface_check_ns = d->watch && nl_fd < 0 ? 1 : 0;
 	err = transport_open(&d->t, d->transport, d->events_fd, d->spare_fd, d->sink);
-	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, nl_fd);
+	return err ?: wakeups_open(&d->w, d->doorbell_fd, d->wake_fd, d->links_fd);
 }
 
 enum drain_end drain_live(struct drain *d)

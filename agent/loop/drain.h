@@ -22,15 +22,12 @@
  */
 #define DRAIN_POLL_MIN_NS 50000LL
 #define DRAIN_POLL_MAX_NS 800000LL
-/* Without link events, how often the loop checks the interface and the program on it. */
-#define DRAIN_IFACE_CHECK_NS 1000000000ULL
 /* A busy loop looks for link events (links_fd) this often. */
 #define DRAIN_LINKS_CHECK_NS 10000000ULL
 /* A busy loop looks at the clock, signals and stdout once per this many events. */
 #define DRAIN_BUSY_CHECK_EVENTS 1024
 
 struct fbf_counters;
-struct ifwatch;
 
 struct drain {
 	/* Set by the caller before drain_open(). */
@@ -40,8 +37,7 @@ struct drain {
 	int doorbell_fd;		/* the program rings it while reader_asleep is set */
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */
-	struct ifwatch *watch;		/* the interface and the program on it */
-	int links_fd;			/* several interfaces: link events to follow; -1: none */
+	int links_fd;			/* the interfaces' link events to follow (ifset.h); -1: none */
 	struct event_sink *sink;		/* where the events go: the sinks, ages */
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
@@ -69,7 +65,6 @@ struct drain {
 	struct wakeups w;
 	long long poll_ns;		/* the next poll's wait; past DRAIN_POLL_MAX_NS: sleep */
 	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
-	__u64 next_iface_check_ns;	/* CLOCK_MONOTONIC; 0: on link events only */
 	__u64 next_watchdog_ns;		/* CLOCK_MONOTONIC */
 	__u64 next_links_check_ns;	/* CLOCK_MONOTONIC: when a busy loop looks at links_fd */
 };
@@ -83,9 +78,6 @@ enum drain_end {
 	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
 	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise: event_sink_end_err() */
-	DRAIN_IFACE_GONE,	/* the interface no longer exists */
-	DRAIN_IFACE_MOVED,	/* the interface went to another network namespace */
-	DRAIN_PROG_REPLACED,	/* someone replaced or removed the program */
 	DRAIN_LINKS,		/* links_fd has link events: follow them and call again */
 	DRAIN_ERROR,		/* reading an event failed unexpectedly, see pop_err */
 };

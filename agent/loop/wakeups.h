@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What wakes the drain loop besides its own timer: the program's doorbell
- * (rung only while the loop has said it sleeps), link events (ifwatch.h)
+ * (rung only while the loop has said it sleeps), link events (linkwatch.h)
  * and signals (an eventfd the handler writes). One epoll set for all.
  */
 #ifndef AGENT_WAKEUPS_H
@@ -29,7 +29,7 @@ int wakeups_open(struct wakeups *w, int doorbell_fd, int wake_fd, int nl_fd);
  * timeout; a plain epoll_wait then, so an idle agent has no timer at all).
  * Returns the enum wakeup bits of what came, 0 if nothing did (time up, or
  * a signal whose flag the loop reads), or -errno. Doorbells and signals are
- * taken; link events are left for ifwatch to read.
+ * taken; link events are left for linkwatch to read.
  */
 int wakeups_wait(struct wakeups *w, long long timeout_ns);
 

@@ -121,11 +121,11 @@ EOF
 	# which there are as many as its writer lagged behind at most, one to a
 	# few, bounded by --output-buffer. Packets trigger none: outside those,
 	# the same count.
-	small_blocks=$(dhat_blocks_outside "$small/dhat.json" ifwatch_check chunk_new)
-	large_blocks=$(dhat_blocks_outside "$large/dhat.json" ifwatch_check chunk_new)
+	small_blocks=$(dhat_blocks_outside "$small/dhat.json" attachment_replaced chunk_new)
+	large_blocks=$(dhat_blocks_outside "$large/dhat.json" attachment_replaced chunk_new)
 	[ "$small_blocks" -gt 0 ]
 	[ "$large_blocks" -eq "$small_blocks" ] ||
-		{ echo "blocks outside ifwatch_check: $small_blocks for $events_small events," \
+		{ echo "blocks outside attachment_replaced: $small_blocks for $events_small events," \
 			"$large_blocks for $events_large"; false; }
 	# Nothing left at exit but what libraries allocate in their constructors
 	# for the process's life (glib, under libfixbuf: see tests/e2e/hardening.supp).

@@ -320,8 +320,8 @@ wait_for()
 	fbf_xdp_detached
 }
 
-@test "other tools' programs: on an interface not selected untouched; on one selected left alone" {
-	local selected theirs
+@test "other tools' programs: on an interface not selected untouched; on one selected or put in place of the agent's left alone" {
+	local selected theirs replaced
 
 	pairs_add 1 2
 	fbf_in_srv ip link set dev ch1 xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
@@ -343,9 +343,15 @@ wait_for()
 	fbf_in_srv ip link set ch1 down
 	fbf_in_srv ip link set ch1 up
 	wait_for 2 grep -c 'ch1' "$ERR"
+	# One put in place of the agent's: that interface let go and accounted, theirs left there.
+	fbf_in_srv ip -force link set dev ch3 xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+	replaced=$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)
+	wait_for 1 grep -c 'interface ch3 (ifindex [0-9]*) lost xdp_fizzbuzzfib to someone' "$ERR"
+	grep -q 'iface_gone iface=ch3 ' "$ERR"
 	fbf_stop_agent INT
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)" = "$selected" ]
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")" = "$theirs" ]
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)" = "$replaced" ]
 	run fbf_xdp_prog_id "$FBF_NS_SRV" ch2
 	[ "$status" -ne 0 ]
 }
