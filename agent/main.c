@@ -282,7 +282,8 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	a->spec = (struct attach_spec){
 		.mode = opts->mode,
 		.transport = opts->transport,
-		.queue_size = opts->queue_size,
+		/* --aggregate sends no events: each CPU's map the least the kernel takes. */
+		.queue_size = opts->aggregate_ns ? AGENT_QUEUE_SIZE_MIN : opts->queue_size,
 		.sample = opts->sample,
 		.max_sources = opts->aggregate_ns ? opts->max_sources : 0,
 	};

@@ -61,7 +61,7 @@ const struct agent_option agent_options[] = {
 		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
 		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
 		 "{memory}. A size that would not fit in the memory the host has available is "
-		 "refused" },
+		 "refused. Not with --aggregate, which sends no events" },
 	{ "sample", OPT_SAMPLE, "N", OPTION_NUMBER, FIELD(sample),
 	  .min = 1, .max = FBF_SAMPLE_MAX, .def = FBF_SAMPLE_DEFAULT, .min_words = " (every event)",
 	  .doc = "Send 1 event in N, {min}..{max}, on each CPU; the others are counted as "
@@ -465,6 +465,17 @@ static const char *last_needing(const struct parse_state *ps, const struct outpu
 	return name;
 }
 
+/* Whether the option of short form or number @key was given. */
+static bool given(const struct parse_state *ps, int key)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (agent_options[i].key == key)
+			return ps->order[i];
+	return false;
+}
+
 /* Once every option is read: what they ask of each other. */
 static void options_end(const struct parse_state *ps)
 {
@@ -499,6 +510,9 @@ static void options_end(const struct parse_state *ps)
 	if (opts->aggregate_ns && opts->count)
 		usage_error("--aggregate sends no events, so --count would never stop it; "
 			    "use --duration");
+	if (opts->aggregate_ns && given(ps, 'Q'))
+		usage_error("--aggregate sends no events, so --queue-size has nothing to size; "
+			    "use one of the two");
 	if (transport_memory_refusal(opts->transport, opts->queue_size, refusal,
 				     sizeof(refusal)))
 		usage_error("--queue-size %u: %s; use a smaller size", opts->queue_size,

@@ -110,6 +110,16 @@ aggregate_flood()
 
 	fbf_agent_start "$OUT" "$ERR" --aggregate 0.2 --max-sources 8 --top 1000 --json
 	grep -q 'packets counted per source for up to 8 sources, reported every 0.2 s' "$ERR"
+	# It sends no events: each CPU's event queue holds one, the least the kernel takes.
+	bpftool -j prog show id "$(fbf_agent_prog_id "$ERR")" | python3 -c '
+import json, subprocess, sys
+show = lambda *a: json.loads(subprocess.check_output(["bpftool", "-j", "map", *a]))
+outer = [m for m in map(lambda i: show("show", "id", str(i)), json.load(sys.stdin)["map_ids"])
+	 if m["name"] == "events"][0]
+for key in range(outer["max_entries"]):
+	slot = show("lookup", "id", str(outer["id"]), "key", *str(key.to_bytes(4, "little").hex(" ")).split())
+	inner = show("show", "id", str(int.from_bytes(bytes(int(b, 16) for b in slot["value"]), "little")))
+	assert inner["type"] == "queue" and inner["max_entries"] == 1, inner'
 	flood_two_cpus 1
 	fbf_stop_agent TERM
 
@@ -140,7 +150,8 @@ aggregate_flood()
 
 	for args in "--aggregate 0" "--aggregate x" "--aggregate 86401" "--aggregate 1 --top 1001" \
 		"--aggregate 1 --max-sources 0" "--aggregate 1 --max-sources 1048577" "--top 3" \
-		"--max-sources 8" "--aggregate 1 --sample 16" "--aggregate 1 --count 5"; do
+		"--max-sources 8" "--aggregate 1 --sample 16" "--aggregate 1 --count 5" \
+		"--aggregate 1 --queue-size 64"; do
 		# shellcheck disable=SC2086 # word splitting is the point
 		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" $args
 		echo "$args: $status: $output"

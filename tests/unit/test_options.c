@@ -51,18 +51,24 @@ static unsigned long long field_of(const struct agent_options *opts, const struc
 	return *(const __u64 *)p;
 }
 
-/* A command line every option may join: --aggregate, a file and a NATS output, and @name. */
+/*
+ * A command line every option may join: a file and a NATS output,
+ * --aggregate (but beside --queue-size, which it refuses), and @name.
+ */
 static void parse(struct agent_options *opts, const char *name, const char *value)
 {
 	char option[64];
-	char *argv[] = { "agent", "-i", "lo", "--aggregate", "2", "-o", "file:/nonexistent/x",
-			 "-o", "nats://localhost:4222/s", option, NULL };
-	int argc = sizeof(argv) / sizeof(argv[0]) - 1;
+	char *argv[] = { "agent", "-i", "lo", "-o", "file:/nonexistent/x",
+			 "-o", "nats://localhost:4222/s", "--aggregate", "2", NULL, NULL };
+	int argc = 7;
 
-	if (name)
+	if (!name || strcmp(name, "queue-size"))
+		argc += 2;
+	if (name) {
 		snprintf(option, sizeof(option), "--%s%s%s", name, value ? "=" : "", value ?: "");
-	else
-		argc--;
+		argv[argc++] = option;
+	}
+	argv[argc] = NULL;
 	options_parse(argc, argv, opts);
 }
 
