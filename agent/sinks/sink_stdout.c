@@ -27,7 +27,7 @@ static int stdout_write(struct sink *s, struct sink_chunk *c)
 	/* After a failure, nothing more: the run is ending, and each try would fail again. */
 	if (sink_end_err(s))
 		return -sink_end_err(s);
-	err = fd_write_chunk(s, c, STDOUT_FILENO, o->atomic_pieces);
+	err = fd_write_upto(s, c, c->len, STDOUT_FILENO, o->atomic_pieces);
 	/* Not a stop that gave up waiting: that ends the run already. */
 	if (err && err != -ECANCELED)
 		sink_end_run(s, -err);
