@@ -13,7 +13,8 @@ int transport_open(struct transport *t, enum fbf_transport transport, int events
 	t->rings = NULL;
 	t->next = 0;
 	err = fbf_event_maps_open(&t->maps, events_fd, spare_fd);
-	err = err ?: ops->open(t);
+	if (!err && ops->open)
+		err = ops->open(t);
 	if (err)
 		fbf_event_maps_close(&t->maps);
 	/* Set once open, so that a failed open leaves nothing to read or close. */
@@ -45,7 +46,8 @@ long transport_read(struct transport *t, __u64 max)
 void transport_close(struct transport *t)
 {
 	if (t->ops) {
-		t->ops->close(t);
+		if (t->ops->close)
+			t->ops->close(t);
 		fbf_event_maps_close(&t->maps);
 	}
 	t->ops = NULL;

@@ -25,6 +25,7 @@ struct transport {
 	unsigned int next;		/* the map the next read starts at */
 };
 
+/* open and close: NULL where there is nothing to do (a queue map). */
 struct transport_ops {
 	/* Get ready to read t->maps. 0 or -errno. */
 	int (*open)(struct transport *t);
