@@ -164,26 +164,24 @@ static void ipfix_discard(struct ipfix_sink *x)
 static int ipfix_append(struct sink *s, struct ipfix_sink *x, struct ipfix_record *rec)
 {
 	GError *err = NULL;
+	bool sent = false;
 	int ret;
 
-	if (fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
-		x->pending++;
-		return 0;
+	while (!fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
+		if (sent || !g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
+			pr_warn("output %s: cannot encode an IPFIX record: %s\n", s->name,
+				err->message);
+			g_clear_error(&err);
+			return -EIO;
+		}
+		g_clear_error(&err);
+		ret = ipfix_emit(s, x);
+		if (ret)
+			return ret;
+		sent = true;
 	}
-	if (!g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM))
-		goto fail;
-	g_clear_error(&err);
-	ret = ipfix_emit(s, x);
-	if (ret)
-		return ret;
-	if (fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
-		x->pending++;
-		return 0;
-	}
-fail:
-	pr_warn("output %s: cannot encode an IPFIX record: %s\n", s->name, err->message);
-	g_clear_error(&err);
-	return -EIO;
+	x->pending++;
+	return 0;
 }
 
 /*
