@@ -92,12 +92,7 @@ static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 		chunk_free(s, c);
 		return;
 	}
-	c->len = 0;
-	c->records = 0;
-	c->first_seq = 0;
-	c->done = 0;
-	c->delivered = 0;
-	c->next = s->spare;
+	*c = (struct sink_chunk){ .next = s->spare, .size = c->size, .per_line = c->per_line };
 	s->spare = c;
 }
 
@@ -359,6 +354,7 @@ static void on_kick(int signo)
 int sink_start(struct sink *s, size_t buffer_bytes)
 {
 	struct sigaction kick = { .sa_handler = on_kick };
+	pthread_condattr_t mono;
 	sigset_t all, old;
 	int err;
 
@@ -371,7 +367,10 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	s->tail = &s->head;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
-	pthread_cond_init(&s->idle, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->idle, &mono);
+	pthread_condattr_destroy(&mono);
 	s->cur = chunk_new(s, s->chunk_size, true);
 	if (!s->cur)
 		return -ENOMEM;
@@ -390,23 +389,12 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	return 0;
 }
 
-/* An absolute CLOCK_REALTIME time for pthread_cond_timedwait, from a CLOCK_MONOTONIC one. */
-static struct timespec realtime_at(__u64 mono_ns)
+/* When a wait on idle (CLOCK_MONOTONIC) ends: in 10 ms steps, a stop signal looked at between. */
+static struct timespec idle_until(__u64 mono_ns)
 {
-	__u64 now = fbf_monotonic_ns(), wait_ns = mono_ns > now ? mono_ns - now : 0;
-	struct timespec ts;
+	__u64 step = fbf_monotonic_ns() + 10000000ULL, at = mono_ns < step ? mono_ns : step;
 
-	/* In steps: a stop signal is looked at between them. */
-	if (wait_ns > 10000000ULL)
-		wait_ns = 10000000ULL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += wait_ns / 1000000000ULL;
-	ts.tv_nsec += wait_ns % 1000000000ULL;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
+	return (struct timespec){ .tv_sec = at / 1000000000ULL, .tv_nsec = at % 1000000000ULL };
 }
 
 void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
@@ -438,7 +426,7 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 			said = true;
 			continue;
 		}
-		ts = realtime_at(deadline_ns);
+		ts = idle_until(deadline_ns);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
 	}
 	/* What was not written in time is lost, and counted so. */
@@ -459,7 +447,7 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 	kick_until = fbf_monotonic_ns() + SINK_STOP_KICK_NS;
 	while (s->writing && fbf_monotonic_ns() < kick_until) {
 		pthread_kill(s->thread, SINK_KICK_SIGNAL);
-		ts = realtime_at(fbf_monotonic_ns() + SINK_STOP_KICK_POLL_NS);
+		ts = idle_until(fbf_monotonic_ns() + SINK_STOP_KICK_POLL_NS);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
 	}
 	stuck = s->writing;
