@@ -29,7 +29,7 @@
 #define SINK_STOP_KICK_POLL_NS 5000000ULL
 /* A stop that waits on an output longer than this says so. */
 #define SINK_STOP_ANNOUNCE_NS 100000000ULL
-/* After a failed write, the writer waits this long before the next: a full disk is not spun on. */
+/* Between two failed writes, or tries: a full disk or a server that is down is not spun on. */
 #define SINK_RETRY_PAUSE_NS 100000000LL
 
 static void figures_add(__u64 *field, __u64 n)
@@ -271,7 +271,7 @@ static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to
 	return err;
 }
 
-static void pause_after_failure(void)
+void sink_retry_pause(void)
 {
 	struct timespec ts = { .tv_nsec = SINK_RETRY_PAUSE_NS };
 
@@ -337,7 +337,7 @@ static void *sink_writer(void *arg)
 			pthread_cond_broadcast(&s->idle);
 		if (err && !s->closing) {
 			pthread_mutex_unlock(&s->lock);
-			pause_after_failure();
+			sink_retry_pause();
 			pthread_mutex_lock(&s->lock);
 		}
 	}

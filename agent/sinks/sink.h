@@ -161,6 +161,9 @@ void sink_progress(struct sink *s, struct sink_chunk *c, size_t done);
  */
 bool sink_given_up(struct sink *s);
 
+/* For the kinds, on the writer thread: a pause before a failed write is tried again. */
+void sink_retry_pause(void);
+
 /* For the kinds: @err ends the run (stdout's reader is gone, say). */
 void sink_end_run(struct sink *s, int err);
 

@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <nats/nats.h>
 
 #include "base/escape.h"
@@ -37,8 +36,6 @@
 
 /* How long one publish waits for its acknowledgement before it is sent again. */
 #define NATS_ACK_WAIT_MS 2000
-/* Between two tries when no server answers at all. */
-#define NATS_RETRY_PAUSE_NS 100000000L
 /*
  * A message's size: a round trip per 512 KiB of lines (some 3,000 events)
  * keeps a synchronous publish ahead of the drain; NATS takes up to 1 MiB
@@ -82,13 +79,6 @@ static bool nats_status_final(natsStatus st)
 	}
 }
 
-static void retry_pause(void)
-{
-	struct timespec ts = { .tv_nsec = NATS_RETRY_PAUSE_NS };
-
-	nanosleep(&ts, NULL);
-}
-
 static int nats_write(struct sink *s, struct sink_chunk *c)
 {
 	struct nats_sink *n = s->priv;
@@ -128,7 +118,7 @@ static int nats_write(struct sink *s, struct sink_chunk *c)
 		if (sink_given_up(s))
 			return -ETIMEDOUT;
 		if (st != NATS_TIMEOUT)
-			retry_pause();
+			sink_retry_pause();
 	}
 }
 
