@@ -133,7 +133,7 @@ static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, 
 	for (i = 0; i < sink->nr; i++)
 		if (sink->sinks[i].takes_counts && !counts)
 			counts = counts_make(ag, now, sources, &counts_len);
-	format_time_uncached(&sink->sinks[0].fmt, now, end);
+	format_time(&sink->sinks[0].fmt, now, end);
 	t = open_memstream(&text, &text_len);
 	j = open_memstream(&json, &json_len);
 	if (t)

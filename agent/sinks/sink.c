@@ -251,8 +251,8 @@ static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to
 	size_t n;
 	int err;
 
-	format_time_uncached(&s->fmt, from_ns, from);
-	format_time_uncached(&s->fmt, to_ns, to);
+	format_time(&s->fmt, from_ns, from);
+	format_time(&s->fmt, to_ns, to);
 	if (s->fmt.json) {
 		n = format_open_object(&s->fmt, buf);
 		n += snprintf(buf + n, sizeof(buf) - n, "\"type\":\"lost\",\"records\":%llu,"
