@@ -29,6 +29,9 @@
 #include "loop/drain.h"
 #include "userspace_util.h"
 
+/* The last drain reads in batches of this many; a stop signal since it began ends it between. */
+#define DRAIN_REST_BATCH 65536
+
 /* stdout failed: a closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
 static enum drain_end drain_output_end(int err)
 {
@@ -194,7 +197,8 @@ enum drain_end drain_live(struct drain *d)
 	}
 }
 
-int drain_rest(struct drain *d)
+/* Take and print what is left, without waiting. 0 or -errno of a failed read. */
+static int drain_rest(struct drain *d)
 {
 	long n = 0;
 

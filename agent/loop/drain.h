@@ -91,15 +91,6 @@ int drain_open(struct drain *d);
  */
 enum drain_end drain_live(struct drain *d);
 
-/*
- * Take and print what is left, without waiting, in batches of this many,
- * between which a stop signal that came since drain_settle() began ends it.
- */
-#define DRAIN_REST_BATCH 65536
-
-/* Take and print what is left, without waiting. Returns 0 or -errno of a failed read. */
-int drain_rest(struct drain *d);
-
 /* After the detach, how long to wait for runs of the program still under way. */
 #define DRAIN_SETTLE_POLL_NS 1000000ULL
 #define DRAIN_SETTLE_POLLS 100
