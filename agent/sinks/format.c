@@ -126,7 +126,7 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p += format_open_object(f, p);
 		if (f->ifaces) {
 			p = fmt_str(p, "\"iface\":\"");
-			p = fmt_str(p, iface_name_json(f->ifaces, ev->iface));
+			p = fmt_str(p, iface_name(f->ifaces, ev->iface, true));
 			p = fmt_str(p, "\",");
 		}
 		if (f->envelope) {
@@ -158,7 +158,7 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 		if (f->ifaces) {
 			*p++ = ' ';
-			p = fmt_str(p, iface_name_log(f->ifaces, ev->iface));
+			p = fmt_str(p, iface_name(f->ifaces, ev->iface, false));
 		}
 	}
 	*p++ = '\n';
