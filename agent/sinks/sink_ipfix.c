@@ -4,23 +4,18 @@
  * (--output ipfix://HOST:PORT[?domain=N]), for the flow collectors network
  * operators already run (nfcapd, pmacct's nfacctd).
  *
- * libfixbuf encodes: its session holds the template, the observation
- * domain and the sequence numbers, and its buffer exporter hands each
- * message to this sink, which sends it on a socket of its own. fixbuf's
- * own UDP exporter would do the sending too, but it hides a failed send
- * (it warns once on stderr and reports success), and an output here must
- * count what it could not send.
+ * libfixbuf encodes (template, observation domain, sequence numbers) into a
+ * buffer, and this sink sends each message on a socket of its own: fixbuf's
+ * UDP exporter hides a failed send (one warning, then success), and an
+ * output here must count what it could not send.
  *
- * An interval is one record of the sink's accounting and many messages
- * (some 42 sources a message): delivered once every message of it was
- * handed to the kernel with no error reported, lost at the first send that
- * fails. The socket is connected, so a collector that is not listening
- * makes the kernel report ECONNREFUSED (an ICMP port unreachable): on
- * loopback before the send returns, and the interval is counted lost;
- * from a remote host later, so that the interval sent then is the one
- * counted lost. UDP tells no more: a collector that drops messages in its
- * own buffer is not seen here, which is why the sending is paced
- * (IPFIX_PACE_*).
+ * An interval is one record of the accounting and many messages (some 42
+ * sources each): delivered once every send of it succeeded, lost at the
+ * first that fails. The socket is connected, so a collector that is not
+ * listening shows as ECONNREFUSED (ICMP port unreachable): on loopback at
+ * once, losing this interval; from a remote host later, losing the one sent
+ * then. UDP tells no more: a collector that drops messages in its own buffer
+ * is not seen here, which is why the sending is paced (IPFIX_PACE_*).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -41,10 +36,7 @@
 #include "source_counts.h"
 #include "userspace_util.h"
 
-/*
- * A message's size: fixbuf's own for UDP, under a 1500-byte Ethernet MTU
- * with room for tunnels, so that no message is ever fragmented on the way.
- */
+/* fixbuf's own size for UDP: under a 1500-byte MTU with room for tunnels, never fragmented. */
 #define IPFIX_MESSAGE_SIZE 1420
 /* The template's id: the first one RFC 7011 leaves to data sets. */
 #define IPFIX_TEMPLATE_ID 256
@@ -52,11 +44,11 @@
  * The pace: at most IPFIX_PACE_BURST messages every IPFIX_PACE_NS, some
  * 22 MB/s, 65,536 sources in about 100 ms. A collector reads one datagram
  * at a time from a socket buffer of some 200 KiB by default (about 90 of
- * these messages), and the kernel drops what does not fit without telling
- * anyone. Unpaced, nfcapd on loopback kept 27,610 of 65,536 sources; at
- * twice this pace, all of them, but only 61,630 beside a CPU-bound
- * process; at this pace, all of them with both CPUs of the host busy: a
- * collector may sleep some 5 ms and lose nothing (tests/e2e/ipfix.bats).
+ * these messages); the kernel drops what does not fit, silently. Unpaced,
+ * nfcapd on loopback kept 27,610 of 65,536 sources; at twice this pace all,
+ * but 61,630 beside a CPU-bound process; at this pace all, with both CPUs of
+ * the host busy: a collector may sleep some 5 ms and lose nothing
+ * (tests/e2e/ipfix.bats).
  */
 #define IPFIX_PACE_BURST 8
 #define IPFIX_PACE_NS 500000ULL
@@ -64,9 +56,8 @@
 #define IPFIX_GIVEN_UP_EVERY 64
 
 /*
- * One data record as the internal template describes it, packed: fixbuf
- * reads the fields at the offsets their lengths add up to, and writes them
- * in network byte order.
+ * One data record as the internal template describes it, packed: fixbuf reads
+ * each field where the lengths before it add up to, and writes it big-endian.
  */
 struct ipfix_record {
 	__u32 saddr;			/* sourceIPv4Address */
