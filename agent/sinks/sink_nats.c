@@ -3,21 +3,19 @@
  * Events into a NATS JetStream stream (--output nats://HOST:PORT/SUBJECT),
  * through nats.c.
  *
- * One message per chunk: a few thousand NDJSON lines, each naming the host,
- * the interface and the event's number. A message per event would cost a
- * round trip per event, where the drain takes one in well under a
- * microsecond. Each message carries an id (Nats-Msg-Id) made of this run's
- * id and its first event's number, the same on every retry, so the
- * stream's de-duplication window keeps one copy of a message the server
- * stored but could not acknowledge before it died. Delivered means
- * acknowledged by the stream: at least once, and exactly once within the
- * stream's duplicate window.
+ * One message per chunk, a few thousand NDJSON lines: a message per event
+ * would cost a round trip per event, where the drain takes one in well under
+ * a microsecond. Each message's id (Nats-Msg-Id) is this run's id and its
+ * first event's number, the same on every retry, so the stream's duplicate
+ * window keeps one copy of a message stored but not acknowledged before the
+ * server died. Delivered means acknowledged: at least once, and exactly once
+ * within that window.
  *
  * A publish that fails for want of a server (down, restarting, a cluster
- * electing a leader) is retried until it is acknowledged or the agent
- * stops waiting; meanwhile the drain fills this sink's buffer, and what
- * does not fit is counted lost and said in the stream once it takes
- * messages again. nats.c reconnects by itself, to any server of the list.
+ * electing a leader) is retried until acknowledged or the agent stops
+ * waiting; meanwhile what passes the sink's buffer is counted lost, and said
+ * in the stream once it takes messages again. nats.c reconnects by itself,
+ * to any server of the list.
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,11 +34,7 @@
 
 /* How long one publish waits for its acknowledgement before it is sent again. */
 #define NATS_ACK_WAIT_MS 2000
-/*
- * A message's size: a round trip per 512 KiB of lines (some 3,000 events)
- * keeps a synchronous publish ahead of the drain; NATS takes up to 1 MiB
- * by default (max_payload).
- */
+/* A round trip per 512 KiB (some 3,000 events) keeps a synchronous publish ahead of the drain. */
 #define NATS_CHUNK_SIZE (512 * 1024)
 /* Below this a server's max_payload is not followed: a chunk holds a few lines at least. */
 #define NATS_CHUNK_MIN 4096
@@ -313,21 +307,19 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 		snprintf(n->stream, sizeof(n->stream), "%s", o->nats_stream);
 	else
 		snprintf(n->stream, sizeof(n->stream), "%s_%u", o->nats_stream, nats_outputs);
-	ret = nats_options(n, o);
-	if (!ret)
-		ret = nats_connect(s, n, o);
-	if (ret) {
-		nats_close(s);
-		return ret;
-	}
+	ret = nats_options(n, o) ?: nats_connect(s, n, o);
+	if (ret)
+		goto fail;
 	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
 	s->chunk_size = NATS_CHUNK_SIZE;
 	if (natsConnection_GetMaxPayload(n->nc) >= NATS_CHUNK_MIN &&
 	    (size_t)natsConnection_GetMaxPayload(n->nc) < s->chunk_size)
 		s->chunk_size = natsConnection_GetMaxPayload(n->nc);
 	ret = nats_stream_ensure(s, n, o);
-	if (ret)
-		nats_close(s);
+	if (!ret)
+		return 0;
+fail:
+	nats_close(s);
 	return ret;
 }
 
