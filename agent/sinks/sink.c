@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * What every sink shares: chunks handed from the drain to the sink's writer
- * thread under a bound, the count of what was lost, and the record that
- * says so in the sink's own stream (sink.h).
- */
+/* What every sink shares: see sink.h. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
