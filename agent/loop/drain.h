@@ -99,9 +99,9 @@ enum drain_end drain_live(struct drain *d);
  * Once the program is detached: take what is left until the counters
  * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed,
  * or a stop signal comes (d->abandoned: what is left stays unread, and the
- * counters say how much); *c gets the counters last read. Returns 0, or -errno if the counters
- * cannot be read; a failed read of the events stops it early, with its
- * -errno in *read_err.
+ * counters say how much); *c gets the counters last read. 0, or -errno if
+ * the counters cannot be read; a failed read of the events stops it early,
+ * with its -errno in *read_err.
  */
 int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err);
 
