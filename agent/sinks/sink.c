@@ -92,21 +92,6 @@ static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 	s->spare = c;
 }
 
-/*
- * Under lock: the chunk waiting last, if @c can join it: events after
- * events, with room. (A loss between them is said before the chunk the
- * writer takes next, as it is when each waits on its own.)
- */
-static struct sink_chunk *joinable(struct sink *s, const struct sink_chunk *c)
-{
-	struct sink_chunk *last;
-
-	if (!s->head || !c->per_line)
-		return NULL;
-	last = (struct sink_chunk *)((char *)s->tail - offsetof(struct sink_chunk, next));
-	return last->per_line && last->size - last->len >= c->len ? last : NULL;
-}
-
 /* Under lock: hand @c to the writer if the bound allows; else its records are lost. */
 static void hand_over(struct sink *s, struct sink_chunk *c)
 {
@@ -117,8 +102,13 @@ static void hand_over(struct sink *s, struct sink_chunk *c)
 		chunk_recycle(s, c);
 		return;
 	}
-	last = joinable(s, c);
-	if (last) {
+	/*
+	 * Events after events join the chunk waiting last if they fit. (A loss
+	 * between them is said before the chunk the writer takes next, as it is
+	 * when each waits on its own.)
+	 */
+	last = s->head ? (void *)((char *)s->tail - offsetof(struct sink_chunk, next)) : NULL;
+	if (last && c->per_line && last->per_line && last->size - last->len >= c->len) {
 		memcpy(last->data + last->len, c->data, c->len);
 		if (!last->records)
 			last->first_seq = c->first_seq;
