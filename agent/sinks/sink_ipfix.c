@@ -137,20 +137,6 @@ static int ipfix_emit(struct sink *s, struct ipfix_sink *x)
 	return n == (ssize_t)len ? 0 : -EMSGSIZE;
 }
 
-/*
- * Nothing of a failed interval goes out with the next one: what fbuf holds
- * is encoded and dropped. Its sequence numbers are spent, so a collector
- * sees the gap.
- */
-static void ipfix_discard(struct ipfix_sink *x)
-{
-	GError *err = NULL;
-
-	if (x->pending && !fBufEmit(x->fbuf, &err))
-		g_clear_error(&err);
-	x->pending = 0;
-}
-
 /* Append @rec to the current message, sending it first if it is full. 0 or -errno. */
 static int ipfix_append(struct sink *s, struct ipfix_sink *x, struct ipfix_record *rec)
 {
@@ -202,20 +188,6 @@ static int ipfix_templates(struct sink *s, struct ipfix_sink *x)
 	return -EIO;
 }
 
-/*
- * A refusal the kernel learned of since the last send (on loopback, at
- * once): the interval just sent did not reach a collector. 0 or -errno.
- */
-static int ipfix_refused(struct ipfix_sink *x)
-{
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	if (getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len))
-		return -errno;
-	return -err;
-}
-
 /* Every source of the interval @h, after the template. 0 or -errno. */
 static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struct sink_counts *h)
 {
@@ -225,8 +197,10 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 		.end_ms = (h->end_ns + s->fmt.wall_offset_ns) / 1000000ULL,
 		.ifindex = x->ifindex,
 	};
+	socklen_t len = sizeof(int);
+	GError *gerr = NULL;
+	int ret, err = 0;
 	__u32 i;
-	int ret;
 
 	ret = ipfix_templates(s, x);
 	for (i = 0; !ret && i < h->nr; i++) {
@@ -240,9 +214,20 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 	}
 	if (!ret)
 		ret = ipfix_emit(s, x);
+	/*
+	 * Sent: a refusal the kernel learned of since the last send (on loopback,
+	 * at once) says that this interval did not reach a collector.
+	 */
 	if (!ret)
-		return ipfix_refused(x);
-	ipfix_discard(x);
+		return getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len) ? -errno : -err;
+	/*
+	 * Nothing of a failed interval goes out with the next one: what fbuf
+	 * holds is encoded and dropped; its sequence numbers are spent, so a
+	 * collector sees the gap.
+	 */
+	if (x->pending && !fBufEmit(x->fbuf, &gerr))
+		g_clear_error(&gerr);
+	x->pending = 0;
 	return ret;
 }
 
