@@ -97,24 +97,17 @@ static int log_print(bool warning, const char *fmt, va_list args)
 	char msg[LOG_LINE_MAX];
 	int n;
 
+	if (!log_verbose && !warning)
+		return 0;
 	if (log_json) {
-		if (!log_verbose && !warning)
-			return 0;
 		vsnprintf(msg, sizeof(msg), fmt, args);
 		json_line(line, sizeof(line), warning ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG, "libbpf",
 			  msg);
-		if (log_verbose || !log_holding)
-			return fputs(line, stderr);
-		n = snprintf(log_held + log_held_len, room, "%s", line);
-	} else if (log_verbose) {
-		return vfprintf(stderr, fmt, args);
-	} else if (!warning) {
-		return 0;
-	} else if (!log_holding) {
-		return vfprintf(stderr, fmt, args);
-	} else {
-		n = vsnprintf(log_held + log_held_len, room, fmt, args);
 	}
+	if (log_verbose || !log_holding)
+		return log_json ? fputs(line, stderr) : vfprintf(stderr, fmt, args);
+	n = log_json ? snprintf(log_held + log_held_len, room, "%s", line) :
+		       vsnprintf(log_held + log_held_len, room, fmt, args);
 	if (n < 0)
 		return n;
 	if ((size_t)n >= room) {
