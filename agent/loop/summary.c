@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * The account of every packet and event, from the per-CPU counters: while
- * running and at the end, once drain_settle() has taken what was left.
- */
+/* The account of every packet and event: see summary.h. */
 #include <stdio.h>
 #include <string.h>
 

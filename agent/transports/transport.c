@@ -23,10 +23,8 @@ int transport_open(struct transport *t, enum fbf_transport transport, int events
 }
 
 /*
- * Each map in turn, from where the last read left off, until @max are
- * taken or every map was found empty. The next read starts at the map
- * after the last one read, full or not, so that one busy CPU cannot keep
- * the reader from the others.
+ * From where the last read left off: the map after the last one read, full
+ * or not, so that one busy CPU cannot keep the reader from the others.
  */
 long transport_read(struct transport *t, __u64 max)
 {
