@@ -105,16 +105,13 @@ void format_ipv4(__u32 addr, char *buf)
 
 size_t format_open_object(const struct format *f, char *buf)
 {
-	char *p = buf;
-
 	if (!f->envelope) {
-		*p++ = '{';
+		*buf = '{';
 		return 1;
 	}
-	memcpy(p, f->envelope, f->envelope_len);
-	p += f->envelope_len;
-	*p++ = ',';
-	return p - buf;
+	memcpy(buf, f->envelope, f->envelope_len);
+	buf[f->envelope_len] = ',';
+	return f->envelope_len + 1;
 }
 
 size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, char *buf)
