@@ -128,17 +128,13 @@ static void kernel_msg_keep(const char *fmt, va_list args)
 {
 	static const char prefix[] = "libbpf: Kernel error message: ";
 	char msg[sizeof(prefix) + sizeof(log_kernel_msg)];
-	size_t len;
+	const char *text = msg + sizeof(prefix) - 1;
 
 	vsnprintf(msg, sizeof(msg), fmt, args);
-	if (strncmp(msg, prefix, sizeof(prefix) - 1))
-		return;
 	/* Its first line, cut to fit. */
-	len = strcspn(msg + sizeof(prefix) - 1, "\n");
-	if (len >= sizeof(log_kernel_msg))
-		len = sizeof(log_kernel_msg) - 1;
-	memcpy(log_kernel_msg, msg + sizeof(prefix) - 1, len);
-	log_kernel_msg[len] = '\0';
+	if (!strncmp(msg, prefix, sizeof(prefix) - 1))
+		snprintf(log_kernel_msg, sizeof(log_kernel_msg), "%.*s", (int)strcspn(text, "\n"),
+			 text);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
