@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The sinks the command line asks for: see outputs.h. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -6,7 +6,6 @@
  * counting what did not reach it.
  */
 #include <errno.h>
-#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
