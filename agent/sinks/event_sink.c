@@ -158,8 +158,7 @@ void event_sink_stop(struct event_sink *s, __u64 deadline_ns, volatile sig_atomi
 	unsigned int i;
 
 	/* Every sink's writer at once: they wait on their own outputs, not on each other. */
-	for (i = 0; i < s->nr; i++)
-		sink_flush(&s->sinks[i]);
+	event_sink_flush(s);
 	for (i = 0; i < s->nr; i++)
 		sink_stop(&s->sinks[i], deadline_ns, stops, stops_then);
 }
