@@ -356,7 +356,6 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	s->priv = x;
 	s->target = url;
 	s->takes_counts = true;
-	snprintf(s->name, sizeof(s->name), "ipfix");
 	if (!x) {
 		pr_err("output ipfix: %s\n", strerror(ENOMEM));
 		return AGENT_EXIT_FAILURE;
