@@ -88,7 +88,7 @@ static void account_print(const char *kind, const struct fbf_counters *c,
 	char line[2048];
 	size_t len;
 
-	/* Running counters in text: one line per interval, so that a log reader sees each whole. */
+	/* In JSON, or running counters: one line each, so that a log reader sees each whole. */
 	if (json || !strcmp(kind, "stats")) {
 		if (json)
 			len = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"iface\":\"%s\","
