@@ -189,16 +189,15 @@ static int file_open(struct sink *s, const char *path, const struct output_open_
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->rotate_bytes = a->rotate_bytes;
 	f->keep = a->keep;
+	s->ops = &file_ops;
+	s->priv = f;
+	s->target = path;
 	err = file_open_fd(f);
 	if (err) {
 		pr_err("cannot open --output file:%s: %s; name a file in a directory the agent "
 		       "can write\n", shown, strerror(-err));
-		free(f);
 		return AGENT_EXIT_OUTPUT;
 	}
-	s->ops = &file_ops;
-	s->priv = f;
-	s->target = path;
 	return 0;
 }
 

@@ -365,7 +365,6 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	/* Checked by the options already. */
 	if (ipfix_url_parse(url, &x->url, &why)) {
 		pr_err("output ipfix://%s: %s\n", url, why);
-		ipfix_close(s);
 		return AGENT_EXIT_USAGE;
 	}
 	ret = ipfix_connect(s, x);
@@ -374,10 +373,8 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 		g_clear_error(&err);
 		ret = AGENT_EXIT_FAILURE;
 	}
-	if (ret) {
-		ipfix_close(s);
+	if (ret)
 		return ret;
-	}
 	pr_info("output ipfix: %s, observation domain %u, %zu-byte messages\n", url,
 		x->url.has_domain ? x->url.domain : x->ifindex, sizeof(x->msg));
 	return 0;

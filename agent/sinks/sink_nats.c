@@ -309,18 +309,13 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 		snprintf(n->stream, sizeof(n->stream), "%s_%u", o->nats_stream, nats_outputs);
 	ret = nats_options(n, o) ?: nats_connect(s, n, o);
 	if (ret)
-		goto fail;
+		return ret;
 	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
 	s->chunk_size = NATS_CHUNK_SIZE;
 	if (natsConnection_GetMaxPayload(n->nc) >= NATS_CHUNK_MIN &&
 	    (size_t)natsConnection_GetMaxPayload(n->nc) < s->chunk_size)
 		s->chunk_size = natsConnection_GetMaxPayload(n->nc);
-	ret = nats_stream_ensure(s, n, o);
-	if (!ret)
-		return 0;
-fail:
-	nats_close(s);
-	return ret;
+	return nats_stream_ensure(s, n, o);
 }
 
 /* Checked whole, on the heap: a struct nats_url is kilobytes. */
