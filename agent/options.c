@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
 
 #include "fizzbuzzfib.h"
 #include "loop/aggregate.h"

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The sinks the command line asks for: see outputs.h. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,8 +67,11 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 			return AGENT_EXIT_FAILURE;
 		}
 		ret = kind->open(k, rest, &args);
-		if (ret)
+		if (ret) {
+			if (k->ops && k->ops->close)
+				k->ops->close(k);
 			return ret;
+		}
 		err = event_sink_start(s, k, kind->name, kind->off_host || opts->json,
 				       kind->off_host, opts->output_buffer);
 		if (err) {

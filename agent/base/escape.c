@@ -63,16 +63,13 @@ static size_t escape(char *dst, size_t size, const char *src, char how)
 							 put(dst, size, &at, esc, 2);
 		} else if (*s == '\n' && how == 'p') {
 			err = put(dst, size, &at, "\\n", 2);
-		} else if ((*s < 0x20 || *s == 0x7f) && how != 'p') {
+		} else if (how != 'p' && (*s < 0x20 || *s == 0x7f || (!n && how == 'j'))) {
 			snprintf(esc, sizeof(esc), how == 'j' ? "\\u%04x" : "\\x%02x", *s);
 			err = put(dst, size, &at, esc, strlen(esc));
 		} else if (n || how == 'l') {
 			n = n ?: 1;
 			err = put(dst, size, &at, (const char *)s, n);
 			s += n - 1;
-		} else if (how == 'j') {
-			snprintf(esc, sizeof(esc), "\\u%04x", *s);
-			err = put(dst, size, &at, esc, strlen(esc));
 		} else {
 			err = put(dst, size, &at, "\xef\xbf\xbd", 3); /* U+FFFD */
 		}

@@ -35,15 +35,38 @@ static bool log_held_cut;
 /* The kernel's own reason for refusing an attach, as libbpf relays it from netlink. */
 static char log_kernel_msg[256];
 
+/* stderr is the journal: JOURNAL_STREAM names its device and inode (systemd.exec(5)). */
+static bool stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 && !fstat(2, &st) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
 /* The log's line prefix, before the message: "<N>" under systemd, else the time too. */
-static int journal_prefix(char *buf, size_t size, int level);
+static int journal_prefix(char *buf, size_t size, int level)
+{
+	static int journal = -1;
+
+	if (journal < 0)
+		journal = stderr_is_journal();
+	*buf = '\0';
+	return journal ? snprintf(buf, size, "<%d>", level) : 0;
+}
+
+static const char *const level_names[] = {
+	[LOG_LEVEL_ERR] = "error", [LOG_LEVEL_WARN] = "warning", [LOG_LEVEL_INFO] = "info",
+	[LOG_LEVEL_DEBUG] = "debug",
+};
 
 /*
  * @msg as one JSON object on a line into @buf: what a log shipper reads
  * under --json. @msg's own newline, if any, is the object's end.
  */
-static int json_line(char *buf, size_t size, int level, const char *level_name,
-		     const char *source, const char *msg)
+static int json_line(char *buf, size_t size, int level, const char *source, const char *msg)
 {
 	static char escaped[LOG_LINE_MAX * 6];
 	char clean[LOG_LINE_MAX];
@@ -64,7 +87,7 @@ static int json_line(char *buf, size_t size, int level, const char *level_name,
 	n = journal_prefix(buf, size, level);
 	return n + snprintf(buf + n, size - n, "{\"type\":\"log\",\"time\":\"%s.%06ldZ\","
 			    "\"level\":\"%s\",\"source\":\"%s\",\"message\":\"%s\"}\n", when,
-			    ts.tv_nsec / 1000, level_name, source, escaped);
+			    ts.tv_nsec / 1000, level_names[level], source, escaped);
 }
 
 static int log_print(bool warning, const char *fmt, va_list args)
@@ -74,24 +97,17 @@ static int log_print(bool warning, const char *fmt, va_list args)
 	char msg[LOG_LINE_MAX];
 	int n;
 
-	if (log_json) {
-		if (!log_verbose && !warning)
-			return 0;
-		vsnprintf(msg, sizeof(msg), fmt, args);
-		json_line(line, sizeof(line), warning ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG,
-			  warning ? "warning" : "debug", "libbpf", msg);
-		if (log_verbose || !log_holding)
-			return fputs(line, stderr);
-		n = snprintf(log_held + log_held_len, room, "%s", line);
-	} else if (log_verbose) {
-		return vfprintf(stderr, fmt, args);
-	} else if (!warning) {
+	if (!log_verbose && !warning)
 		return 0;
-	} else if (!log_holding) {
-		return vfprintf(stderr, fmt, args);
-	} else {
-		n = vsnprintf(log_held + log_held_len, room, fmt, args);
+	if (log_json) {
+		vsnprintf(msg, sizeof(msg), fmt, args);
+		json_line(line, sizeof(line), warning ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG, "libbpf",
+			  msg);
 	}
+	if (log_verbose || !log_holding)
+		return log_json ? fputs(line, stderr) : vfprintf(stderr, fmt, args);
+	n = log_json ? snprintf(log_held + log_held_len, room, "%s", line) :
+		       vsnprintf(log_held + log_held_len, room, fmt, args);
 	if (n < 0)
 		return n;
 	if ((size_t)n >= room) {
@@ -112,17 +128,13 @@ static void kernel_msg_keep(const char *fmt, va_list args)
 {
 	static const char prefix[] = "libbpf: Kernel error message: ";
 	char msg[sizeof(prefix) + sizeof(log_kernel_msg)];
-	size_t len;
+	const char *text = msg + sizeof(prefix) - 1;
 
 	vsnprintf(msg, sizeof(msg), fmt, args);
-	if (strncmp(msg, prefix, sizeof(prefix) - 1))
-		return;
 	/* Its first line, cut to fit. */
-	len = strcspn(msg + sizeof(prefix) - 1, "\n");
-	if (len >= sizeof(log_kernel_msg))
-		len = sizeof(log_kernel_msg) - 1;
-	memcpy(log_kernel_msg, msg + sizeof(prefix) - 1, len);
-	log_kernel_msg[len] = '\0';
+	if (!strncmp(msg, prefix, sizeof(prefix) - 1))
+		snprintf(log_kernel_msg, sizeof(log_kernel_msg), "%.*s", (int)strcspn(text, "\n"),
+			 text);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -142,42 +154,6 @@ static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list 
 	return log_print(level == LIBXDP_WARN, fmt, args);
 }
 
-/* stderr is the journal: JOURNAL_STREAM names its device and inode (systemd.exec(5)). */
-static bool stderr_is_journal(void)
-{
-	const char *env = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-
-	return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 && !fstat(2, &st) &&
-	       st.st_dev == dev && st.st_ino == ino;
-}
-
-static int journal_prefix(char *buf, size_t size, int level)
-{
-	static int journal = -1;
-
-	if (journal < 0)
-		journal = stderr_is_journal();
-	*buf = '\0';
-	return journal ? snprintf(buf, size, "<%d>", level) : 0;
-}
-
-static const char *level_name(enum log_level level)
-{
-	switch (level) {
-	case LOG_LEVEL_ERR:
-		return "error";
-	case LOG_LEVEL_WARN:
-		return "warning";
-	case LOG_LEVEL_INFO:
-		return "info";
-	case LOG_LEVEL_DEBUG:
-	default:
-		return "debug";
-	}
-}
-
 void pr_log(enum log_level level, const char *fmt, ...)
 {
 	static char line[LOG_LINE_MAX * 6 + 256];
@@ -193,7 +169,7 @@ void pr_log(enum log_level level, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		json_line(line, sizeof(line), level, level_name(level), "agent", msg);
+		json_line(line, sizeof(line), level, "agent", msg);
 		fputs(line, stderr);
 		return;
 	}
@@ -203,7 +179,7 @@ void pr_log(enum log_level level, const char *fmt, ...)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		gmtime_r(&ts.tv_sec, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "%s.%06ldZ %s %s: ", when, ts.tv_nsec / 1000, level_name(level),
+		fprintf(stderr, "%s.%06ldZ %s %s: ", when, ts.tv_nsec / 1000, level_names[level],
 			program_invocation_short_name);
 	}
 	va_start(ap, fmt);

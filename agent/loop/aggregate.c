@@ -19,19 +19,16 @@
 int aggregate_open(struct aggregate *ag, const struct fbf_object *o, __u32 max_sources,
 		   __u32 top, __u64 now_ns)
 {
-	int err, i;
+	int err = 0, i;
 
 	memset(ag, 0, sizeof(*ag));
 	ag->top = top;
 	ag->last_take_ns = now_ns;
-	for (i = 0; i < FBF_NR_CLASSES && top; i++) {
+	for (i = 0; i < FBF_NR_CLASSES && top && !err; i++) {
 		ag->best[i] = calloc(top, sizeof(*ag->best[i]));
-		if (!ag->best[i]) {
-			aggregate_close(ag);
-			return -ENOMEM;
-		}
+		err = ag->best[i] ? 0 : -ENOMEM;
 	}
-	err = source_reader_open(&ag->reader, o, max_sources);
+	err = err ?: source_reader_open(&ag->reader, o, max_sources);
 	if (err)
 		aggregate_close(ag);
 	return err;
@@ -133,7 +130,7 @@ static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, 
 	for (i = 0; i < sink->nr; i++)
 		if (sink->sinks[i].takes_counts && !counts)
 			counts = counts_make(ag, now, sources, &counts_len);
-	format_time_uncached(&sink->sinks[0].fmt, now, end);
+	format_time(&sink->sinks[0].fmt, now, end);
 	t = open_memstream(&text, &text_len);
 	j = open_memstream(&json, &json_len);
 	if (t)

@@ -3,22 +3,20 @@
  * The drain loop, the same for both transports: see drain.h.
  *
  * While events come, the loop reads them without being woken: the program
- * submits each without a wake-up, and the loop, once caught up, polls after
- * 50 us, then 100, 200, ... Only after a quiet spell does it set the
- * program's reader_asleep, look once more, and sleep in epoll with no timer
- * until the program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no
- * ring can be missed). So the program pays for no wake-up while the agent
- * reads, and an idle agent is woken by nothing but its own timers: running
- * counters and the service manager's watchdog, when asked for.
+ * submits each without a wake-up, and the loop, caught up, polls after 50 us,
+ * then 100, 200, ... Only after a quiet spell does it set the program's
+ * reader_asleep, look once more, and sleep in epoll with no timer until the
+ * program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no ring can be
+ * missed). So the program pays for no wake-up while the agent reads, and an
+ * idle agent wakes only for its own timers (running counters, the watchdog).
  *
- * The last drain follows the detach, so every event produced is either
- * delivered or counted as lost. But a detach does not wait for runs of the
- * program already under way on other CPUs (there is no RCU grace period in
- * it, and generic XDP runs in any CPU's softirq): one may count an event
- * and send it just after the queue looked empty, and a ring's reader stops
- * at a record still being written. So while the counters show more events
- * produced than delivered or lost, the agent waits a millisecond and reads
- * again; such a run ends within microseconds.
+ * The last drain follows the detach, so every event produced is delivered or
+ * counted lost. But a detach does not wait for runs of the program under way
+ * on other CPUs (no RCU grace period; generic XDP runs in any CPU's softirq):
+ * one may send an event just after the queue looked empty, and a ring's
+ * reader stops at a record still being written. So while the counters show
+ * more produced than delivered or lost, the agent waits a millisecond and
+ * reads again; such a run ends within microseconds.
  */
 #include <errno.h>
 #include <poll.h>
@@ -28,6 +26,9 @@
 #include "counters_read.h"
 #include "loop/drain.h"
 #include "userspace_util.h"
+
+/* The last drain reads in batches of this many; a stop signal since it began ends it between. */
+#define DRAIN_REST_BATCH 65536
 
 /* stdout failed: a closed pipe ends the run like a signal (SIGPIPE is ignored for that). */
 static enum drain_end drain_output_end(int err)
@@ -194,7 +195,8 @@ enum drain_end drain_live(struct drain *d)
 	}
 }
 
-int drain_rest(struct drain *d)
+/* Take and print what is left, without waiting. 0 or -errno of a failed read. */
+static int drain_rest(struct drain *d)
 {
 	long n = 0;
 

@@ -91,15 +91,6 @@ int drain_open(struct drain *d);
  */
 enum drain_end drain_live(struct drain *d);
 
-/*
- * Take and print what is left, without waiting, in batches of this many,
- * between which a stop signal that came since drain_settle() began ends it.
- */
-#define DRAIN_REST_BATCH 65536
-
-/* Take and print what is left, without waiting. Returns 0 or -errno of a failed read. */
-int drain_rest(struct drain *d);
-
 /* After the detach, how long to wait for runs of the program still under way. */
 #define DRAIN_SETTLE_POLL_NS 1000000ULL
 #define DRAIN_SETTLE_POLLS 100
@@ -108,9 +99,9 @@ int drain_rest(struct drain *d);
  * Once the program is detached: take what is left until the counters
  * account for every event produced, or DRAIN_SETTLE_POLLS ms have passed,
  * or a stop signal comes (d->abandoned: what is left stays unread, and the
- * counters say how much); *c gets the counters last read. Returns 0, or -errno if the counters
- * cannot be read; a failed read of the events stops it early, with its
- * -errno in *read_err.
+ * counters say how much); *c gets the counters last read. 0, or -errno if
+ * the counters cannot be read; a failed read of the events stops it early,
+ * with its -errno in *read_err.
  */
 int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *read_err);
 

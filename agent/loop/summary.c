@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * The account of every packet and event, from the per-CPU counters: while
- * running and at the end, once drain_settle() has taken what was left.
- */
+/* The account of every packet and event: see summary.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -91,25 +88,22 @@ static void account_print(const char *kind, const struct fbf_counters *c,
 	char line[2048];
 	size_t len;
 
-	if (json) {
-		len = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"iface\":\"%s\","
-			       "\"mode\":\"%s\",\"seconds\":%.3f", kind, run->iface_json,
-			       run->mode, elapsed_ns / 1e9);
-		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, true);
-		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, true);
-		len = put_events(line, len, sizeof(line), c, delivered, run, true);
-		put_sinks(line, len, sizeof(line), sink, true);
-		fprintf(stderr, "%s}\n", line);
-		return;
-	}
-	if (!strcmp(kind, "stats")) {
-		/* One line per interval, so that a log reader sees each account whole. */
-		len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
-		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, false);
-		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, false);
-		len = put_events(line, len, sizeof(line), c, delivered, run, false);
-		put_sinks(line, len, sizeof(line), sink, false);
-		pr_info("stats %s\n", line);
+	/* In JSON, or running counters: one line each, so that a log reader sees each whole. */
+	if (json || !strcmp(kind, "stats")) {
+		if (json)
+			len = snprintf(line, sizeof(line), "{\"type\":\"%s\",\"iface\":\"%s\","
+				       "\"mode\":\"%s\",\"seconds\":%.3f", kind, run->iface_json,
+				       run->mode, elapsed_ns / 1e9);
+		else
+			len = snprintf(line, sizeof(line), "seconds=%.2f", elapsed_ns / 1e9);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, json);
+		len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, json);
+		len = put_events(line, len, sizeof(line), c, delivered, run, json);
+		put_sinks(line, len, sizeof(line), sink, json);
+		if (json)
+			fprintf(stderr, "%s}\n", line);
+		else
+			pr_info("stats %s\n", line);
 		return;
 	}
 	pr_info("%s iface=%s mode=%s seconds=%.2f\n", kind, run->iface, run->mode,

@@ -6,18 +6,13 @@
 #include <netinet/in.h>
 
 #include "metrics/listen_addr.h"
+#include "parse_num.h"
 
 static int parse_port(const char *s, in_port_t *port)
 {
-	unsigned long v = 0;
+	__u64 v;
 
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || (v = v * 10 + (*s - '0')) > 65535)
-			return -EINVAL;
-	}
-	if (!v)
+	if (parse_u64_range(s, 1, 65535, &v))
 		return -EINVAL;
 	*port = htons(v);
 	return 0;

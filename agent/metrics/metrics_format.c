@@ -6,9 +6,6 @@
  * device; run time and count from BPF run-time statistics, as
  * ebpf_exporter exports them.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "metrics/metrics.h"
 
 #define PREFIX "fizzbuzzfib_"

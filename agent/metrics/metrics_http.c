@@ -39,19 +39,6 @@ struct metrics_server {
 	int listen_fd;
 };
 
-/* BPF run-time statistics are on while run_time_ns moves; 0 until someone enables them. */
-static void read_run_stats(int prog_fd, struct metrics_snapshot *s)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
-		return;
-	s->have_run_stats = info.run_time_ns || info.run_cnt;
-	s->run_time_ns = info.run_time_ns;
-	s->run_cnt = info.run_cnt;
-}
-
 static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s)
 {
 	int i;
@@ -87,10 +74,17 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 	}
 	if (src->ifaces) {
 		ifset_run_stats(src->ifaces, &s->run_time_ns, &s->run_cnt);
-		s->have_run_stats = s->run_time_ns || s->run_cnt;
 	} else {
-		read_run_stats(src->prog_fd, s);
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(src->prog_fd, &info, &len)) {
+			s->run_time_ns = info.run_time_ns;
+			s->run_cnt = info.run_cnt;
+		}
 	}
+	/* BPF run-time statistics are on while run_time_ns moves; 0 until someone enables them. */
+	s->have_run_stats = s->run_time_ns || s->run_cnt;
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
 	if (!src->ifaces)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* What is done with each event taken: see event_sink.h. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +158,7 @@ void event_sink_stop(struct event_sink *s, __u64 deadline_ns, volatile sig_atomi
 	unsigned int i;
 
 	/* Every sink's writer at once: they wait on their own outputs, not on each other. */
-	for (i = 0; i < s->nr; i++)
-		sink_flush(&s->sinks[i]);
+	event_sink_flush(s);
 	for (i = 0; i < s->nr; i++)
 		sink_stop(&s->sinks[i], deadline_ns, stops, stops_then);
 }

@@ -52,8 +52,3 @@ int fd_write_upto(struct sink *s, struct sink_chunk *c, size_t upto, int fd, boo
 	}
 	return 0;
 }
-
-int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces)
-{
-	return fd_write_upto(s, c, c->len, fd, atomic_pieces);
-}

@@ -9,14 +9,13 @@ struct sink;
 struct sink_chunk;
 
 /*
- * Write @c to @fd, reporting progress to @s as it goes. With @atomic_pieces
- * (a pipe or a socket), in pieces of at most PIPE_BUF bytes that end with a
- * line where lines allow: such a write is all or nothing, so a reader that
- * stalls holds no half line of a piece counted lost. 0 or -errno.
+ * Write @c's bytes up to @upto (the end of a line: its end, or a file's
+ * rotation point) to @fd, reporting progress to @s as it goes. With
+ * @atomic_pieces (a pipe or a socket), in pieces of at most PIPE_BUF bytes
+ * that end with a line where lines allow: such a write is all or nothing,
+ * so a reader that stalls holds no half line of a piece counted lost. 0 or
+ * -errno.
  */
-int fd_write_chunk(struct sink *s, struct sink_chunk *c, int fd, bool atomic_pieces);
-
-/* The same, of @c's bytes up to @upto, the end of a line (a file's rotation point). */
 int fd_write_upto(struct sink *s, struct sink_chunk *c, size_t upto, int fd, bool atomic_pieces);
 
 #endif /* AGENT_FD_WRITE_H */

@@ -69,12 +69,19 @@ static char *fmt_ipv4(char *p, __u32 addr)
  * a run is placed on one consistent timeline. The date and time of day are
  * formatted once per second, not per event.
  */
-static char *fmt_date_time(char *p, const char *secs_text, __u64 wall_ns)
+static char *fmt_wall_time(char *p, struct format *f, __u64 mono_ns)
 {
-	__u64 frac = wall_ns % 1000000000ULL;
+	__u64 wall_ns = mono_ns + f->wall_offset_ns, frac = wall_ns % 1000000000ULL;
+	time_t secs = wall_ns / 1000000000ULL;
+	struct tm tm;
 	int i;
 
-	p = fmt_str(p, secs_text);
+	if (secs != f->wall_cached_secs) {
+		gmtime_r(&secs, &tm);
+		strftime(f->wall_cached, sizeof(f->wall_cached), "%Y-%m-%dT%H:%M:%S", &tm);
+		f->wall_cached_secs = secs;
+	}
+	p = fmt_str(p, f->wall_cached);
 	*p++ = '.';
 	for (i = 8; i >= 0; i--, frac /= 10)
 		p[i] = '0' + frac % 10;
@@ -83,35 +90,12 @@ static char *fmt_date_time(char *p, const char *secs_text, __u64 wall_ns)
 	return p;
 }
 
-static char *fmt_wall_time(char *p, struct format *f, __u64 mono_ns)
+void format_time(const struct format *f, __u64 mono_ns, char *buf)
 {
-	__u64 wall_ns = mono_ns + f->wall_offset_ns;
-	time_t secs = wall_ns / 1000000000ULL;
-	struct tm tm;
+	/* A cache of its own: @f's is the drain's, which may be formatting meanwhile. */
+	struct format own = { .wall_offset_ns = f->wall_offset_ns, .wall_cached_secs = -1 };
 
-	if (secs != f->wall_cached_secs) {
-		gmtime_r(&secs, &tm);
-		strftime(f->wall_cached, sizeof(f->wall_cached), "%Y-%m-%dT%H:%M:%S", &tm);
-		f->wall_cached_secs = secs;
-	}
-	return fmt_date_time(p, f->wall_cached, wall_ns);
-}
-
-void format_time(struct format *f, __u64 mono_ns, char *buf)
-{
-	*fmt_wall_time(buf, f, mono_ns) = '\0';
-}
-
-void format_time_uncached(const struct format *f, __u64 mono_ns, char *buf)
-{
-	__u64 wall_ns = mono_ns + f->wall_offset_ns;
-	time_t secs = wall_ns / 1000000000ULL;
-	char secs_text[24];
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(secs_text, sizeof(secs_text), "%Y-%m-%dT%H:%M:%S", &tm);
-	*fmt_date_time(buf, secs_text, wall_ns) = '\0';
+	*fmt_wall_time(buf, &own, mono_ns) = '\0';
 }
 
 void format_ipv4(__u32 addr, char *buf)
@@ -121,16 +105,13 @@ void format_ipv4(__u32 addr, char *buf)
 
 size_t format_open_object(const struct format *f, char *buf)
 {
-	char *p = buf;
-
 	if (!f->envelope) {
-		*p++ = '{';
+		*buf = '{';
 		return 1;
 	}
-	memcpy(p, f->envelope, f->envelope_len);
-	p += f->envelope_len;
-	*p++ = ',';
-	return p - buf;
+	memcpy(buf, f->envelope, f->envelope_len);
+	buf[f->envelope_len] = ',';
+	return f->envelope_len + 1;
 }
 
 size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, char *buf)
@@ -142,7 +123,7 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p += format_open_object(f, p);
 		if (f->ifaces) {
 			p = fmt_str(p, "\"iface\":\"");
-			p = fmt_str(p, iface_name_json(f->ifaces, ev->iface));
+			p = fmt_str(p, iface_name(f->ifaces, ev->iface, true));
 			p = fmt_str(p, "\",");
 		}
 		if (f->envelope) {
@@ -174,7 +155,7 @@ size_t format_event(struct format *f, const struct fbf_event *ev, __u64 seq, cha
 		p = fmt_str(p, fbf_class_name(ev->class_id));
 		if (f->ifaces) {
 			*p++ = ' ';
-			p = fmt_str(p, iface_name_log(f->ifaces, ev->iface));
+			p = fmt_str(p, iface_name(f->ifaces, ev->iface, false));
 		}
 	}
 	*p++ = '\n';

@@ -41,9 +41,7 @@ void format_init(struct format *f, bool json, const char *envelope, __u64 wall_o
 
 /* "2026-11-24T17:20:01.123456789Z": CLOCK_MONOTONIC @mono_ns on the events' timeline. */
 #define FORMAT_TIME_SIZE 32
-void format_time(struct format *f, __u64 mono_ns, char *buf);
-/* The same, without the drain's per-second cache: for other threads. */
-void format_time_uncached(const struct format *f, __u64 mono_ns, char *buf);
+void format_time(const struct format *f, __u64 mono_ns, char *buf);
 
 /* "192.0.2.1", of @addr in host byte order. */
 #define FORMAT_IPV4_SIZE 16

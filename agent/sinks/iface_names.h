@@ -8,6 +8,7 @@
 #ifndef AGENT_IFACE_NAMES_H
 #define AGENT_IFACE_NAMES_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "base/escape.h"
@@ -19,14 +20,9 @@ struct iface_names {
 };
 
 /* An event's slot is one the agent gave; "?" should the kernel ever say otherwise. */
-static inline const char *iface_name_log(const struct iface_names *n, __u16 slot)
+static inline const char *iface_name(const struct iface_names *n, __u16 slot, bool json)
 {
-	return slot < n->slots ? n->log[slot] : "?";
-}
-
-static inline const char *iface_name_json(const struct iface_names *n, __u16 slot)
-{
-	return slot < n->slots ? n->json[slot] : "?";
+	return slot >= n->slots ? "?" : json ? n->json[slot] : n->log[slot];
 }
 
 #endif /* AGENT_IFACE_NAMES_H */

@@ -30,14 +30,6 @@ const char *nats_last_error(void)
 	return text;
 }
 
-/* "-----BEGIN NATS USER JWT-----", "------END USER NKEY SEED------": a block's edge. */
-static bool creds_edge(const char *line)
-{
-	size_t len = strlen(line);
-
-	return len >= 6 && !strncmp(line, "---", 3) && !strcmp(line + len - 3, "---");
-}
-
 /*
  * The blocks of a credentials file, as nats.c reads them: each the one line
  * between two edges, the user JWT first, then the NKey seed. How many of
@@ -48,10 +40,13 @@ static unsigned int creds_blocks(char *text, char *blocks[2])
 	char *line, *save = NULL, *value = NULL;
 	bool after_edge = false;
 	unsigned int n = 0;
+	size_t len;
 
 	for (line = strtok_r(text, "\r\n", &save); line && n < 2;
 	     line = strtok_r(NULL, "\r\n", &save)) {
-		if (creds_edge(line)) {
+		len = strlen(line);
+		/* "-----BEGIN NATS USER JWT-----", "------END USER NKEY SEED------": an edge. */
+		if (len >= 6 && !strncmp(line, "---", 3) && !strcmp(line + len - 3, "---")) {
 			if (value)
 				blocks[n++] = value;
 			value = NULL;

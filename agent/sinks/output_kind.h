@@ -40,7 +40,7 @@ struct output_kind {
 	int (*parse)(const char *rest, const char **why);
 	/* Whether two URLs' rests name one place; NULL: the same text. */
 	bool (*same)(const char *a, const char *b);
-	/* Open @s onto @rest: 0, or an exit status after one line. */
+	/* Open @s onto @rest: 0, or an exit status after one line (then ops->close frees). */
 	int (*open)(struct sink *s, const char *rest, const struct output_open_args *a);
 };
 

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * What every sink shares: chunks handed from the drain to the sink's writer
- * thread under a bound, the count of what was lost, and the record that
- * says so in the sink's own stream (sink.h).
- */
+/* What every sink shares: see sink.h. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -29,7 +25,7 @@
 #define SINK_STOP_KICK_POLL_NS 5000000ULL
 /* A stop that waits on an output longer than this says so. */
 #define SINK_STOP_ANNOUNCE_NS 100000000ULL
-/* After a failed write, the writer waits this long before the next: a full disk is not spun on. */
+/* Between two failed writes, or tries: a full disk or a server that is down is not spun on. */
 #define SINK_RETRY_PAUSE_NS 100000000LL
 
 static void figures_add(__u64 *field, __u64 n)
@@ -92,28 +88,8 @@ static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 		chunk_free(s, c);
 		return;
 	}
-	c->len = 0;
-	c->records = 0;
-	c->first_seq = 0;
-	c->done = 0;
-	c->delivered = 0;
-	c->next = s->spare;
+	*c = (struct sink_chunk){ .next = s->spare, .size = c->size, .per_line = c->per_line };
 	s->spare = c;
-}
-
-/*
- * Under lock: the chunk waiting last, if @c can join it: events after
- * events, with room. (A loss between them is said before the chunk the
- * writer takes next, as it is when each waits on its own.)
- */
-static struct sink_chunk *joinable(struct sink *s, const struct sink_chunk *c)
-{
-	struct sink_chunk *last;
-
-	if (!s->head || !c->per_line)
-		return NULL;
-	last = (struct sink_chunk *)((char *)s->tail - offsetof(struct sink_chunk, next));
-	return last->per_line && last->size - last->len >= c->len ? last : NULL;
 }
 
 /* Under lock: hand @c to the writer if the bound allows; else its records are lost. */
@@ -126,8 +102,13 @@ static void hand_over(struct sink *s, struct sink_chunk *c)
 		chunk_recycle(s, c);
 		return;
 	}
-	last = joinable(s, c);
-	if (last) {
+	/*
+	 * Events after events join the chunk waiting last if they fit. (A loss
+	 * between them is said before the chunk the writer takes next, as it is
+	 * when each waits on its own.)
+	 */
+	last = s->head ? (void *)((char *)s->tail - offsetof(struct sink_chunk, next)) : NULL;
+	if (last && c->per_line && last->per_line && last->size - last->len >= c->len) {
 		memcpy(last->data + last->len, c->data, c->len);
 		if (!last->records)
 			last->first_seq = c->first_seq;
@@ -256,8 +237,8 @@ static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to
 	size_t n;
 	int err;
 
-	format_time_uncached(&s->fmt, from_ns, from);
-	format_time_uncached(&s->fmt, to_ns, to);
+	format_time(&s->fmt, from_ns, from);
+	format_time(&s->fmt, to_ns, to);
 	if (s->fmt.json) {
 		n = format_open_object(&s->fmt, buf);
 		n += snprintf(buf + n, sizeof(buf) - n, "\"type\":\"lost\",\"records\":%llu,"
@@ -276,7 +257,7 @@ static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to
 	return err;
 }
 
-static void pause_after_failure(void)
+void sink_retry_pause(void)
 {
 	struct timespec ts = { .tv_nsec = SINK_RETRY_PAUSE_NS };
 
@@ -342,7 +323,7 @@ static void *sink_writer(void *arg)
 			pthread_cond_broadcast(&s->idle);
 		if (err && !s->closing) {
 			pthread_mutex_unlock(&s->lock);
-			pause_after_failure();
+			sink_retry_pause();
 			pthread_mutex_lock(&s->lock);
 		}
 	}
@@ -359,6 +340,7 @@ static void on_kick(int signo)
 int sink_start(struct sink *s, size_t buffer_bytes)
 {
 	struct sigaction kick = { .sa_handler = on_kick };
+	pthread_condattr_t mono;
 	sigset_t all, old;
 	int err;
 
@@ -371,7 +353,10 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	s->tail = &s->head;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
-	pthread_cond_init(&s->idle, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->idle, &mono);
+	pthread_condattr_destroy(&mono);
 	s->cur = chunk_new(s, s->chunk_size, true);
 	if (!s->cur)
 		return -ENOMEM;
@@ -390,23 +375,12 @@ int sink_start(struct sink *s, size_t buffer_bytes)
 	return 0;
 }
 
-/* An absolute CLOCK_REALTIME time for pthread_cond_timedwait, from a CLOCK_MONOTONIC one. */
-static struct timespec realtime_at(__u64 mono_ns)
+/* When a wait on idle (CLOCK_MONOTONIC) ends: in 10 ms steps, a stop signal looked at between. */
+static struct timespec idle_until(__u64 mono_ns)
 {
-	__u64 now = fbf_monotonic_ns(), wait_ns = mono_ns > now ? mono_ns - now : 0;
-	struct timespec ts;
+	__u64 step = fbf_monotonic_ns() + 10000000ULL, at = mono_ns < step ? mono_ns : step;
 
-	/* In steps: a stop signal is looked at between them. */
-	if (wait_ns > 10000000ULL)
-		wait_ns = 10000000ULL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += wait_ns / 1000000000ULL;
-	ts.tv_nsec += wait_ns % 1000000000ULL;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
+	return (struct timespec){ .tv_sec = at / 1000000000ULL, .tv_nsec = at % 1000000000ULL };
 }
 
 void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
@@ -438,7 +412,7 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 			said = true;
 			continue;
 		}
-		ts = realtime_at(deadline_ns);
+		ts = idle_until(deadline_ns);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
 	}
 	/* What was not written in time is lost, and counted so. */
@@ -459,7 +433,7 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 	kick_until = fbf_monotonic_ns() + SINK_STOP_KICK_NS;
 	while (s->writing && fbf_monotonic_ns() < kick_until) {
 		pthread_kill(s->thread, SINK_KICK_SIGNAL);
-		ts = realtime_at(fbf_monotonic_ns() + SINK_STOP_KICK_POLL_NS);
+		ts = idle_until(fbf_monotonic_ns() + SINK_STOP_KICK_POLL_NS);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
 	}
 	stuck = s->writing;

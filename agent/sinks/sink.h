@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One place events go (stdout, a file, a NATS stream), behind one small
- * interface: the kinds differ only in their sink_ops.
+ * One place events go (stdout, a file, a NATS stream, an IPFIX collector),
+ * behind one small interface: the kinds differ only in their sink_ops.
  *
- * The drain never waits on a sink. It writes each event's line into the
- * sink's current chunk; a full chunk, or the drain catching up, hands the
- * chunk to the sink's own writer thread. What a sink holds is bounded
- * (--output-buffer): when a chunk would pass the bound, its events are
- * counted lost instead, and once the sink writes again, its stream gets a
- * record saying how many were lost between which times. So a stalled
- * reader, a full disk or a broker that is down costs counted events, never
- * a blocked drain, another sink's events, or a stop that cannot stop.
+ * The drain never waits on a sink: it writes each event's line into the
+ * sink's current chunk, and a full chunk, or the drain catching up, goes to
+ * the sink's own writer thread. What a sink holds is bounded
+ * (--output-buffer): past it, a chunk's events are counted lost, and once
+ * the sink writes again its stream gets a record of how many, between which
+ * times. So a stalled reader, a full disk or a broker that is down costs
+ * counted events, never a blocked drain, another sink's events, or a stop
+ * that cannot stop.
  *
- * The memory that bound costs: a chunk handed over while the writer is
- * behind joins the last one waiting if it fits, so that chunks handed over
- * part full (the drain catching up often) do not each keep a whole chunk;
- * a chunk is touched whole when made, and kept to be filled again. So what
- * a sink takes is resident at once, said by its figures, and at most about
- * twice the bound and a few chunks.
+ * The bound's memory: a chunk handed over while the writer is behind joins
+ * the last one waiting if it fits, so that part-full chunks (the drain
+ * catching up often) do not each keep a whole one; a chunk is touched whole
+ * when made, and kept to be filled again. So a sink's memory is resident at
+ * once, said by its figures, and at most about twice the bound and a few
+ * chunks.
  */
 #ifndef AGENT_SINK_H
 #define AGENT_SINK_H
@@ -30,10 +30,7 @@
 
 #include "sinks/format.h"
 
-/*
- * An event chunk's size, unless its kind sets another: one hand-over to the
- * writer, and one wake-up of it, per a few thousand lines.
- */
+/* An event chunk's size, unless its kind sets another: a hand-over per few thousand lines. */
 #define SINK_CHUNK_SIZE (256 * 1024)
 /* What each sink may hold, unless --output-buffer says otherwise. */
 #define SINK_BUFFER_DEFAULT (4U << 20)
@@ -160,6 +157,9 @@ void sink_progress(struct sink *s, struct sink_chunk *c, size_t done);
  * (EINTR) when it is so.
  */
 bool sink_given_up(struct sink *s);
+
+/* For the kinds, on the writer thread: a pause before a failed write is tried again. */
+void sink_retry_pause(void);
 
 /* For the kinds: @err ends the run (stdout's reader is gone, say). */
 void sink_end_run(struct sink *s, int err);

@@ -70,16 +70,6 @@ static int file_rotate(struct file_sink *f)
 	return file_open_fd(f);
 }
 
-/* A failed write left @partial bytes of a line at the file's end: take them back. */
-static void file_drop_partial(struct file_sink *f, size_t partial)
-{
-	struct stat st;
-
-	/* From the end as it is now: copytruncate may have emptied the file meanwhile. */
-	if (partial && !fstat(f->fd, &st) && (size_t)st.st_size >= partial)
-		(void)!ftruncate(f->fd, st.st_size - partial);
-}
-
 /*
  * Where the write that is due now ends: the whole rest of @c, or, where the
  * file would pass --output-rotate-bytes, the last whole line that fits (0:
@@ -107,8 +97,9 @@ static size_t file_write_end(const struct file_sink *f, const struct sink_chunk 
 /* Open if need be, write, rotating wherever the file would pass its size. 0 or -errno. */
 static int file_write_chunk(struct sink *s, struct file_sink *f, struct sink_chunk *c)
 {
+	size_t end, partial;
 	const char *nl;
-	size_t end;
+	struct stat st;
 	int err = 0;
 
 	if (f->fd < 0) {
@@ -123,10 +114,16 @@ static int file_write_chunk(struct sink *s, struct file_sink *f, struct sink_chu
 		if (!err && c->done < c->len)
 			err = file_rotate(f);
 	}
-	if (err && c->done) {
-		nl = memrchr(c->data, '\n', c->done);
-		file_drop_partial(f, c->done - (nl ? (size_t)(nl + 1 - c->data) : 0));
-	}
+	if (!err || !c->done)
+		return err;
+	/*
+	 * The failed write left part of a line at the file's end: take it back,
+	 * from the end as it is now (copytruncate may have emptied the file).
+	 */
+	nl = memrchr(c->data, '\n', c->done);
+	partial = c->done - (nl ? (size_t)(nl + 1 - c->data) : 0);
+	if (partial && !fstat(f->fd, &st) && (size_t)st.st_size >= partial)
+		(void)!ftruncate(f->fd, st.st_size - partial);
 	return err;
 }
 
@@ -192,16 +189,15 @@ static int file_open(struct sink *s, const char *path, const struct output_open_
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->rotate_bytes = a->rotate_bytes;
 	f->keep = a->keep;
+	s->ops = &file_ops;
+	s->priv = f;
+	s->target = path;
 	err = file_open_fd(f);
 	if (err) {
 		pr_err("cannot open --output file:%s: %s; name a file in a directory the agent "
 		       "can write\n", shown, strerror(-err));
-		free(f);
 		return AGENT_EXIT_OUTPUT;
 	}
-	s->ops = &file_ops;
-	s->priv = f;
-	s->target = path;
 	return 0;
 }
 

@@ -4,23 +4,18 @@
  * (--output ipfix://HOST:PORT[?domain=N]), for the flow collectors network
  * operators already run (nfcapd, pmacct's nfacctd).
  *
- * libfixbuf encodes: its session holds the template, the observation
- * domain and the sequence numbers, and its buffer exporter hands each
- * message to this sink, which sends it on a socket of its own. fixbuf's
- * own UDP exporter would do the sending too, but it hides a failed send
- * (it warns once on stderr and reports success), and an output here must
- * count what it could not send.
+ * libfixbuf encodes (template, observation domain, sequence numbers) into a
+ * buffer, and this sink sends each message on a socket of its own: fixbuf's
+ * UDP exporter hides a failed send (one warning, then success), and an
+ * output here must count what it could not send.
  *
- * An interval is one record of the sink's accounting and many messages
- * (some 42 sources a message): delivered once every message of it was
- * handed to the kernel with no error reported, lost at the first send that
- * fails. The socket is connected, so a collector that is not listening
- * makes the kernel report ECONNREFUSED (an ICMP port unreachable): on
- * loopback before the send returns, and the interval is counted lost;
- * from a remote host later, so that the interval sent then is the one
- * counted lost. UDP tells no more: a collector that drops messages in its
- * own buffer is not seen here, which is why the sending is paced
- * (IPFIX_PACE_*).
+ * An interval is one record of the accounting and many messages (some 42
+ * sources each): delivered once every send of it succeeded, lost at the
+ * first that fails. The socket is connected, so a collector that is not
+ * listening shows as ECONNREFUSED (ICMP port unreachable): on loopback at
+ * once, losing this interval; from a remote host later, losing the one sent
+ * then. UDP tells no more: a collector that drops messages in its own buffer
+ * is not seen here, which is why the sending is paced (IPFIX_PACE_*).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -41,10 +36,7 @@
 #include "source_counts.h"
 #include "userspace_util.h"
 
-/*
- * A message's size: fixbuf's own for UDP, under a 1500-byte Ethernet MTU
- * with room for tunnels, so that no message is ever fragmented on the way.
- */
+/* fixbuf's own size for UDP: under a 1500-byte MTU with room for tunnels, never fragmented. */
 #define IPFIX_MESSAGE_SIZE 1420
 /* The template's id: the first one RFC 7011 leaves to data sets. */
 #define IPFIX_TEMPLATE_ID 256
@@ -52,11 +44,11 @@
  * The pace: at most IPFIX_PACE_BURST messages every IPFIX_PACE_NS, some
  * 22 MB/s, 65,536 sources in about 100 ms. A collector reads one datagram
  * at a time from a socket buffer of some 200 KiB by default (about 90 of
- * these messages), and the kernel drops what does not fit without telling
- * anyone. Unpaced, nfcapd on loopback kept 27,610 of 65,536 sources; at
- * twice this pace, all of them, but only 61,630 beside a CPU-bound
- * process; at this pace, all of them with both CPUs of the host busy: a
- * collector may sleep some 5 ms and lose nothing (tests/e2e/ipfix.bats).
+ * these messages); the kernel drops what does not fit, silently. Unpaced,
+ * nfcapd on loopback kept 27,610 of 65,536 sources; at twice this pace all,
+ * but 61,630 beside a CPU-bound process; at this pace all, with both CPUs of
+ * the host busy: a collector may sleep some 5 ms and lose nothing
+ * (tests/e2e/ipfix.bats).
  */
 #define IPFIX_PACE_BURST 8
 #define IPFIX_PACE_NS 500000ULL
@@ -64,9 +56,8 @@
 #define IPFIX_GIVEN_UP_EVERY 64
 
 /*
- * One data record as the internal template describes it, packed: fixbuf
- * reads the fields at the offsets their lengths add up to, and writes them
- * in network byte order.
+ * One data record as the internal template describes it, packed: fixbuf reads
+ * each field where the lengths before it add up to, and writes it big-endian.
  */
 struct ipfix_record {
 	__u32 saddr;			/* sourceIPv4Address */
@@ -146,44 +137,28 @@ static int ipfix_emit(struct sink *s, struct ipfix_sink *x)
 	return n == (ssize_t)len ? 0 : -EMSGSIZE;
 }
 
-/*
- * Nothing of a failed interval goes out with the next one: what fbuf holds
- * is encoded and dropped. Its sequence numbers are spent, so a collector
- * sees the gap.
- */
-static void ipfix_discard(struct ipfix_sink *x)
-{
-	GError *err = NULL;
-
-	if (x->pending && !fBufEmit(x->fbuf, &err))
-		g_clear_error(&err);
-	x->pending = 0;
-}
-
 /* Append @rec to the current message, sending it first if it is full. 0 or -errno. */
 static int ipfix_append(struct sink *s, struct ipfix_sink *x, struct ipfix_record *rec)
 {
 	GError *err = NULL;
+	bool sent = false;
 	int ret;
 
-	if (fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
-		x->pending++;
-		return 0;
+	while (!fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
+		if (sent || !g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
+			pr_warn("output %s: cannot encode an IPFIX record: %s\n", s->name,
+				err->message);
+			g_clear_error(&err);
+			return -EIO;
+		}
+		g_clear_error(&err);
+		ret = ipfix_emit(s, x);
+		if (ret)
+			return ret;
+		sent = true;
 	}
-	if (!g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM))
-		goto fail;
-	g_clear_error(&err);
-	ret = ipfix_emit(s, x);
-	if (ret)
-		return ret;
-	if (fBufAppend(x->fbuf, (uint8_t *)rec, sizeof(*rec), &err)) {
-		x->pending++;
-		return 0;
-	}
-fail:
-	pr_warn("output %s: cannot encode an IPFIX record: %s\n", s->name, err->message);
-	g_clear_error(&err);
-	return -EIO;
+	x->pending++;
+	return 0;
 }
 
 /*
@@ -213,20 +188,6 @@ static int ipfix_templates(struct sink *s, struct ipfix_sink *x)
 	return -EIO;
 }
 
-/*
- * A refusal the kernel learned of since the last send (on loopback, at
- * once): the interval just sent did not reach a collector. 0 or -errno.
- */
-static int ipfix_refused(struct ipfix_sink *x)
-{
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	if (getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len))
-		return -errno;
-	return -err;
-}
-
 /* Every source of the interval @h, after the template. 0 or -errno. */
 static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struct sink_counts *h)
 {
@@ -236,8 +197,10 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 		.end_ms = (h->end_ns + s->fmt.wall_offset_ns) / 1000000ULL,
 		.ifindex = x->ifindex,
 	};
+	socklen_t len = sizeof(int);
+	GError *gerr = NULL;
+	int ret, err = 0;
 	__u32 i;
-	int ret;
 
 	ret = ipfix_templates(s, x);
 	for (i = 0; !ret && i < h->nr; i++) {
@@ -251,9 +214,20 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 	}
 	if (!ret)
 		ret = ipfix_emit(s, x);
+	/*
+	 * Sent: a refusal the kernel learned of since the last send (on loopback,
+	 * at once) says that this interval did not reach a collector.
+	 */
 	if (!ret)
-		return ipfix_refused(x);
-	ipfix_discard(x);
+		return getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len) ? -errno : -err;
+	/*
+	 * Nothing of a failed interval goes out with the next one: what fbuf
+	 * holds is encoded and dropped; its sequence numbers are spent, so a
+	 * collector sees the gap.
+	 */
+	if (x->pending && !fBufEmit(x->fbuf, &gerr))
+		g_clear_error(&gerr);
+	x->pending = 0;
 	return ret;
 }
 
@@ -382,7 +356,6 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	s->priv = x;
 	s->target = url;
 	s->takes_counts = true;
-	snprintf(s->name, sizeof(s->name), "ipfix");
 	if (!x) {
 		pr_err("output ipfix: %s\n", strerror(ENOMEM));
 		return AGENT_EXIT_FAILURE;
@@ -392,7 +365,6 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	/* Checked by the options already. */
 	if (ipfix_url_parse(url, &x->url, &why)) {
 		pr_err("output ipfix://%s: %s\n", url, why);
-		ipfix_close(s);
 		return AGENT_EXIT_USAGE;
 	}
 	ret = ipfix_connect(s, x);
@@ -401,10 +373,8 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 		g_clear_error(&err);
 		ret = AGENT_EXIT_FAILURE;
 	}
-	if (ret) {
-		ipfix_close(s);
+	if (ret)
 		return ret;
-	}
 	pr_info("output ipfix: %s, observation domain %u, %zu-byte messages\n", url,
 		x->url.has_domain ? x->url.domain : x->ifindex, sizeof(x->msg));
 	return 0;

@@ -3,28 +3,25 @@
  * Events into a NATS JetStream stream (--output nats://HOST:PORT/SUBJECT),
  * through nats.c.
  *
- * One message per chunk: a few thousand NDJSON lines, each naming the host,
- * the interface and the event's number. A message per event would cost a
- * round trip per event, where the drain takes one in well under a
- * microsecond. Each message carries an id (Nats-Msg-Id) made of this run's
- * id and its first event's number, the same on every retry, so the
- * stream's de-duplication window keeps one copy of a message the server
- * stored but could not acknowledge before it died. Delivered means
- * acknowledged by the stream: at least once, and exactly once within the
- * stream's duplicate window.
+ * One message per chunk, a few thousand NDJSON lines: a message per event
+ * would cost a round trip per event, where the drain takes one in well under
+ * a microsecond. Each message's id (Nats-Msg-Id) is this run's id and its
+ * first event's number, the same on every retry, so the stream's duplicate
+ * window keeps one copy of a message stored but not acknowledged before the
+ * server died. Delivered means acknowledged: at least once, and exactly once
+ * within that window.
  *
  * A publish that fails for want of a server (down, restarting, a cluster
- * electing a leader) is retried until it is acknowledged or the agent
- * stops waiting; meanwhile the drain fills this sink's buffer, and what
- * does not fit is counted lost and said in the stream once it takes
- * messages again. nats.c reconnects by itself, to any server of the list.
+ * electing a leader) is retried until acknowledged or the agent stops
+ * waiting; meanwhile what passes the sink's buffer is counted lost, and said
+ * in the stream once it takes messages again. nats.c reconnects by itself,
+ * to any server of the list.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <nats/nats.h>
 
 #include "base/escape.h"
@@ -37,13 +34,7 @@
 
 /* How long one publish waits for its acknowledgement before it is sent again. */
 #define NATS_ACK_WAIT_MS 2000
-/* Between two tries when no server answers at all. */
-#define NATS_RETRY_PAUSE_NS 100000000L
-/*
- * A message's size: a round trip per 512 KiB of lines (some 3,000 events)
- * keeps a synchronous publish ahead of the drain; NATS takes up to 1 MiB
- * by default (max_payload).
- */
+/* A round trip per 512 KiB (some 3,000 events) keeps a synchronous publish ahead of the drain. */
 #define NATS_CHUNK_SIZE (512 * 1024)
 /* Below this a server's max_payload is not followed: a chunk holds a few lines at least. */
 #define NATS_CHUNK_MIN 4096
@@ -80,13 +71,6 @@ static bool nats_status_final(natsStatus st)
 	default:
 		return true;
 	}
-}
-
-static void retry_pause(void)
-{
-	struct timespec ts = { .tv_nsec = NATS_RETRY_PAUSE_NS };
-
-	nanosleep(&ts, NULL);
 }
 
 static int nats_write(struct sink *s, struct sink_chunk *c)
@@ -128,7 +112,7 @@ static int nats_write(struct sink *s, struct sink_chunk *c)
 		if (sink_given_up(s))
 			return -ETIMEDOUT;
 		if (st != NATS_TIMEOUT)
-			retry_pause();
+			sink_retry_pause();
 	}
 }
 
@@ -323,22 +307,15 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 		snprintf(n->stream, sizeof(n->stream), "%s", o->nats_stream);
 	else
 		snprintf(n->stream, sizeof(n->stream), "%s_%u", o->nats_stream, nats_outputs);
-	ret = nats_options(n, o);
-	if (!ret)
-		ret = nats_connect(s, n, o);
-	if (ret) {
-		nats_close(s);
+	ret = nats_options(n, o) ?: nats_connect(s, n, o);
+	if (ret)
 		return ret;
-	}
 	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
 	s->chunk_size = NATS_CHUNK_SIZE;
 	if (natsConnection_GetMaxPayload(n->nc) >= NATS_CHUNK_MIN &&
 	    (size_t)natsConnection_GetMaxPayload(n->nc) < s->chunk_size)
 		s->chunk_size = natsConnection_GetMaxPayload(n->nc);
-	ret = nats_stream_ensure(s, n, o);
-	if (ret)
-		nats_close(s);
-	return ret;
+	return nats_stream_ensure(s, n, o);
 }
 
 /* Checked whole, on the heap: a struct nats_url is kilobytes. */

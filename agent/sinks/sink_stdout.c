@@ -6,7 +6,6 @@
  * counting what did not reach it.
  */
 #include <errno.h>
-#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -15,19 +14,17 @@
 #include "sinks/output_kind.h"
 #include "sinks/sink.h"
 
-struct stdout_sink {
-	bool atomic_pieces;	/* a pipe or a socket */
-};
+/* stdout is a pipe or a socket: one process has one stdout. */
+static bool stdout_atomic_pieces;
 
 static int stdout_write(struct sink *s, struct sink_chunk *c)
 {
-	struct stdout_sink *o = s->priv;
 	int err;
 
 	/* After a failure, nothing more: the run is ending, and each try would fail again. */
 	if (sink_end_err(s))
 		return -sink_end_err(s);
-	err = fd_write_chunk(s, c, STDOUT_FILENO, o->atomic_pieces);
+	err = fd_write_upto(s, c, c->len, STDOUT_FILENO, stdout_atomic_pieces);
 	/* Not a stop that gave up waiting: that ends the run already. */
 	if (err && err != -ECANCELED)
 		sink_end_run(s, -err);
@@ -40,15 +37,13 @@ static const struct sink_ops stdout_ops = {
 
 static int stdout_open(struct sink *s, const char *rest, const struct output_open_args *a)
 {
-	static struct stdout_sink o;
 	struct stat st;
 
 	(void)rest;
 	(void)a;
-	o.atomic_pieces = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) ||
-							  S_ISSOCK(st.st_mode));
+	stdout_atomic_pieces = !fstat(STDOUT_FILENO, &st) && (S_ISFIFO(st.st_mode) ||
+								  S_ISSOCK(st.st_mode));
 	s->ops = &stdout_ops;
-	s->priv = &o;
 	s->target = "stdout";
 	return 0;
 }

@@ -13,7 +13,8 @@ int transport_open(struct transport *t, enum fbf_transport transport, int events
 	t->rings = NULL;
 	t->next = 0;
 	err = fbf_event_maps_open(&t->maps, events_fd, spare_fd);
-	err = err ?: ops->open(t);
+	if (!err && ops->open)
+		err = ops->open(t);
 	if (err)
 		fbf_event_maps_close(&t->maps);
 	/* Set once open, so that a failed open leaves nothing to read or close. */
@@ -22,10 +23,8 @@ int transport_open(struct transport *t, enum fbf_transport transport, int events
 }
 
 /*
- * Each map in turn, from where the last read left off, until @max are
- * taken or every map was found empty. The next read starts at the map
- * after the last one read, full or not, so that one busy CPU cannot keep
- * the reader from the others.
+ * From where the last read left off: the map after the last one read, full
+ * or not, so that one busy CPU cannot keep the reader from the others.
  */
 long transport_read(struct transport *t, __u64 max)
 {
@@ -45,7 +44,8 @@ long transport_read(struct transport *t, __u64 max)
 void transport_close(struct transport *t)
 {
 	if (t->ops) {
-		t->ops->close(t);
+		if (t->ops->close)
+			t->ops->close(t);
 		fbf_event_maps_close(&t->maps);
 	}
 	t->ops = NULL;

@@ -26,7 +26,7 @@ struct transport {
 };
 
 struct transport_ops {
-	/* Get ready to read t->maps. 0 or -errno. */
+	/* Get ready to read t->maps. 0 or -errno. NULL, as close: nothing to do (a queue). */
 	int (*open)(struct transport *t);
 	/* Take at most @max events from t->maps.fds[@i] as it is now: how many, or -errno. */
 	long (*read_map)(struct transport *t, unsigned int i, __u64 max);

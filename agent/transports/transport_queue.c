@@ -18,12 +18,6 @@
  */
 #define QUEUE_BUSY_TRIES 4
 
-static int queue_open(struct transport *t)
-{
-	(void)t;
-	return 0;
-}
-
 static long queue_read_map(struct transport *t, unsigned int i, __u64 max)
 {
 	int fd = t->maps.fds[i];
@@ -48,13 +42,6 @@ static long queue_read_map(struct transport *t, unsigned int i, __u64 max)
 	return n;
 }
 
-static void queue_close(struct transport *t)
-{
-	(void)t;
-}
-
 const struct transport_ops transport_queue_ops = {
-	.open = queue_open,
 	.read_map = queue_read_map,
-	.close = queue_close,
 };
