@@ -201,8 +201,10 @@ static void queue_memory_words(char *buf, size_t size)
 	char q[32], r[32];
 
 	if (transport_memory(FBF_TRANSPORT_QUEUE, FBF_DEFAULT_QUEUE_SIZE, &queue) ||
-	    transport_memory(FBF_TRANSPORT_RINGBUF, FBF_DEFAULT_QUEUE_SIZE, &ring))
-		queue.cpus = 0;
+	    transport_memory(FBF_TRANSPORT_RINGBUF, FBF_DEFAULT_QUEUE_SIZE, &ring)) {
+		snprintf(buf, size, "on this host: its CPUs could not be counted");
+		return;
+	}
 	transport_memory_format(queue.total, q, sizeof(q));
 	transport_memory_format(ring.total, r, sizeof(r));
 	snprintf(buf, size, "on this host %d CPUs, %s and %s at the default", queue.cpus, q, r);
