@@ -371,9 +371,9 @@ static int agent_serve(struct agent *a)
 
 	*d = (struct drain){
 		.transport = a->spec.transport,
-		.events_fd = attachment_events_fd(&a->att),
-		.spare_fd = attachment_events_spare_fd(&a->att),
-		.doorbell_fd = attachment_doorbell_fd(&a->att),
+		.events_fd = bpf_map__fd(a->att.obj.events),
+		.spare_fd = bpf_map__fd(a->att.obj.events_spare),
+		.doorbell_fd = bpf_map__fd(a->att.obj.doorbell),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,
 		.links_fd = ifset_fd(&a->set),
@@ -413,7 +413,7 @@ static int agent_serve(struct agent *a)
 			.transport = fbf_transport_name(d->transport),
 			.mode = a->run.mode,
 			.sample = opts->sample,
-			.counters_fd = attachment_counters_fd(&a->att),
+			.counters_fd = bpf_map__fd(a->att.obj.counters),
 			.prog_fd = ifset_prog_fd(&a->set),
 			.delivered = &a->sink.delivered,
 			.sinks = &a->sink,
@@ -445,9 +445,9 @@ static int agent_run(struct agent *a)
 		if (a->end == DRAIN_WATCHDOG)
 			service_watchdog();
 		else if (a->end == DRAIN_STATS)
-			ret = summary_running(&a->d, attachment_counters_fd(&a->att), &a->run);
+			ret = summary_running(&a->d, bpf_map__fd(a->att.obj.counters), &a->run);
 		else if (a->end == DRAIN_AGGREGATE)
-			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
+			ret = aggregate_report(&a->ag, bpf_map__fd(a->att.obj.counters),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
 			ret = ifset_follow(&a->set) ?: status_update(a);
@@ -473,7 +473,7 @@ static int agent_stop(struct agent *a, int ret)
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(d, a->aggregating ? &a->ag : NULL, attachment_counters_fd(&a->att), &a->run,
+	err = finish(d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters), &a->run,
 		     a->opts.output_timeout_ns);
 	if (err && !ret)
 		ret = err;

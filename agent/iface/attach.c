@@ -401,27 +401,7 @@ void attachment_close(struct attachment *a)
 	a->prog = NULL;
 }
 
-int attachment_events_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.events);
-}
-
-int attachment_events_spare_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.events_spare);
-}
-
 int attachment_prog_fd(const struct attachment *a)
 {
 	return a->prog ? xdp_program__fd(a->prog) : -1;
-}
-
-int attachment_counters_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.counters);
-}
-
-int attachment_doorbell_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.doorbell);
 }

@@ -75,10 +75,6 @@ void attachment_forget_iface(struct attachment *a);
 /* Release the program and the object (and with them the maps). */
 void attachment_close(struct attachment *a);
 
-int attachment_events_fd(const struct attachment *a);
-int attachment_events_spare_fd(const struct attachment *a);
 int attachment_prog_fd(const struct attachment *a);
-int attachment_counters_fd(const struct attachment *a);
-int attachment_doorbell_fd(const struct attachment *a);
 
 #endif /* AGENT_ATTACH_H */
