@@ -307,11 +307,8 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 	int fd, err;
 
 	fd = m->att.attached_id ? bpf_prog_get_fd_by_id(m->att.attached_id) : -1;
-	err = fd < 0 ? -ENOENT : moved_detach(ev->new_nsid, ev->new_ifindex, m->att.mode, fd,
-					      where, sizeof(where));
-	if (fd < 0)
-		snprintf(where, sizeof(where), "nsid %d", ev->new_nsid);
-	else
+	err = moved_detach(ev->new_nsid, ev->new_ifindex, m->att.mode, fd, where, sizeof(where));
+	if (fd >= 0)
 		close(fd);
 	if (!err)
 		snprintf(why, size, "moved to network namespace %s; %s detached from it there",
