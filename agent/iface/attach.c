@@ -89,7 +89,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 
 	if (mode != XDP_MODE_UNSPEC) {
 		a->why = "as asked";
-	} else if ((mode = ifstate_join_mode(a->ifindex, mode)) != XDP_MODE_UNSPEC) {
+	} else if ((mode = ifstate_join_mode(a->ifindex)) != XDP_MODE_UNSPEC) {
 		a->why = "that of libxdp's dispatcher there";
 	} else {
 		mode = xdp_mode_for_driver(a->driver, &a->why);
@@ -352,14 +352,11 @@ static bool dispatcher_runs_own(const struct attachment *a)
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	bool found = false;
+	int err;
 
-	/* A dispatcher whose pins libxdp cannot read is not ours; its warning says nothing more. */
-	log_hold();
-	mp = xdp_multiprog__get_from_ifindex(a->ifindex);
-	log_release(false);
-	if (libxdp_get_error(mp))
-		return false;
-	if (!xdp_multiprog__is_legacy(mp))
+	/* A dispatcher whose pins libxdp cannot read reads as a single program: not ours. */
+	mp = ifstate_progs(a->ifindex, &err);
+	if (mp && !xdp_multiprog__is_legacy(mp))
 		for (p = xdp_multiprog__next_prog(NULL, mp); p && !found;
 		     p = xdp_multiprog__next_prog(p, mp))
 			found = xdp_program__id(p) == own;
