@@ -328,18 +328,6 @@ int attachment_detach(struct attachment *a)
 	return 0;
 }
 
-/* The id of the program attached to @ifindex in @mode, 0 for none. */
-static int attached_id(int ifindex, enum xdp_attach_mode mode, __u32 *id)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return -errno;
-	*id = mode == XDP_MODE_SKB ? q.skb_prog_id :
-	      mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
-	return 0;
-}
-
 /*
  * Whether the libxdp dispatcher now on the interface runs the agent's
  * program: another program loaded or unloaded beside it makes libxdp build
@@ -366,15 +354,19 @@ static bool dispatcher_runs_own(const struct attachment *a)
 
 bool attachment_replaced(struct attachment *a)
 {
-	__u32 id = 0;
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 id;
 
 	/*
 	 * A device being deleted or moved leaves the namespace's list before
 	 * its program is taken off, so a query that fails is no answer: the
 	 * RTM_DELLINK that follows says what happened.
 	 */
-	if (!a->attached || !a->attached_id || attached_id(a->ifindex, a->mode, &id) ||
-	    id == a->attached_id)
+	if (!a->attached || !a->attached_id || bpf_xdp_query(a->ifindex, 0, &q))
+		return false;
+	id = a->mode == XDP_MODE_SKB ? q.skb_prog_id :
+	     a->mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
+	if (id == a->attached_id)
 		return false;
 	if (id && a->dispatcher && dispatcher_runs_own(a)) {
 		a->attached_id = id;
