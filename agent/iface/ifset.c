@@ -476,6 +476,7 @@ int ifset_open(struct ifset *s)
 	struct pollfd p;
 	int err, waited = 0;
 
+	pthread_mutex_init(&s->lock, NULL);
 	s->watch.fd = -1;
 	s->grace_fd = s->grace_inner_fd = -1;
 	s->one = ifselect_single(s->sel);
@@ -487,8 +488,6 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	s->names.slots = s->slots;
-	pthread_mutex_init(&s->lock, NULL);
-	s->locked = true;
 	for (__u32 i = 0; i < s->slots; i++)
 		s->m[i].lock.fd = s->m[i].lock.name_fd = -1;
 	err = grace_open(s);
@@ -657,20 +656,15 @@ void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 
 void ifset_close(struct ifset *s)
 {
-	for (__u32 i = 0; s->m && i < s->slots; i++) {
-		if (!s->m[i].ifindex)
-			continue;
-		attachment_close(&s->m[i].att);
-		iface_lock_leave(&s->m[i].lock, s->m[i].att.attached);
-	}
+	for (__u32 i = 0; s->m && i < s->slots; i++)
+		if (s->m[i].ifindex)
+			member_free(s, &s->m[i], false, false);
 	linkwatch_close(&s->watch);
 	if (s->grace_fd >= 0)
 		close(s->grace_fd);
 	if (s->grace_inner_fd >= 0)
 		close(s->grace_inner_fd);
-	if (s->locked)
-		pthread_mutex_destroy(&s->lock);
-	s->locked = false;
+	pthread_mutex_destroy(&s->lock);
 	free(s->m);
 	free(s->names.log);
 	free(s->names.json);
