@@ -70,13 +70,6 @@ static void transport_describe(const struct attach_spec *spec, const struct agen
 static int report_end(enum drain_end end, const struct drain *d)
 {
 	switch (end) {
-	case DRAIN_SIGNAL:
-	case DRAIN_DEADLINE:
-	case DRAIN_COUNT:
-	case DRAIN_STATS:
-	case DRAIN_AGGREGATE:
-	case DRAIN_WATCHDOG:
-		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
 		pr_info("stdout was closed; stopping\n");
 		return AGENT_EXIT_OK;
@@ -85,10 +78,11 @@ static int report_end(enum drain_end end, const struct drain *d)
 		       strerror(event_sink_end_err(d->sink)));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_ERROR:
-	default:
 		pr_err("cannot read or wait for events from the %s: %s\n",
 		       fbf_transport_name(d->transport), strerror(-d->pop_err));
 		return AGENT_EXIT_FAILURE;
+	default:
+		return AGENT_EXIT_OK;
 	}
 }
 
@@ -181,52 +175,35 @@ struct agent {
 	enum drain_end end;			/* why the live loop ended */
 };
 
-/*
- * The interfaces --iface's patterns select in this namespace now, in
- * ifindex order, and how many, for --detach. @names has room for @max.
- * Returns the count, or -errno.
- */
-static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE], int max)
-{
-	struct if_nameindex *all, *i;
-	int n = 0;
-
-	all = if_nameindex();
-	if (!all)
-		return -errno;
-	for (i = all; i->if_index; i++) {
-		if (!ifselect_match(sel, i->if_name))
-			continue;
-		if (n < max)
-			snprintf(names[n], IF_NAMESIZE, "%s", i->if_name);
-		n++;
-	}
-	if_freenameindex(all);
-	return n;
-}
-
-/* --detach: what dead agents left on every interface selected. */
+/* --detach: what dead agents left on every interface selected, the first this many. */
 #define IFSELECT_DETACH_MAX 1024
 
 static int leftovers_remove(const struct agent_options *opts)
 {
-	char names[IFSELECT_DETACH_MAX][IF_NAMESIZE], shown[ESCAPE_IFNAME_SIZE];
-	int n = iface_matches(&opts->ifaces, names, IFSELECT_DETACH_MAX);
-	int i, err, ret = 0;
+	char shown[ESCAPE_IFNAME_SIZE];
+	struct if_nameindex *all, *i;
+	int n = 0, err, ret = 0;
 
-	if (n < 0) {
-		pr_err("cannot list the interfaces: %s\n", strerror(-n));
+	all = if_nameindex();
+	if (!all) {
+		pr_err("cannot list the interfaces: %s\n", strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
+	for (i = all; i->if_index; i++)
+		n += ifselect_match(&opts->ifaces, i->if_name);
 	if (n > IFSELECT_DETACH_MAX)
 		pr_warn("--iface matches %d interfaces; --detach looks at the first %d\n", n,
 			IFSELECT_DETACH_MAX);
-	for (i = 0; i < n && i < IFSELECT_DETACH_MAX; i++) {
-		escape_log(shown, sizeof(shown), names[i]);
-		err = leftover_remove(opts->lock_dir, if_nametoindex(names[i]), shown);
+	for (i = all, n = 0; i->if_index && n < IFSELECT_DETACH_MAX; i++) {
+		if (!ifselect_match(&opts->ifaces, i->if_name))
+			continue;
+		n++;
+		escape_log(shown, sizeof(shown), i->if_name);
+		err = leftover_remove(opts->lock_dir, if_nametoindex(i->if_name), shown);
 		if (err && !ret)
 			ret = err;
 	}
+	if_freenameindex(all);
 	return ret;
 }
 
@@ -342,22 +319,22 @@ static int agent_attach(struct agent *a)
 	return 0;
 }
 
-/* For the service manager: the interfaces the agent serves, and how. */
-static void agent_status(struct agent *a, char *buf, size_t size)
-{
-	a->status_attached = a->set.attached;
-	ifset_status(&a->set, a->iface, a->transport, buf, size);
-}
-
-/* Interfaces came or went: say so to the service manager, if the count changed. Returns 0. */
-static int status_update(struct agent *a)
+/*
+ * For the service manager: the interfaces the agent serves, and how; with
+ * READY=1 once attached (@ready), then each time the count changes. Returns 0.
+ */
+static int status_say(struct agent *a, bool ready)
 {
 	char status[192 + ESCAPE_IFNAME_SIZE];
 
-	if (a->set.attached != a->status_attached) {
-		agent_status(a, status, sizeof(status));
+	if (!ready && a->set.attached == a->status_attached)
+		return 0;
+	a->status_attached = a->set.attached;
+	ifset_status(&a->set, a->iface, a->transport, status, sizeof(status));
+	if (ready)
+		service_ready(status);
+	else
 		service_status(status);
-	}
 	return 0;
 }
 
@@ -365,7 +342,6 @@ static int status_update(struct agent *a)
 static int agent_serve(struct agent *a)
 {
 	const struct agent_options *opts = &a->opts;
-	char status[192 + ESCAPE_IFNAME_SIZE];
 	struct drain *d = &a->d;
 	int err;
 
@@ -430,9 +406,7 @@ static int agent_serve(struct agent *a)
 			return AGENT_EXIT_METRICS;
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
-	agent_status(a, status, sizeof(status));
-	service_ready(status);
-	return 0;
+	return status_say(a, true);
 }
 
 /* Print events until a reason to stop. Returns the exit status that reason calls for. */
@@ -450,7 +424,7 @@ static int agent_run(struct agent *a)
 			ret = aggregate_report(&a->ag, bpf_map__fd(a->att.obj.counters),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set) ?: status_update(a);
+			ret = ifset_follow(&a->set) ?: status_say(a, false);
 		else
 			break;
 		if (ret)
