@@ -488,21 +488,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = agent_setup(&a, argc, argv);
-	if (ret) {
-		ifselect_free(&a.opts.ifaces);
-		return ret;
-	}
-	if (a.opts.detach) {
+	if (!ret && a.opts.detach) {
 		ret = leftovers_remove(&a.opts);
-		ifselect_free(&a.opts.ifaces);
-		return ret;
+	} else if (!ret) {
+		ret = agent_attach(&a);
+		if (!ret)
+			ret = agent_stop(&a, agent_serve(&a) ?: agent_run(&a));
+		agent_cleanup(&a);
 	}
-	ret = agent_attach(&a);
-	if (!ret) {
-		ret = agent_serve(&a) ?: agent_run(&a);
-		ret = agent_stop(&a, ret);
-	}
-	agent_cleanup(&a);
 	ifselect_free(&a.opts.ifaces);
 	/*
 	 * An output's writer still stuck in a write (counted lost already) must
