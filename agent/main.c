@@ -123,7 +123,7 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	__u64 deadline;
 
 	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
-	service_stopping(status);
+	service_notify("STOPPING=1", status);
 	/* Its swap waits out every run of the program still under way: the counts are final. */
 	if (ag) {
 		err = aggregate_report(ag, counters_fd, d->sink);
@@ -331,10 +331,7 @@ static int status_say(struct agent *a, bool ready)
 		return 0;
 	a->status_attached = a->set.attached;
 	ifset_status(&a->set, a->iface, a->transport, status, sizeof(status));
-	if (ready)
-		service_ready(status);
-	else
-		service_status(status);
+	service_notify(ready ? "READY=1" : NULL, status);
 	return 0;
 }
 
@@ -417,7 +414,7 @@ static int agent_run(struct agent *a)
 	for (;;) {
 		a->end = drain_live(&a->d);
 		if (a->end == DRAIN_WATCHDOG)
-			service_watchdog();
+			service_notify("WATCHDOG=1", NULL);
 		else if (a->end == DRAIN_STATS)
 			ret = summary_running(&a->d, bpf_map__fd(a->att.obj.counters), &a->run);
 		else if (a->end == DRAIN_AGGREGATE)
