@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Every interface the patterns select, as they come and go: see ifset.h. */
+/* The interfaces --iface selects, as they come and go: see ifset.h. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -84,7 +84,6 @@ static int member_counts(const struct ifset *s, const struct ifset_member *m,
 	return err;
 }
 
-/* Add the run-time statistics of @m's program to *@ns and *@cnt. */
 static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt)
 {
 	struct bpf_prog_info info = {};
@@ -138,7 +137,6 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 	member_free(s, m, true, park);
 }
 
-/* Remember that @ifindex, @name (@up or down), could not be taken. */
 static void refused_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
@@ -147,7 +145,6 @@ static void refused_add(struct ifset *s, int ifindex, const char *name, bool up)
 	snprintf(r->name, sizeof(r->name), "%s", name);
 }
 
-/* @ifindex's entry among those refused, or NULL. */
 static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 {
 	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
@@ -320,7 +317,7 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 	return err;
 }
 
-/* The one interface was deleted, or is gone (@ifindex), and the program with it. */
+/* The one interface was deleted, or is gone, and the program with it. */
 static void one_gone(struct ifset *s, struct ifset_member *m)
 {
 	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
