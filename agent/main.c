@@ -209,8 +209,8 @@ static int leftovers_remove(const struct agent_options *opts)
 
 /*
  * Before anything is attached, so a failure has nothing to undo: the
- * options, the interface, the privileges, signals, the metrics port and
- * the outputs.
+ * options, the interface, the privileges, signals, and but for --detach,
+ * which needs no more, the metrics port and the outputs.
  * Returns 0 or an exit status after saying why.
  */
 static int agent_setup(struct agent *a, int argc, char **argv)
@@ -242,20 +242,20 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		return ret;
 
 	signals_setup(outputs_has(opts, &output_file));
+	if (opts->detach)
+		return 0;
 
-	/* A port in use is a start-up error too; --detach serves nothing. */
-	if (opts->metrics && !opts->detach) {
+	/* A port in use is a start-up error too. */
+	if (opts->metrics) {
 		a->metrics_fd = metrics_listen(opts->metrics);
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
 	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
-	if (!opts->detach) {
-		ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
-				   fbf_monotonic_ns());
-		if (ret)
-			return ret;
-	}
+	ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
+			   fbf_monotonic_ns());
+	if (ret)
+		return ret;
 	a->spec = (struct attach_spec){
 		.mode = opts->mode,
 		.transport = opts->transport,
