@@ -114,12 +114,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 	return 0;
 }
 
-/*
- * Open the embedded object as @spec says: with the maps of @maps for slot
- * @slot, their event map's id recorded in @lock; or without @maps, maps of
- * its own for @slot interfaces' programs. 0 or an agent exit status after
- * saying why.
- */
+/* The object of attachment_attach() (@maps given) or attachment_maps_open() (@slot: slots). */
 static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
 {

@@ -52,10 +52,8 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 
 /*
  * Detach, the maps staying open for the final drain; without libxdp where
- * no dispatcher is in front: before libxdp 1.4.1 its detach keeps a
- * descriptor of the program open (see attach_read_back() in attach.c), and
- * with it the program, which an agent over interfaces that come and go
- * cannot afford. Returns 0 or an exit status.
+ * no dispatcher is in front: before 1.4.1 its detach keeps the program in
+ * the kernel (attach_read_back() in attach.c). Returns 0 or an exit status.
  */
 int attachment_detach(struct attachment *a);
 
