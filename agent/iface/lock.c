@@ -228,7 +228,6 @@ int iface_lock_held(long pid, const char *iface)
 
 void iface_lock_leave(struct iface_lock *l, bool attached)
 {
-	/* Removed while still held: whoever locks the file next finds it gone and retries. */
 	if (l->fd >= 0 && !attached && !l->prev.map_id)
 		unlink(l->path);
 	fd_release(&l->fd);
