@@ -137,14 +137,6 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 	member_free(s, m, true, park);
 }
 
-static void refused_add(struct ifset *s, int ifindex, const char *name, bool up)
-{
-	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
-
-	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
-	snprintf(r->name, sizeof(r->name), "%s", name);
-}
-
 static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 {
 	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
@@ -165,6 +157,7 @@ static void attached_say(const struct ifset_member *m, const char *shown, const 
 static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	int slot = slot_take(s), err;
+	struct ifset_refused *r;
 	struct ifset_member *m;
 	const char *shown;
 
@@ -197,7 +190,9 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		if (s->one)
 			s->end = err < 0 ? agent_exit_for_errno(err) : err;
 		s->failed++;
-		refused_add(s, ifindex, name, up);
+		r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+		*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+		snprintf(r->name, sizeof(r->name), "%s", name);
 		member_free(s, m, false, false);
 		return;
 	}
