@@ -485,14 +485,15 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = agent_setup(&a, argc, argv);
-	if (!ret && a.opts.detach) {
-		ret = leftovers_remove(&a.opts);
-	} else if (!ret) {
-		ret = agent_attach(&a);
-		if (!ret)
-			ret = agent_stop(&a, agent_serve(&a) ?: agent_run(&a));
-		agent_cleanup(&a);
+	if (ret || a.opts.detach) {
+		ret = ret ?: leftovers_remove(&a.opts);
+		ifselect_free(&a.opts.ifaces);
+		return ret;
 	}
+	ret = agent_attach(&a);
+	if (!ret)
+		ret = agent_stop(&a, agent_serve(&a) ?: agent_run(&a));
+	agent_cleanup(&a);
 	ifselect_free(&a.opts.ifaces);
 	/*
 	 * An output's writer still stuck in a write (counted lost already) must
