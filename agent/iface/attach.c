@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libxdp attaches through netlink, so a program outlives the process that
- * attached it. The agent therefore detaches explicitly on every way out it
- * controls, and records in the interface lock what identifies its program
- * before it attaches, so that the next start can remove that program if
- * the agent was killed before it could detach it (ifstate.c, lock.h).
+ * attached it: the agent detaches on every way out it controls, and records
+ * its program in the interface lock before it attaches, for the next start
+ * to remove if the agent was killed first (ifstate.c, lock.h).
  */
 #include <errno.h>
 #include <stdio.h>
