@@ -156,13 +156,11 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
 			     &fromlen);
 		/*
-		 * Events were lost (w->redump): dump again once the socket is
-		 * drained (a dump asked of a full socket is held back, its first
-		 * reply with it) and no dump runs (the kernel runs one at a time on
-		 * a socket, and refuses a second with EBUSY). RESYNC goes as the new
-		 * dump starts, not as the loss is seen: the events queued before,
-		 * and a spoiled dump's replies, may speak of links gone since, and
-		 * only what comes after RESYNC counts for its SYNCED.
+		 * Events were lost (w->redump): RESYNC and a new dump once the
+		 * socket is drained (a dump asked of a full socket is held back, its
+		 * first reply with it) and no dump runs, as linkwatch.h says: the
+		 * events queued before, and a spoiled dump's replies, may speak of
+		 * links gone since.
 		 */
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!w->redump || w->dumping)
