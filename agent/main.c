@@ -120,7 +120,6 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	char status[64 + ESCAPE_IFNAME_SIZE];
 	struct fbf_counters c;
 	int err, read_err;
-	__u64 deadline;
 
 	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
 	service_notify("STOPPING=1", status);
@@ -145,8 +144,7 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	 */
 	if (d->abandoned && output_timeout_ns > OUTPUT_TIMEOUT_ABANDONED_NS)
 		output_timeout_ns = OUTPUT_TIMEOUT_ABANDONED_NS;
-	deadline = fbf_monotonic_ns() + output_timeout_ns;
-	event_sink_stop(d->sink, deadline, d->stops, d->stops ? *d->stops : 0);
+	event_sink_stop(d->sink, fbf_monotonic_ns() + output_timeout_ns, d->stops, *d->stops);
 	/* The summary still says what is left after a failed read. */
 	err = summary_final(d, &c, run);
 	return read_err ? AGENT_EXIT_FAILURE : err;
