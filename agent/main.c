@@ -214,15 +214,15 @@ static int leftovers_remove(const struct agent_options *opts)
 static int agent_setup(struct agent *a, int argc, char **argv)
 {
 	struct agent_options *opts = &a->opts;
-	struct stdfds_closed closed;
+	bool out_closed;
 	int ret;
 
 	clock_gettime(CLOCK_REALTIME, &a->started);
 	/* Before anything opens a file, or the lock file could become stdout. */
-	if (stdfds_ensure(&closed))
+	if (stdfds_ensure(&out_closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
-	if (closed.out && outputs_has(opts, &output_stdout)) {
+	if (out_closed && outputs_has(opts, &output_stdout)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
