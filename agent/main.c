@@ -70,13 +70,6 @@ static void transport_describe(const struct attach_spec *spec, const struct agen
 static int report_end(enum drain_end end, const struct drain *d)
 {
 	switch (end) {
-	case DRAIN_SIGNAL:
-	case DRAIN_DEADLINE:
-	case DRAIN_COUNT:
-	case DRAIN_STATS:
-	case DRAIN_AGGREGATE:
-	case DRAIN_WATCHDOG:
-		return AGENT_EXIT_OK;
 	case DRAIN_OUTPUT_CLOSED:
 		pr_info("stdout was closed; stopping\n");
 		return AGENT_EXIT_OK;
@@ -85,10 +78,11 @@ static int report_end(enum drain_end end, const struct drain *d)
 		       strerror(event_sink_end_err(d->sink)));
 		return AGENT_EXIT_FAILURE;
 	case DRAIN_ERROR:
-	default:
 		pr_err("cannot read or wait for events from the %s: %s\n",
 		       fbf_transport_name(d->transport), strerror(-d->pop_err));
 		return AGENT_EXIT_FAILURE;
+	default:
+		return AGENT_EXIT_OK;
 	}
 }
 
@@ -126,10 +120,9 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	char status[64 + ESCAPE_IFNAME_SIZE];
 	struct fbf_counters c;
 	int err, read_err;
-	__u64 deadline;
 
 	snprintf(status, sizeof(status), "detached from %s; reading the events left", run->iface);
-	service_stopping(status);
+	service_notify("STOPPING=1", status);
 	/* Its swap waits out every run of the program still under way: the counts are final. */
 	if (ag) {
 		err = aggregate_report(ag, counters_fd, d->sink);
@@ -151,8 +144,7 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	 */
 	if (d->abandoned && output_timeout_ns > OUTPUT_TIMEOUT_ABANDONED_NS)
 		output_timeout_ns = OUTPUT_TIMEOUT_ABANDONED_NS;
-	deadline = fbf_monotonic_ns() + output_timeout_ns;
-	event_sink_stop(d->sink, deadline, d->stops, d->stops ? *d->stops : 0);
+	event_sink_stop(d->sink, fbf_monotonic_ns() + output_timeout_ns, d->stops, *d->stops);
 	/* The summary still says what is left after a failed read. */
 	err = summary_final(d, &c, run);
 	return read_err ? AGENT_EXIT_FAILURE : err;
@@ -181,73 +173,56 @@ struct agent {
 	enum drain_end end;			/* why the live loop ended */
 };
 
-/*
- * The interfaces --iface's patterns select in this namespace now, in
- * ifindex order, and how many, for --detach. @names has room for @max.
- * Returns the count, or -errno.
- */
-static int iface_matches(const struct ifselect *sel, char (*names)[IF_NAMESIZE], int max)
-{
-	struct if_nameindex *all, *i;
-	int n = 0;
-
-	all = if_nameindex();
-	if (!all)
-		return -errno;
-	for (i = all; i->if_index; i++) {
-		if (!ifselect_match(sel, i->if_name))
-			continue;
-		if (n < max)
-			snprintf(names[n], IF_NAMESIZE, "%s", i->if_name);
-		n++;
-	}
-	if_freenameindex(all);
-	return n;
-}
-
-/* --detach: what dead agents left on every interface selected. */
+/* --detach: what dead agents left on every interface selected, the first this many. */
 #define IFSELECT_DETACH_MAX 1024
 
 static int leftovers_remove(const struct agent_options *opts)
 {
-	char names[IFSELECT_DETACH_MAX][IF_NAMESIZE], shown[ESCAPE_IFNAME_SIZE];
-	int n = iface_matches(&opts->ifaces, names, IFSELECT_DETACH_MAX);
-	int i, err, ret = 0;
+	char shown[ESCAPE_IFNAME_SIZE];
+	struct if_nameindex *all, *i;
+	int n = 0, err, ret = 0;
 
-	if (n < 0) {
-		pr_err("cannot list the interfaces: %s\n", strerror(-n));
+	all = if_nameindex();
+	if (!all) {
+		pr_err("cannot list the interfaces: %s\n", strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
+	for (i = all; i->if_index; i++)
+		n += ifselect_match(&opts->ifaces, i->if_name);
 	if (n > IFSELECT_DETACH_MAX)
 		pr_warn("--iface matches %d interfaces; --detach looks at the first %d\n", n,
 			IFSELECT_DETACH_MAX);
-	for (i = 0; i < n && i < IFSELECT_DETACH_MAX; i++) {
-		escape_log(shown, sizeof(shown), names[i]);
-		err = leftover_remove(opts->lock_dir, if_nametoindex(names[i]), shown);
+	for (i = all, n = 0; i->if_index && n < IFSELECT_DETACH_MAX; i++) {
+		if (!ifselect_match(&opts->ifaces, i->if_name))
+			continue;
+		n++;
+		escape_log(shown, sizeof(shown), i->if_name);
+		err = leftover_remove(opts->lock_dir, if_nametoindex(i->if_name), shown);
 		if (err && !ret)
 			ret = err;
 	}
+	if_freenameindex(all);
 	return ret;
 }
 
 /*
  * Before anything is attached, so a failure has nothing to undo: the
- * options, the interface, the privileges, signals, the metrics port and
- * the outputs.
+ * options, the interface, the privileges, signals, and but for --detach,
+ * which needs no more, the metrics port and the outputs.
  * Returns 0 or an exit status after saying why.
  */
 static int agent_setup(struct agent *a, int argc, char **argv)
 {
 	struct agent_options *opts = &a->opts;
-	struct stdfds_closed closed;
+	bool out_closed;
 	int ret;
 
 	clock_gettime(CLOCK_REALTIME, &a->started);
 	/* Before anything opens a file, or the lock file could become stdout. */
-	if (stdfds_ensure(&closed))
+	if (stdfds_ensure(&out_closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
-	if (closed.out && outputs_has(opts, &output_stdout)) {
+	if (out_closed && outputs_has(opts, &output_stdout)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
@@ -265,20 +240,20 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 		return ret;
 
 	signals_setup(outputs_has(opts, &output_file));
+	if (opts->detach)
+		return 0;
 
-	/* A port in use is a start-up error too; --detach serves nothing. */
-	if (opts->metrics && !opts->detach) {
+	/* A port in use is a start-up error too. */
+	if (opts->metrics) {
 		a->metrics_fd = metrics_listen(opts->metrics);
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
 	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
-	if (!opts->detach) {
-		ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
-				   fbf_monotonic_ns());
-		if (ret)
-			return ret;
-	}
+	ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
+			   fbf_monotonic_ns());
+	if (ret)
+		return ret;
 	a->spec = (struct attach_spec){
 		.mode = opts->mode,
 		.transport = opts->transport,
@@ -342,22 +317,19 @@ static int agent_attach(struct agent *a)
 	return 0;
 }
 
-/* For the service manager: the interfaces the agent serves, and how. */
-static void agent_status(struct agent *a, char *buf, size_t size)
-{
-	a->status_attached = a->set.attached;
-	ifset_status(&a->set, a->iface, a->transport, buf, size);
-}
-
-/* Interfaces came or went: say so to the service manager, if the count changed. Returns 0. */
-static int status_update(struct agent *a)
+/*
+ * For the service manager: the interfaces the agent serves, and how; with
+ * READY=1 once attached (@ready), then each time the count changes. Returns 0.
+ */
+static int status_say(struct agent *a, bool ready)
 {
 	char status[192 + ESCAPE_IFNAME_SIZE];
 
-	if (a->set.attached != a->status_attached) {
-		agent_status(a, status, sizeof(status));
-		service_status(status);
-	}
+	if (!ready && a->set.attached == a->status_attached)
+		return 0;
+	a->status_attached = a->set.attached;
+	ifset_status(&a->set, a->iface, a->transport, status, sizeof(status));
+	service_notify(ready ? "READY=1" : NULL, status);
 	return 0;
 }
 
@@ -365,15 +337,14 @@ static int status_update(struct agent *a)
 static int agent_serve(struct agent *a)
 {
 	const struct agent_options *opts = &a->opts;
-	char status[192 + ESCAPE_IFNAME_SIZE];
 	struct drain *d = &a->d;
 	int err;
 
 	*d = (struct drain){
 		.transport = a->spec.transport,
-		.events_fd = attachment_events_fd(&a->att),
-		.spare_fd = attachment_events_spare_fd(&a->att),
-		.doorbell_fd = attachment_doorbell_fd(&a->att),
+		.events_fd = bpf_map__fd(a->att.obj.events),
+		.spare_fd = bpf_map__fd(a->att.obj.events_spare),
+		.doorbell_fd = bpf_map__fd(a->att.obj.doorbell),
 		.reader_asleep = a->att.obj.reader_asleep,
 		.wake_fd = signals_wake_fd,
 		.links_fd = ifset_fd(&a->set),
@@ -413,7 +384,7 @@ static int agent_serve(struct agent *a)
 			.transport = fbf_transport_name(d->transport),
 			.mode = a->run.mode,
 			.sample = opts->sample,
-			.counters_fd = attachment_counters_fd(&a->att),
+			.counters_fd = bpf_map__fd(a->att.obj.counters),
 			.prog_fd = ifset_prog_fd(&a->set),
 			.delivered = &a->sink.delivered,
 			.sinks = &a->sink,
@@ -430,9 +401,7 @@ static int agent_serve(struct agent *a)
 			return AGENT_EXIT_METRICS;
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
-	agent_status(a, status, sizeof(status));
-	service_ready(status);
-	return 0;
+	return status_say(a, true);
 }
 
 /* Print events until a reason to stop. Returns the exit status that reason calls for. */
@@ -443,14 +412,14 @@ static int agent_run(struct agent *a)
 	for (;;) {
 		a->end = drain_live(&a->d);
 		if (a->end == DRAIN_WATCHDOG)
-			service_watchdog();
+			service_notify("WATCHDOG=1", NULL);
 		else if (a->end == DRAIN_STATS)
-			ret = summary_running(&a->d, attachment_counters_fd(&a->att), &a->run);
+			ret = summary_running(&a->d, bpf_map__fd(a->att.obj.counters), &a->run);
 		else if (a->end == DRAIN_AGGREGATE)
-			ret = aggregate_report(&a->ag, attachment_counters_fd(&a->att),
+			ret = aggregate_report(&a->ag, bpf_map__fd(a->att.obj.counters),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set) ?: status_update(a);
+			ret = ifset_follow(&a->set) ?: status_say(a, false);
 		else
 			break;
 		if (ret)
@@ -473,7 +442,7 @@ static int agent_stop(struct agent *a, int ret)
 	if (err && !ret)
 		ret = err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(d, a->aggregating ? &a->ag : NULL, attachment_counters_fd(&a->att), &a->run,
+	err = finish(d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters), &a->run,
 		     a->opts.output_timeout_ns);
 	if (err && !ret)
 		ret = err;
@@ -514,20 +483,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = agent_setup(&a, argc, argv);
-	if (ret) {
-		ifselect_free(&a.opts.ifaces);
-		return ret;
-	}
-	if (a.opts.detach) {
-		ret = leftovers_remove(&a.opts);
+	if (ret || a.opts.detach) {
+		ret = ret ?: leftovers_remove(&a.opts);
 		ifselect_free(&a.opts.ifaces);
 		return ret;
 	}
 	ret = agent_attach(&a);
-	if (!ret) {
-		ret = agent_serve(&a) ?: agent_run(&a);
-		ret = agent_stop(&a, ret);
-	}
+	if (!ret)
+		ret = agent_stop(&a, agent_serve(&a) ?: agent_run(&a));
 	agent_cleanup(&a);
 	ifselect_free(&a.opts.ifaces);
 	/*

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libxdp attaches through netlink, so a program outlives the process that
- * attached it. The agent therefore detaches explicitly on every way out it
- * controls, and records in the interface lock what identifies its program
- * before it attaches, so that the next start can remove that program if
- * the agent was killed before it could detach it (ifstate.c, lock.h).
+ * attached it: the agent detaches on every way out it controls, and records
+ * its program in the interface lock before it attaches, for the next start
+ * to remove if the agent was killed first (ifstate.c, lock.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,7 +88,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 
 	if (mode != XDP_MODE_UNSPEC) {
 		a->why = "as asked";
-	} else if ((mode = ifstate_join_mode(a->ifindex, mode)) != XDP_MODE_UNSPEC) {
+	} else if ((mode = ifstate_join_mode(a->ifindex)) != XDP_MODE_UNSPEC) {
 		a->why = "that of libxdp's dispatcher there";
 	} else {
 		mode = xdp_mode_for_driver(a->driver, &a->why);
@@ -114,12 +113,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 	return 0;
 }
 
-/*
- * Open the embedded object as @spec says: with the maps of @maps for slot
- * @slot, their event map's id recorded in @lock; or without @maps, maps of
- * its own for @slot interfaces' programs. 0 or an agent exit status after
- * saying why.
- */
+/* The object of attachment_attach() (@maps given) or attachment_maps_open() (@slot: slots). */
 static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
 {
@@ -328,18 +322,6 @@ int attachment_detach(struct attachment *a)
 	return 0;
 }
 
-/* The id of the program attached to @ifindex in @mode, 0 for none. */
-static int attached_id(int ifindex, enum xdp_attach_mode mode, __u32 *id)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return -errno;
-	*id = mode == XDP_MODE_SKB ? q.skb_prog_id :
-	      mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
-	return 0;
-}
-
 /*
  * Whether the libxdp dispatcher now on the interface runs the agent's
  * program: another program loaded or unloaded beside it makes libxdp build
@@ -352,14 +334,11 @@ static bool dispatcher_runs_own(const struct attachment *a)
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	bool found = false;
+	int err;
 
-	/* A dispatcher whose pins libxdp cannot read is not ours; its warning says nothing more. */
-	log_hold();
-	mp = xdp_multiprog__get_from_ifindex(a->ifindex);
-	log_release(false);
-	if (libxdp_get_error(mp))
-		return false;
-	if (!xdp_multiprog__is_legacy(mp))
+	/* A dispatcher whose pins libxdp cannot read reads as a single program: not ours. */
+	mp = ifstate_progs(a->ifindex, &err);
+	if (mp && !xdp_multiprog__is_legacy(mp))
 		for (p = xdp_multiprog__next_prog(NULL, mp); p && !found;
 		     p = xdp_multiprog__next_prog(p, mp))
 			found = xdp_program__id(p) == own;
@@ -369,15 +348,19 @@ static bool dispatcher_runs_own(const struct attachment *a)
 
 bool attachment_replaced(struct attachment *a)
 {
-	__u32 id = 0;
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 id;
 
 	/*
 	 * A device being deleted or moved leaves the namespace's list before
 	 * its program is taken off, so a query that fails is no answer: the
 	 * RTM_DELLINK that follows says what happened.
 	 */
-	if (!a->attached || !a->attached_id || attached_id(a->ifindex, a->mode, &id) ||
-	    id == a->attached_id)
+	if (!a->attached || !a->attached_id || bpf_xdp_query(a->ifindex, 0, &q))
+		return false;
+	id = a->mode == XDP_MODE_SKB ? q.skb_prog_id :
+	     a->mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
+	if (id == a->attached_id)
 		return false;
 	if (id && a->dispatcher && dispatcher_runs_own(a)) {
 		a->attached_id = id;
@@ -401,27 +384,7 @@ void attachment_close(struct attachment *a)
 	a->prog = NULL;
 }
 
-int attachment_events_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.events);
-}
-
-int attachment_events_spare_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.events_spare);
-}
-
 int attachment_prog_fd(const struct attachment *a)
 {
 	return a->prog ? xdp_program__fd(a->prog) : -1;
-}
-
-int attachment_counters_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.counters);
-}
-
-int attachment_doorbell_fd(const struct attachment *a)
-{
-	return bpf_map__fd(a->obj.doorbell);
 }

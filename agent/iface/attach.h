@@ -52,10 +52,8 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 
 /*
  * Detach, the maps staying open for the final drain; without libxdp where
- * no dispatcher is in front: before libxdp 1.4.1 its detach keeps a
- * descriptor of the program open (see attach_read_back() in attach.c), and
- * with it the program, which an agent over interfaces that come and go
- * cannot afford. Returns 0 or an exit status.
+ * no dispatcher is in front: before 1.4.1 its detach keeps the program in
+ * the kernel (attach_read_back() in attach.c). Returns 0 or an exit status.
  */
 int attachment_detach(struct attachment *a);
 
@@ -75,10 +73,6 @@ void attachment_forget_iface(struct attachment *a);
 /* Release the program and the object (and with them the maps). */
 void attachment_close(struct attachment *a);
 
-int attachment_events_fd(const struct attachment *a);
-int attachment_events_spare_fd(const struct attachment *a);
 int attachment_prog_fd(const struct attachment *a);
-int attachment_counters_fd(const struct attachment *a);
-int attachment_doorbell_fd(const struct attachment *a);
 
 #endif /* AGENT_ATTACH_H */

@@ -11,10 +11,6 @@
 #include "iface/ifstate.h"
 #include "base/log.h"
 
-#ifndef BPF_FS_MAGIC
-#define BPF_FS_MAGIC 0xcafe4a11
-#endif
-
 #define BPFFS_DEFAULT "/sys/fs/bpf"
 
 void bpffs_ensure(void)

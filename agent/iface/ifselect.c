@@ -198,9 +198,7 @@ static int rule_parse(struct ifselect_rule *r, const char *item, size_t len, cha
 	if (n > IFSELECT_REGEX_LEN_MAX || !regex_cheap(r->text)) {
 		snprintf(why, why_size, "a regular expression too long, or with repetitions "
 			 "nested or of what may match nothing; write a simpler one");
-		free(r->text);
-		r->text = NULL;
-		return -EINVAL;
+		goto fail;
 	}
 	err = regcomp(&r->re, r->text, REG_EXTENDED | REG_NOSUB);
 	if (!err)
@@ -208,6 +206,7 @@ static int rule_parse(struct ifselect_rule *r, const char *item, size_t len, cha
 	n = snprintf(why, why_size, "not a POSIX extended regular expression: ");
 	if (n < why_size)
 		regerror(err, &r->re, why + n, why_size - n);
+fail:
 	free(r->text);
 	r->text = NULL;
 	return -EINVAL;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Every interface the patterns select, as they come and go: see ifset.h. */
+/* The interfaces --iface selects, as they come and go: see ifset.h. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -84,7 +84,6 @@ static int member_counts(const struct ifset *s, const struct ifset_member *m,
 	return err;
 }
 
-/* Add the run-time statistics of @m's program to *@ns and *@cnt. */
 static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt)
 {
 	struct bpf_prog_info info = {};
@@ -138,16 +137,6 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 	member_free(s, m, true, park);
 }
 
-/* Remember that @ifindex, @name (@up or down), could not be taken. */
-static void refused_add(struct ifset *s, int ifindex, const char *name, bool up)
-{
-	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
-
-	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
-	snprintf(r->name, sizeof(r->name), "%s", name);
-}
-
-/* @ifindex's entry among those refused, or NULL. */
 static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 {
 	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
@@ -168,6 +157,7 @@ static void attached_say(const struct ifset_member *m, const char *shown, const 
 static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	int slot = slot_take(s), err;
+	struct ifset_refused *r;
 	struct ifset_member *m;
 	const char *shown;
 
@@ -200,7 +190,9 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		if (s->one)
 			s->end = err < 0 ? agent_exit_for_errno(err) : err;
 		s->failed++;
-		refused_add(s, ifindex, name, up);
+		r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+		*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+		snprintf(r->name, sizeof(r->name), "%s", name);
 		member_free(s, m, false, false);
 		return;
 	}
@@ -307,11 +299,8 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 	int fd, err;
 
 	fd = m->att.attached_id ? bpf_prog_get_fd_by_id(m->att.attached_id) : -1;
-	err = fd < 0 ? -ENOENT : moved_detach(ev->new_nsid, ev->new_ifindex, m->att.mode, fd,
-					      where, sizeof(where));
-	if (fd < 0)
-		snprintf(where, sizeof(where), "nsid %d", ev->new_nsid);
-	else
+	err = moved_detach(ev->new_nsid, ev->new_ifindex, m->att.mode, fd, where, sizeof(where));
+	if (fd >= 0)
 		close(fd);
 	if (!err)
 		snprintf(why, size, "moved to network namespace %s; %s detached from it there",
@@ -323,7 +312,7 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 	return err;
 }
 
-/* The one interface was deleted, or is gone (@ifindex), and the program with it. */
+/* The one interface was deleted, or is gone, and the program with it. */
 static void one_gone(struct ifset *s, struct ifset_member *m)
 {
 	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
@@ -479,6 +468,7 @@ int ifset_open(struct ifset *s)
 	struct pollfd p;
 	int err, waited = 0;
 
+	pthread_mutex_init(&s->lock, NULL);
 	s->watch.fd = -1;
 	s->grace_fd = s->grace_inner_fd = -1;
 	s->one = ifselect_single(s->sel);
@@ -490,8 +480,6 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	s->names.slots = s->slots;
-	pthread_mutex_init(&s->lock, NULL);
-	s->locked = true;
 	for (__u32 i = 0; i < s->slots; i++)
 		s->m[i].lock.fd = s->m[i].lock.name_fd = -1;
 	err = grace_open(s);
@@ -660,20 +648,15 @@ void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 
 void ifset_close(struct ifset *s)
 {
-	for (__u32 i = 0; s->m && i < s->slots; i++) {
-		if (!s->m[i].ifindex)
-			continue;
-		attachment_close(&s->m[i].att);
-		iface_lock_leave(&s->m[i].lock, s->m[i].att.attached);
-	}
+	for (__u32 i = 0; s->m && i < s->slots; i++)
+		if (s->m[i].ifindex)
+			member_free(s, &s->m[i], false, false);
 	linkwatch_close(&s->watch);
 	if (s->grace_fd >= 0)
 		close(s->grace_fd);
 	if (s->grace_inner_fd >= 0)
 		close(s->grace_inner_fd);
-	if (s->locked)
-		pthread_mutex_destroy(&s->lock);
-	s->locked = false;
+	pthread_mutex_destroy(&s->lock);
 	free(s->m);
 	free(s->names.log);
 	free(s->names.json);

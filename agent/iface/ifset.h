@@ -75,7 +75,6 @@ struct ifset {
 	const char *one;		/* the one exact name selected; NULL: patterns */
 	int end;			/* one: the exit status its loss calls for; 0: none */
 	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
-	bool locked;			/* ... initialized */
 	struct ifset_member *m;		/* [slots] */
 	struct iface_names names;	/* by slot, for the outputs */
 	struct linkwatch watch;

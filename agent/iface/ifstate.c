@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * What is on the interface: the programs libxdp finds there, which of them
- * is a stale one of ours, and what to tell the user about the others.
- */
+/* What is on the interface: see ifstate.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -275,13 +272,12 @@ int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mo
 	return ret;
 }
 
-enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode)
+enum xdp_attach_mode ifstate_join_mode(int ifindex)
 {
+	enum xdp_attach_mode mode = XDP_MODE_UNSPEC;
 	struct xdp_multiprog *mp;
 	int err;
 
-	if (mode != XDP_MODE_UNSPEC)
-		return mode;
 	mp = ifstate_progs(ifindex, &err);
 	if (mp && !xdp_multiprog__is_legacy(mp))
 		mode = xdp_multiprog__attach_mode(mp);

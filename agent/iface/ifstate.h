@@ -46,11 +46,11 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock);
 int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mode);
 
 /*
- * The mode to attach in: with --mode auto (XDP_MODE_UNSPEC), that of a
- * dispatcher already on the interface, since the kernel would pick native
- * for us and native and generic XDP cannot share an interface.
+ * For --mode auto: the mode of a dispatcher already on the interface, else
+ * XDP_MODE_UNSPEC, since the kernel would pick native for us and native and
+ * generic XDP cannot share an interface.
  */
-enum xdp_attach_mode ifstate_join_mode(int ifindex, enum xdp_attach_mode mode);
+enum xdp_attach_mode ifstate_join_mode(int ifindex);
 
 /*
  * Say so if @name (shown as @iface) is down: attached there, the program

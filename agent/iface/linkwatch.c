@@ -22,19 +22,6 @@
 
 typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
 
-/*
- * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN; without
- * it, SO_RCVBUF gets what rmem_max allows. Smaller only means an overrun,
- * and a dump, sooner.
- */
-static void rcvbuf_grow(int fd)
-{
-	int size = LINKWATCH_RCVBUF;
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-}
-
 /* Ask for every link, with a sequence number of its own so its replies are known. */
 static int dump_start(struct linkwatch *w)
 {
@@ -56,22 +43,6 @@ static int dump_start(struct linkwatch *w)
 	w->dumping = true;
 	w->redump = false;
 	return 0;
-}
-
-/*
- * Events were lost (w->redump): dump again once the socket is drained (a
- * dump asked of a full socket is held back, its first reply with it) and no
- * dump runs (the kernel runs one at a time on a socket, and refuses a
- * second with EBUSY). RESYNC goes as the new dump starts, not as the loss is
- * seen: the events queued before, and a spoiled dump's replies, may speak of
- * links gone since, and only what comes after RESYNC counts for its SYNCED.
- */
-static int resync(struct linkwatch *w, linkwatch_cb cb, void *ctx)
-{
-	struct link_event ev = { .kind = LINKWATCH_RESYNC };
-
-	cb(ctx, &ev);
-	return dump_start(w);
 }
 
 /* A 32-bit attribute's value, if it holds one. */
@@ -171,6 +142,7 @@ static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb 
 int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 {
 	char buf[LINKWATCH_RECV_SIZE] __attribute__((aligned(__alignof__(struct nlmsghdr))));
+	struct link_event resync = { .kind = LINKWATCH_RESYNC };
 	struct sockaddr_nl from;
 	socklen_t fromlen;
 	struct nlmsghdr *nh;
@@ -183,10 +155,18 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 		fromlen = sizeof(from);
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
 			     &fromlen);
+		/*
+		 * Events were lost (w->redump): RESYNC and a new dump once the
+		 * socket is drained (a dump asked of a full socket is held back, its
+		 * first reply with it) and no dump runs, as linkwatch.h says: the
+		 * events queued before, and a spoiled dump's replies, may speak of
+		 * links gone since.
+		 */
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!w->redump || w->dumping)
 				return 0;
-			err = resync(w, cb, ctx);
+			cb(ctx, &resync);
+			err = dump_start(w);
 			if (err)
 				return err;
 			continue;
@@ -215,7 +195,7 @@ int linkwatch_open(struct linkwatch *w)
 {
 	struct sockaddr_nl self = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
 	socklen_t len = sizeof(self);
-	int err;
+	int err, size = LINKWATCH_RCVBUF;
 
 	*w = (struct linkwatch){
 		.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE),
@@ -227,7 +207,13 @@ int linkwatch_open(struct linkwatch *w)
 		linkwatch_close(w);
 		return err;
 	}
-	rcvbuf_grow(w->fd);
+	/*
+	 * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN;
+	 * without it, SO_RCVBUF gets what rmem_max allows. Smaller only means
+	 * an overrun, and a dump, sooner.
+	 */
+	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	/* Subscribed already: whatever changes from here on is told, dumped or both. */
 	err = getsockname(w->fd, (struct sockaddr *)&self, &len) ? -errno : 0;
 	w->portid = self.nl_pid;
@@ -243,6 +229,4 @@ void linkwatch_close(struct linkwatch *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
-	w->dumping = false;
-	w->redump = false;
 }

@@ -51,9 +51,8 @@ struct linkwatch {
 };
 
 /*
- * Subscribe to link events (RTMGRP_LINK), then ask for a dump of every link:
- * nothing missed between the two. A non-blocking, close-on-exec socket with
- * a large receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF). 0 or -errno.
+ * Subscribe to link events (RTMGRP_LINK), then ask for the dump: a
+ * non-blocking, close-on-exec socket with a large receive buffer. 0 or -errno.
  */
 int linkwatch_open(struct linkwatch *w);
 

@@ -29,11 +29,12 @@
 /* Agents that leave while this one takes the lock, before it gives up. */
 #define LOCK_TRIES 100
 
-static void lock_release(struct iface_lock *l)
+/* Close *@fd if open, and mark it so. */
+static void fd_release(int *fd)
 {
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 /* A lock directory or file the agent cannot use: its own exit status, but for a refusal. */
@@ -47,12 +48,7 @@ static int lock_fail(const char *what, const char *path)
 	return err == EACCES || err == EPERM ? AGENT_EXIT_NO_PRIVILEGE : AGENT_EXIT_LOCK_DIR;
 }
 
-/*
- * Whether the file @fd locks is still the one at @path: an agent that
- * leaves removes its lock file while it holds the lock, so a lock taken on
- * a file opened just before that would be a lock on a file no one else
- * opens any more.
- */
+/* Whether the file @fd locks is still the one at @path (see the top of this file). */
 static bool lock_is_current(int fd, const char *path)
 {
 	struct stat held, named;
@@ -87,7 +83,7 @@ static struct lock_record record_read(int fd)
 }
 
 /* Overwrite, then cut: a kill between the two still leaves a complete line first. */
-static int record_write(struct iface_lock *l, __u32 map_id)
+int iface_lock_record(struct iface_lock *l, __u32 map_id)
 {
 	char buf[64];
 	ssize_t n;
@@ -159,17 +155,9 @@ static int name_take(struct iface_lock *l, int ifindex, const char *iface)
 	return err == EADDRINUSE ? iface_lock_held(name_holder(&sa, len), iface) : 0;
 }
 
-static void name_release(struct iface_lock *l)
-{
-	if (l->name_fd >= 0)
-		close(l->name_fd);
-	l->name_fd = -1;
-}
-
 /* The file's half: see lock.h. 0 or an agent exit status after saying why. */
 static int file_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
-	struct lock_record holder;
 	struct stat netns;
 	int ret, tries, lock_err;
 
@@ -194,7 +182,7 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 		if (lock_err || lock_is_current(l->fd, l->path))
 			break;
 		/* Removed under us by an agent that was leaving: take the one there now. */
-		lock_release(l);
+		fd_release(&l->fd);
 		if (tries == LOCK_TRIES) {
 			errno = ESTALE;
 			return lock_fail("keep a lock file in", dir);
@@ -202,21 +190,17 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 	}
 	if (lock_err) {
 		errno = lock_err;
-		if (errno != EWOULDBLOCK) {
-			ret = lock_fail("lock", l->path);
-			lock_release(l);
-			return ret;
-		}
-		holder = record_read(l->fd);
-		lock_release(l);
-		return iface_lock_held(holder.pid, iface);
+		ret = lock_err != EWOULDBLOCK ? lock_fail("lock", l->path) :
+		      iface_lock_held(record_read(l->fd).pid, iface);
+		fd_release(&l->fd);
+		return ret;
 	}
 
 	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
-	ret = record_write(l, l->prev.map_id);
+	ret = iface_lock_record(l, l->prev.map_id);
 	if (ret)
-		lock_release(l);
+		fd_release(&l->fd);
 	return ret;
 }
 
@@ -229,7 +213,7 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 	if (!ret)
 		ret = file_take(l, dir, ifindex, iface);
 	if (ret)
-		name_release(l);
+		fd_release(&l->name_fd);
 	return ret;
 }
 
@@ -242,16 +226,10 @@ int iface_lock_held(long pid, const char *iface)
 	return AGENT_EXIT_LOCKED;
 }
 
-int iface_lock_record(struct iface_lock *l, __u32 map_id)
-{
-	return record_write(l, map_id);
-}
-
 void iface_lock_leave(struct iface_lock *l, bool attached)
 {
-	/* Removed while still held: whoever locks the file next finds it gone and retries. */
 	if (l->fd >= 0 && !attached && !l->prev.map_id)
 		unlink(l->path);
-	lock_release(l);
-	name_release(l);
+	fd_release(&l->fd);
+	fd_release(&l->name_fd);
 }

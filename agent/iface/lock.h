@@ -13,7 +13,7 @@
  * ids, are not reused short of wrapping around 2^31. A new holder carries
  * over the id its dead predecessor recorded until it has removed that
  * program. Whoever leaves with nothing the record names still attached
- * removes the file (iface_lock_drop), so a file left behind is a dead
+ * removes the file (iface_lock_leave()), so a file left behind is a dead
  * agent's that may name a program still on the interface.
  */
 #ifndef AGENT_LOCK_H

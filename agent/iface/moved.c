@@ -81,7 +81,6 @@ static int netns_open(int nsid, char *name, size_t size)
 	int fd = -1;
 	DIR *dir;
 
-	snprintf(name, size, "nsid %d", nsid);
 	dir = opendir("/run/netns");
 	while (dir && fd < 0 && (e = readdir(dir))) {
 		if (e->d_name[0] == '.')
@@ -113,7 +112,7 @@ int moved_detach(int nsid, int ifindex, enum xdp_attach_mode mode, int prog_fd, 
 	int self, there, err;
 
 	snprintf(where, size, "nsid %d", nsid);
-	if (nsid < 0 || ifindex <= 0)
+	if (nsid < 0 || ifindex <= 0 || prog_fd < 0)
 		return -ENOENT;
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)

@@ -16,7 +16,7 @@
  * of every process), step into it, detach from @ifindex there, in @mode,
  * the program whose fd is @prog_fd only if it is still the one attached,
  * and step back. @where gets the namespace's name, or "nsid N". Returns 0
- * or -errno (-ENOENT: no such namespace found).
+ * or -errno (-ENOENT: no such namespace found, or no @prog_fd).
  */
 int moved_detach(int nsid, int ifindex, enum xdp_attach_mode mode, int prog_fd, char *where,
 		 size_t size);

@@ -5,7 +5,6 @@
  * deep inside libxdp into a message that names the capability.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,12 +15,6 @@
 #include "base/log.h"
 #include "service/privileges.h"
 
-struct cap_need {
-	int cap;
-	const char *name;
-	const char *why;
-};
-
 /*
  * CAP_SYS_ADMIN implies CAP_BPF and CAP_PERFMON (loading the program, and
  * libxdp's dispatcher, which runs it as an freplace extension), and no
@@ -29,42 +22,37 @@ struct cap_need {
  * interface with BPF_PROG_GET_FD_BY_ID, which only CAP_SYS_ADMIN may call,
  * and without it the agent could attach but not detach.
  */
-static const struct cap_need cap_needs[] = {
+static const struct {
+	int cap;
+	const char *name;
+	const char *why;
+} cap_needs[] = {
 	{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "to attach XDP programs" },
 	{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "to load BPF programs and find them on the interface" },
 };
 
-static bool cap_has(const struct __user_cap_data_struct *data, int cap)
-{
-	return data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
-}
-
 int privileges_check(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-		.pid = 0,
-	};
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
 	size_t i;
 
 	if (syscall(SYS_capget, &hdr, data)) {
-		pr_err("cannot read the process capabilities: %s\n",
-		       strerror(errno));
+		pr_err("cannot read the process capabilities: %s\n", strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
 
 	for (i = 0; i < sizeof(cap_needs) / sizeof(cap_needs[0]); i++) {
-		const struct cap_need *need = &cap_needs[i];
+		int cap = cap_needs[i].cap;
 
-		if (cap_has(data, need->cap))
+		if (data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap))
 			continue;
 		/*
 		 * No setcap hint: with these two capabilities a non-root user still
 		 * cannot write the lock in root's /run/fizzbuzzfib.
 		 */
-		pr_err("missing capability %s %s; run as root (sudo)\n",
-		       need->name, need->why);
+		pr_err("missing capability %s %s; run as root (sudo)\n", cap_needs[i].name,
+		       cap_needs[i].why);
 		return AGENT_EXIT_NO_PRIVILEGE;
 	}
 	return 0;

@@ -10,8 +10,7 @@
 #include "base/log.h"
 #include "service/service.h"
 
-/* @state, with STATUS=@status if not NULL; a NULL @state says the status alone. */
-static void service_notify(const char *state, const char *status)
+void service_notify(const char *state, const char *status)
 {
 	int err;
 
@@ -26,21 +25,6 @@ static void service_notify(const char *state, const char *status)
 			 strerror(-err));
 }
 
-void service_status(const char *status)
-{
-	service_notify(NULL, status);
-}
-
-void service_ready(const char *status)
-{
-	service_notify("READY=1", status);
-}
-
-void service_stopping(const char *status)
-{
-	service_notify("STOPPING=1", status);
-}
-
 __u64 service_watchdog_interval_ns(void)
 {
 	uint64_t usec = 0;
@@ -49,9 +33,4 @@ __u64 service_watchdog_interval_ns(void)
 	if (sd_watchdog_enabled(0, &usec) <= 0)
 		return 0;
 	return usec * 1000 / 2;
-}
-
-void service_watchdog(void)
-{
-	service_notify("WATCHDOG=1", NULL);
 }

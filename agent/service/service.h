@@ -9,22 +9,18 @@
 
 #include <linux/types.h>
 
-/* Attached and reading (metrics served, if asked for): READY=1 with @status. */
-void service_ready(const char *status);
-
-/* What the agent does now, when it changes: STATUS=@status. */
-void service_status(const char *status);
-
-/* The last drain begins: STOPPING=1 with @status. */
-void service_stopping(const char *status);
+/*
+ * Tell the manager @state ("READY=1": attached and reading, metrics served
+ * if asked for; "STOPPING=1": the last drain begins; "WATCHDOG=1": the drain
+ * loop is alive) with STATUS=@status, what the agent does now, unless NULL;
+ * a NULL @state says the status alone, when it changes.
+ */
+void service_notify(const char *state, const char *status);
 
 /*
  * How often to tell the manager the agent is alive (half its WatchdogSec=,
  * as sd_watchdog_enabled(3) advises), in ns; 0 if it wants no such word.
  */
 __u64 service_watchdog_interval_ns(void);
-
-/* WATCHDOG=1: the drain loop is alive. */
-void service_watchdog(void);
 
 #endif /* AGENT_SERVICE_H */

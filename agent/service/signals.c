@@ -50,11 +50,10 @@ static void on_reopen_signal(int signo)
  * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
  * signals of a fault in the agent itself (SIGSEGV and the like): returning
  * from those would fault again. SA_RESTART: the loop's own calls go on
- * instead of failing with EINTR; its sleeps
- * (epoll_wait, ppoll) end on a signal whatever the flag says, and the
- * eventfd wakes them when another thread took it. The outputs' writer
- * threads block every signal, so a write stalled on a slow reader never
- * holds one up.
+ * instead of failing with EINTR; its sleeps (epoll_wait, ppoll) end on a
+ * signal whatever the flag says, and the eventfd wakes them when another
+ * thread took it. The outputs' writer threads block every signal, so a
+ * write stalled on a slow reader never holds one up.
  */
 void signals_setup(bool hup_reopens)
 {

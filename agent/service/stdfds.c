@@ -24,9 +24,11 @@ static int reopen_if_closed(int fd, bool *closed)
 	return 0;
 }
 
-int stdfds_ensure(struct stdfds_closed *closed)
+int stdfds_ensure(bool *out_closed)
 {
-	return reopen_if_closed(STDIN_FILENO, &closed->in) ?:
-	       reopen_if_closed(STDOUT_FILENO, &closed->out) ?:
-	       reopen_if_closed(STDERR_FILENO, &closed->err);
+	bool closed;
+
+	return reopen_if_closed(STDIN_FILENO, &closed) ?:
+	       reopen_if_closed(STDOUT_FILENO, out_closed) ?:
+	       reopen_if_closed(STDERR_FILENO, &closed);
 }

@@ -5,16 +5,12 @@
 
 #include <stdbool.h>
 
-struct stdfds_closed {
-	bool in, out, err;
-};
-
 /*
- * Open /dev/null on each of fds 0, 1 and 2 that is closed, and say which
- * were. Call it before anything opens a file: the first file opened takes
- * the lowest free fd, and a lock file on fd 1 would receive the events.
- * Returns 0 or -errno if /dev/null cannot be opened.
+ * Open /dev/null on each of fds 0, 1 and 2 that is closed, and say whether
+ * stdout was (*@out_closed). Call it before anything opens a file: the first
+ * file opened takes the lowest free fd, and a lock file on fd 1 would receive
+ * the events. Returns 0 or -errno if /dev/null cannot be opened.
  */
-int stdfds_ensure(struct stdfds_closed *closed);
+int stdfds_ensure(bool *out_closed);
 
 #endif /* AGENT_STDFDS_H */
