@@ -7,7 +7,9 @@
 
 # The designs, and the agent's options for each; every one in the agent's
 # default mode, the one a user gets. Events are read and counted, not printed.
-curve_designs=(queue ring aggregate sample64)
+# FBF_CURVE_DESIGNS measures some of them (an older agent's shared maps
+# beside this one's, say, where the others need not be measured again).
+read -ra curve_designs <<<"${FBF_CURVE_DESIGNS:-queue ring aggregate sample64}"
 declare -A curve_design_args=(
 	[queue]="--quiet"
 	[ring]="--transport ringbuf --quiet"
@@ -15,6 +17,12 @@ declare -A curve_design_args=(
 	[aggregate]="--aggregate 1"
 	[sample64]="--sample 64 --quiet"
 )
+for design in "${curve_designs[@]}"; do
+	[ -n "${curve_design_args[$design]+set}" ] || {
+		echo "curve: FBF_CURVE_DESIGNS: no design '$design' (${!curve_design_args[*]})" >&2
+		exit 2
+	}
+done
 
 # The agent drains on the last CPU; the producers (test_run threads, floods)
 # take the others, from CPU 0 up.
@@ -38,11 +46,23 @@ curve_lab_up()
 	fbf_lab_up agent_pid "$2"
 }
 
-# curve_counts MAX: 1, 2, 4, ... below MAX, then MAX: the CPU counts measured.
+# curve_counts MAX: 1, 2, 4, ... below MAX, then MAX: the CPU counts measured;
+# or those FBF_CURVE_CPUS lists ("1 8 63": a big host's ends and middle in
+# less time), none above MAX.
 curve_counts()
 {
 	local n=1
 
+	if [ -n "${FBF_CURVE_CPUS:-}" ]; then
+		for n in $FBF_CURVE_CPUS; do
+			[[ $n =~ ^[1-9][0-9]*$ ]] && [ "$n" -le "$1" ] || {
+				echo "curve: FBF_CURVE_CPUS: '$n' is not a CPU count from 1 to $1" >&2
+				return 2
+			}
+		done
+		echo "$FBF_CURVE_CPUS" | tr -s ' ' '\n'
+		return 0
+	fi
 	while [ "$n" -lt "$1" ]; do
 		echo "$n"
 		n=$((n * 2))
@@ -71,6 +91,9 @@ curve_agent_stop()
 	kill -INT "$agent_pid"
 	wait "$agent_pid"
 	agent_pid=
+	# Every agent's summary has delivered: without it the figures below would read 0.
+	[ -n "$(fbf_summary_value "$work/agent.err" delivered)" ] ||
+		{ echo "$name: no summary from the agent:" >&2; cat "$work/agent.err" >&2; return 1; }
 	for key in delivered lost_queue_full lost_queue_busy aggregated_read no_room; do
 		printf -v "$key" '%s' "$(fbf_summary_value "$work/agent.err" "$key")"
 		printf -v "$key" '%s' "${!key:-0}"

@@ -37,6 +37,7 @@ flood_seconds=${2:-2}
 arms=(none xdp_pass-skb xdp_pass-native "${curve_designs[@]}")
 
 [ -x "$rawflood" ] || { echo "curve_flood: $rawflood is missing: run make" >&2; exit 1; }
+counts=$(curve_counts "$curve_agent_cpu")
 curve_lab_up curve_flood "$(nproc)"
 
 declare -A rate mode
@@ -72,7 +73,7 @@ run()
 }
 
 for round in $(seq "$rounds"); do
-	for k in $(curve_counts "$curve_agent_cpu"); do
+	for k in $counts; do
 		for ((i = 0; i < ${#arms[@]}; i++)); do
 			run "${arms[(i + round) % ${#arms[@]}]}" "$k"
 		done

@@ -36,6 +36,7 @@ max=$curve_agent_cpu
 [ "$max" -ge 2 ] || max=2
 
 [ -x "$runner" ] || { echo "curve_test_run: $runner is missing: run make bench-build" >&2; exit 1; }
+counts=$(curve_counts "$max")
 curve_lab_up curve_test_run 1
 
 # run ARM N: the arm's program from N CPUs at once; prints its rows.
@@ -58,7 +59,7 @@ run()
 }
 
 for round in $(seq "$rounds"); do
-	for n in $(curve_counts "$max"); do
+	for n in $counts; do
 		for ((i = 0; i < ${#arms[@]}; i++)); do
 			run "${arms[(i + round) % ${#arms[@]}]}" "$n"
 		done
