@@ -267,3 +267,34 @@ setup() { fbf_bench_setup; }
 	[ -s "$RESULTS/curve-test_run.svg" ]
 	[ -s "$RESULTS/curve-flood.svg" ]
 }
+
+@test "the bundle runs the curve under its own loader and libraries, on the designs and CPUs named" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: one for the agent, one for the producers"
+	local b=$RESULTS/bundle lib
+
+	bench/kernel/bundle.sh "$b" "base/agent=$FBF_BUILD/agent"
+	# The program's libraries are the bundle's, not the host's.
+	for lib in libbpf.so.1 libxdp.so.1; do
+		run bash -c "LD_DEBUG=libs '$b/base/agent' --version 2>&1 | grep -o 'calling init: .*$lib'"
+		[ "$status" -eq 0 ]
+		[ "$(realpath "${output#calling init: }")" = "$b/lib/$lib" ]
+	done
+	run bash -c ". '$b/env.bash' && command -v ip xdp-loader"
+	[ "$output" = "$b/bin/ip"$'\n'"$b/bin/xdp-loader" ]
+
+	# The older agent of the bundle, one design, one CPU count: those rows and no others.
+	bash -c ". '$b/env.bash' && FBF_AGENT=\$FBF_BUILD/base/agent FBF_CURVE_DESIGNS=ring \
+		FBF_CURVE_CPUS=1 bench/kernel/curve_test_run.sh 1 10000" >"$RESULTS/b.tsv"
+	run cut -f1 "$RESULTS/b.tsv"
+	[ "$(sort -u <<<"$output" | tr '\n' ' ')" = "curve/test_run/ring/1-cpu curve/test_run/xdp_pass/1-cpu " ]
+	run awk -F '\t' '$2 == "delivered-per-s" { print ($3 > 0) }' "$RESULTS/b.tsv"
+	[ "$output" = 1 ]
+
+	run env FBF_CURVE_DESIGNS="ring fast" bench/kernel/curve_flood.sh 1 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "curve: FBF_CURVE_DESIGNS: no design 'fast' "* ]]
+	run env FBF_CURVE_CPUS="1 $(nproc)" bench/kernel/curve_flood.sh 1 1
+	[ "$status" -eq 2 ]
+	[ "$output" = "curve: FBF_CURVE_CPUS: '$(nproc)' is not a CPU count from 1 to $(($(nproc) - 1))" ]
+}

@@ -11,7 +11,7 @@ KERNEL_PROGS := $(OUTPUT)/bench/kernel_test_run $(OUTPUT)/bench/bpf_run_stats \
 # Beside xdp_pass.bpf.o, where the Makefile includes its .d file.
 EVENT_PARTS_OBJ := $(OUTPUT)/event_parts.bpf.o
 
-.PHONY: bench-macro
+.PHONY: bench-macro bench-bundle
 
 bench-build: $(KERNEL_PROGS) $(EVENT_PARTS_OBJ)
 
@@ -32,5 +32,10 @@ $(KERNEL_PROGS):
 
 bench-macro: check-deps all bench-build
 	$(Q)bench/kernel/macro.sh
+
+# The CPU curve's programs for a host with no compiler (bench/kernel/bundle.sh);
+# BUNDLE_AGENTS="base/agent=OLD/build/agent" carries more agents beside the build's.
+bench-bundle: all bench-build
+	$(Q)bench/kernel/bundle.sh $(OUTPUT)/bundle $(BUNDLE_AGENTS)
 
 TEST_BATS += bench/kernel/kernel.bats
