@@ -22,8 +22,16 @@ set -euo pipefail
 dir=$1
 shift
 build=${FBF_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
-loader=/lib64/ld-linux-x86-64.so.2
-libxdp_objs=/usr/lib/x86_64-linux-gnu/bpf
+[ -x "$build/agent" ] || { echo "bundle: $build/agent is missing: run make bench-bundle" >&2; exit 1; }
+# The loader, and libxdp's dispatcher objects beside its library's multiarch directory,
+# as this host's build uses them.
+loader=$(ldd "$build/agent" | awk '$1 ~ /^\// { print $1; exit }')
+libxdp_objs=/usr/lib/$(basename "$(dirname "$(ldd "$build/agent" | awk '$1 == "libxdp.so.1" { print $3 }')")")/bpf
+# DIR is emptied first: never a directory that is not a bundle already.
+if [ -e "$dir" ] && [ ! -e "$dir/env.bash" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+	echo "bundle: $dir is not empty and not a bundle; name a new directory" >&2
+	exit 2
+fi
 
 # Every file is made here: the tools must come from the host's packages.
 declare -A programs=(

@@ -297,4 +297,9 @@ setup() { fbf_bench_setup; }
 	run env FBF_CURVE_CPUS="1 $(nproc)" bench/kernel/curve_flood.sh 1 1
 	[ "$status" -eq 2 ]
 	[ "$output" = "curve: FBF_CURVE_CPUS: '$(nproc)' is not a CPU count from 1 to $(($(nproc) - 1))" ]
+	# It empties its directory first: never one that holds anything but a bundle.
+	run bench/kernel/bundle.sh "$RESULTS"
+	[ "$status" -eq 2 ]
+	[ "$output" = "bundle: $RESULTS is not empty and not a bundle; name a new directory" ]
+	[ -s "$RESULTS/b.tsv" ]
 }
