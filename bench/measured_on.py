@@ -44,17 +44,44 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def record(result_path):
-    """Note beside RESULT_PATH, in its directory's measured.json, this host and this moment."""
-    index = os.path.join(os.path.dirname(os.path.abspath(result_path)), MEASURED_FILE)
+# A line a benchmark writes among its rows when its figures may be read on another host
+# (bench/kernel/bundle.sh): "# measured-on<TAB>MACHINE<TAB>KERNEL", MACHINE as machine() says it.
+MEASURED_ON_LINE = "# measured-on\t"
+
+
+def measured_on_line(line):
+    """(machine, kernel) from a measured-on line, or None for any other line."""
+    if not line.startswith(MEASURED_ON_LINE):
+        return None
+    fields = line.rstrip("\n").split("\t")
+    return (fields[1], fields[2]) if len(fields) == 3 else None
+
+
+def index_path(result_path):
+    return os.path.join(os.path.dirname(os.path.abspath(result_path)), MEASURED_FILE)
+
+
+def recorded(result_path):
+    """RESULT_PATH's entry in its directory's measured.json, or None."""
+    try:
+        with open(index_path(result_path)) as f:
+            return json.load(f).get(os.path.basename(result_path))
+    except (OSError, ValueError):
+        return None
+
+
+def record(result_path, host=None):
+    """Note beside RESULT_PATH, in its directory's measured.json, the host that measured it
+    (HOST, (machine, kernel), where the figures said it; else this one) and this moment."""
+    index = index_path(result_path)
     try:
         with open(index) as f:
             entries = json.load(f)
     except (OSError, ValueError):
         entries = {}
+    machine_name, kernel = host or (machine(), platform.release())
     entries[os.path.basename(result_path)] = {
-        "machine": machine(), "kernel": platform.release(), "date": now(),
-        "commit": git_commit()}
+        "machine": machine_name, "kernel": kernel, "date": now(), "commit": git_commit()}
     with open(index, "w") as f:
         json.dump(entries, f, indent=2, sort_keys=True)
         f.write("\n")

@@ -27,7 +27,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from measured_on import MEASURED_FILE, machine, record
+from measured_on import MEASURED_FILE, machine, measured_on_line, record, recorded
 
 # Estimated cycles from callgrind's cache simulation, the weights Iai uses.
 LL_HIT_CYCLES = 5
@@ -55,9 +55,9 @@ def write_json(path, data):
         out.write("\n")
 
 
-def write_bmf(path, bmf):
+def write_bmf(path, bmf, host=None):
     write_json(path, bmf)
-    record(path)
+    record(path, host)
     print(f"\nBencher Metric Format: {path}")
 
 
@@ -158,8 +158,10 @@ def report_callgrind(src, dst):
 def report_samples(src, dst):
     """Samples of any measure; rows whose measure ends in _ns are timings."""
     samples = defaultdict(list)
+    host = None
     with open(src) as f:
         for line in f:
+            host = measured_on_line(line) or host
             if line.strip() and not line.startswith("#"):
                 bench, measure, value = line.rstrip("\n").split("\t")
                 samples[(bench, measure)].append(float(value))
@@ -172,7 +174,7 @@ def report_samples(src, dst):
         rows.append([bench, measure, f"{entry['value']:.2f}", f"{lo:.2f}", f"{hi:.2f}",
                      len(vals)])
     print_table(["benchmark", "measure", "median", "min", "max", "samples"], rows)
-    write_bmf(dst, bmf)
+    write_bmf(dst, bmf, host)
 
 
 # macro_live.sh's arms as the designs table names them; another arm shows its own name.
@@ -304,7 +306,7 @@ def curve_series(bmf, part):
         order.index(a) if a in order else len(order), a))}
 
 
-def curve_plot(series, measure, title, xlabel, svg, logscale):
+def curve_plot(series, measure, title, xlabel, svg, logscale, host):
     """One line per arm of MEASURE against CPUs: as text on stdout, and as SVG."""
     arms = list(series)
     counts = sorted({n for arm in arms for n in series[arm]})
@@ -318,7 +320,7 @@ def curve_plot(series, measure, title, xlabel, svg, logscale):
     # noenhanced: names such as XDP_PASS as they are, not with a subscript.
     common = f"""
 set termoption noenhanced
-set title "{title}\\n{machine()}, kernel {platform.release()}"
+set title "{title}\\n{host}"
 set xlabel '{xlabel}'
 set logscale x 2
 set xrange [{counts[0] / 1.25}:{counts[-1] * 1.25}]
@@ -341,7 +343,9 @@ def report_curve(src, outdir):
     with open(src) as f:
         bmf = json.load(f)
     os.makedirs(outdir, exist_ok=True)
-    host = f"{machine()}, kernel {platform.release()}"
+    # The host that measured them, where the samples said it (a bundle's run), else this one.
+    measured = recorded(src) or {"machine": machine(), "kernel": platform.release()}
+    host = f"{measured['machine']}, kernel {measured['kernel']}"
 
     def cell(figures, measure, form):
         return form.format(figures[measure]) if measure in figures else "-"
@@ -366,7 +370,7 @@ def report_curve(src, outdir):
                      "overlap %"], rows)
         print()
         curve_plot(runs, "latency", "ns per run (log scale)", "CPUs running it at once",
-                   os.path.join(outdir, "curve-test_run.svg"), True)
+                   os.path.join(outdir, "curve-test_run.svg"), True, host)
 
     floods = curve_series(bmf, "flood")
     rows = []
@@ -389,7 +393,7 @@ def report_curve(src, outdir):
                      "lost/s", "lost %"], rows)
         print()
         curve_plot(floods, "throughput", "frames/s the flood reached", "flood CPUs (K)",
-                   os.path.join(outdir, "curve-flood.svg"), False)
+                   os.path.join(outdir, "curve-flood.svg"), False, host)
 
 
 # The order make bench writes them in; any other BMF file there follows, by name.

@@ -30,9 +30,15 @@ curve_agent_cpu=$(($(nproc) - 1))
 
 # curve_lab_up NAME QUEUES: as root on 2 CPUs or more, the test network in a
 # new $work, QUEUES queues per veth; the agent whose pid agent_pid holds is
-# stopped at exit. NAME: the script's, for its errors.
+# stopped at exit. NAME: the script's, for its errors. Its first row names
+# this host (bench/measured_on.py), for a report made on another.
 curve_lab_up()
 {
+	local model
+
+	model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+	printf '# measured-on\t%s, %s CPUs\t%s\n' "${model:-unknown}" \
+		"$(getconf _NPROCESSORS_ONLN)" "$(uname -r)"
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "$1: needs root (network namespaces, veth pairs, XDP)" >&2
 		exit 1
