@@ -42,8 +42,7 @@ int bpf_fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __u32
 	return bpf_fixture_load_sampled(fx, transport, queue_size, FBF_SAMPLE_DEFAULT);
 }
 
-/* Pin the calling thread to the CPU it runs on now. 0 or -errno. */
-static int stay_on_this_cpu(void)
+int bpf_fixture_stay_on_this_cpu(void)
 {
 	int cpu = sched_getcpu();
 	cpu_set_t set;
@@ -83,7 +82,7 @@ static int fixture_load(struct bpf_fixture *fx, enum fbf_transport transport, __
 	fx->counters_fd = bpf_map__fd(fx->obj.counters);
 	fx->capacity = queue_size;
 	err = fbf_event_maps_open(&fx->maps, fx->events_fd, bpf_map__fd(fx->obj.events_spare)) ?:
-	      stay_on_this_cpu();
+	      bpf_fixture_stay_on_this_cpu();
 	if (err || transport != FBF_TRANSPORT_RINGBUF)
 		goto out;
 	fx->capacity = fbf_ring_capacity(fbf_ring_bytes(queue_size));

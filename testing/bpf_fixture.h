@@ -80,6 +80,13 @@ int bpf_fixture_run(struct bpf_fixture *fx, const void *frame, size_t len, int r
  */
 int bpf_fixture_pop(struct bpf_fixture *fx, struct fbf_event *event);
 
+/*
+ * Pin the calling thread to the CPU it runs on now, so that every run of a
+ * program it tests sends to that CPU's map: a test run of many repeats
+ * yields the CPU when asked and may go on on another. 0 or -errno.
+ */
+int bpf_fixture_stay_on_this_cpu(void);
+
 /* The counters summed over all CPUs. 0 or -errno. */
 int bpf_fixture_counters(struct bpf_fixture *fx, struct fbf_counters *sum);
 

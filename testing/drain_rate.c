@@ -94,13 +94,20 @@ static int event_maps_of(int prog_fd, struct fbf_event_maps *m, __u32 *type)
 	return err;
 }
 
-/* The queue or ring must hold @events: events sent to a full one are lost, and counted. */
+/*
+ * The queue or ring must hold @events: events sent to a full one are lost, and counted.
+ * All go to one CPU's map: on a busy host the test run would otherwise move between
+ * CPUs and split them, and a fill meant to overflow one map would overflow none.
+ */
 static int fill(int prog_fd, __u32 events)
 {
 	struct frame_ipv4 ip = FRAME_IPV4(IPV4_ADDR(10, 0, 0, 254)); /* Fizz */
 	__u8 frame[FRAME_MAX_LEN];
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .repeat = events);
+	int err = bpf_fixture_stay_on_this_cpu();
 
+	if (err)
+		return err;
 	opts.data_size_in = frame_build_ipv4(frame, sizeof(frame), NULL, &ip);
 	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
 }
