@@ -397,8 +397,8 @@ def report_curve(src, outdir):
 
 
 # The order make bench writes them in; any other BMF file there follows, by name.
-FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "curve", "wake",
-                 "drain", "peers", "ifaces", "flood", "metrics", "scrape", "stop"]
+FIGURES_ORDER = ["micro-timing", "micro-count", "kernel", "parts", "live", "curve", "trickle",
+                 "wake", "drain", "peers", "ifaces", "flood", "metrics", "scrape", "stop"]
 
 
 def report_figures(src, dst):

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make bench-bundle: the CPU curve's programs (curve_test_run.sh,
-# curve_flood.sh) for a host that has no compiler and none of the
-# packages, a user's 64-core server say: the build's agent, cost runner,
-# rawflood and XDP_PASS object, ip, ss, nsenter, taskset and xdp-loader,
-# every shared library they load, Debian's loader and libxdp's dispatcher
-# objects, in DIR. Each program is a wrapper that runs the real one under
+# curve_flood.sh, trickle.sh) for a host that has no compiler and none of
+# the packages, a user's 64-core server say: the build's agent, cost
+# runner, rawflood, trafficgen and XDP_PASS object, ip, ss, nsenter,
+# taskset and xdp-loader, every shared library they load, Debian's loader
+# and libxdp's dispatcher objects, in DIR. Each program is a wrapper that runs the real one under
 # the carried loader with the carried libraries, so nothing of the host's
 # own libraries is used. NAME=BINARY adds another agent as DIR/NAME (an
 # older build, to run beside this one with FBF_AGENT; base/agent, say: the
@@ -38,6 +38,7 @@ declare -A programs=(
 	[agent]=$build/agent
 	[bench/cost_run]=$build/bench/cost_run
 	[rawflood]=$build/rawflood
+	[trafficgen]=$build/trafficgen
 )
 for tool in ip ss nsenter taskset xdp-loader; do
 	programs[bin/$tool]=$(command -v "$tool") ||

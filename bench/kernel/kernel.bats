@@ -312,3 +312,25 @@ setup() { fbf_bench_setup; }
 	[ "$output" = "bundle: $RESULTS is not empty and not a bundle; name a new directory" ]
 	[ -s "$RESULTS/b.tsv" ]
 }
+
+@test "the trickle writes BMF for each arm, the agent's CPU, wake-ups and events beside" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: network namespaces, veth pairs, XDP"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs: one for the agent, one for the traffic"
+	local arm
+
+	FBF_BASE_AGENT=$FBF_BUILD/agent bench/kernel/trickle.sh 1 0.5 >"$RESULTS/t.tsv"
+	bench/report.py samples "$RESULTS/t.tsv" "$RESULTS/trickle.bmf.json"
+	check_bmf "$RESULTS/trickle.bmf.json" trickle/queue trickle/ring trickle/base-queue \
+		trickle/base-ring
+	for arm in queue ring base-queue base-ring; do
+		check_bmf_measures "$RESULTS/trickle.bmf.json" "trickle/$arm:agent-cpu-percent" \
+			"trickle/$arm:wakeups-per-s" "trickle/$arm:events-per-s"
+	done
+	# Every arm read events while the traffic ran, and took some CPU for it, less than all.
+	python3 - "$RESULTS/trickle.bmf.json" <<-'PY'
+	import json, sys
+	for bench, m in json.load(open(sys.argv[1])).items():
+	    assert m["events-per-s"]["value"] > 0, bench
+	    assert 0 < m["agent-cpu-percent"]["value"] < 100, (bench, m["agent-cpu-percent"])
+	PY
+}

@@ -8,7 +8,8 @@
 # event transports (queue map and ring buffer) side by side; the live part
 # and the stress flood put sampled events and per-source counts
 # (--aggregate) beside them, with the side-by-side table of designs;
-# each design's cost as CPUs are added (curve_test_run.sh, curve_flood.sh);
+# each design's cost as CPUs are added (curve_test_run.sh, curve_flood.sh)
+# and the reader's while events trickle in (trickle.sh);
 # the whole path a flood takes beside the flow meters a user would run
 # instead; one agent over many interfaces, what each costs it.
 # Tables on stdout; BMF files in $FBF_RESULTS. Needs root.
@@ -58,6 +59,13 @@ bench/kernel/curve_flood.sh "${FBF_CURVE_ROUNDS:-3}" "${FBF_CURVE_FLOOD_SECONDS:
 bench/report.py samples "$results/curve.tsv" "$results/curve.bmf.json" | tail -n 1
 echo
 bench/report.py curve "$results/curve.bmf.json" "$results"
+
+echo
+echo "== macro: the reader while events trickle in from one CPU (HTTP, one request in flight):"
+echo "   the agent's CPU and wake-ups a second, a queue per CPU beside a ring per CPU"
+echo "   (FBF_BASE_AGENT: and another build's) =="
+bench/kernel/trickle.sh "${FBF_TRICKLE_ROUNDS:-3}" "${FBF_TRICKLE_SECONDS:-4}" >"$results/trickle.tsv"
+bench/report.py samples "$results/trickle.tsv" "$results/trickle.bmf.json"
 
 echo
 echo "== macro: the whole path beside the peers: a raw flood from 4,096 sources into a veth, from"
