@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What the CPU-curve benchmarks share (curve_test_run.sh, curve_flood.sh): the
-# agent's designs, the CPU the agent drains on, the CPU counts measured, and
-# what the agent's summary says it delivered and lost. Load it after
-# testing/netns.bash and flood.bash.
+# What the CPU-curve benchmarks share (curve_test_run.sh, curve_flood.sh, and
+# trickle.sh some of it): the agent's designs, the CPU the agent drains on,
+# the CPU counts measured, and what the agent's summary says it delivered and
+# lost. Load it after testing/netns.bash and flood.bash.
+
+# curve_rounds NAME ROUNDS: 1 to ROUNDS, one a line; a ROUNDS that is not a
+# count ends the script NAME with exit 2, before anything is measured.
+curve_rounds()
+{
+	[[ $2 =~ ^[1-9][0-9]*$ ]] || { echo "$1: ROUNDS '$2' is not a count of rounds" >&2; exit 2; }
+	seq "$2"
+}
 
 # The designs, and the agent's options for each; every one in the agent's
 # default mode, the one a user gets. Events are read and counted, not printed.
@@ -97,9 +105,7 @@ curve_agent_stop()
 	kill -INT "$agent_pid"
 	wait "$agent_pid"
 	agent_pid=
-	# Every agent's summary has delivered: without it the figures below would read 0.
-	[ -n "$(fbf_summary_value "$work/agent.err" delivered)" ] ||
-		{ echo "$name: no summary from the agent:" >&2; cat "$work/agent.err" >&2; return 1; }
+	curve_delivered "$name" >/dev/null || return 1
 	for key in delivered lost_queue_full lost_queue_busy aggregated_read no_room; do
 		printf -v "$key" '%s' "$(fbf_summary_value "$work/agent.err" "$key")"
 		printf -v "$key" '%s' "${!key:-0}"
@@ -111,4 +117,17 @@ curve_agent_stop()
 		printf "%s\tlost-per-s\t%.0f\n", n, l / s
 		printf "%s\tlost-percent\t%.3f\n", n, d + l ? 100 * l / (d + l) : 0
 	}'
+}
+
+# curve_delivered NAME: the events the stopped agent's summary says it
+# delivered; fails, showing what it said, where it has none: every agent's
+# summary has delivered, and without it the figures would read 0.
+curve_delivered()
+{
+	local delivered
+
+	delivered=$(fbf_summary_value "$work/agent.err" delivered)
+	[ -n "$delivered" ] ||
+		{ echo "$1: no summary from the agent:" >&2; cat "$work/agent.err" >&2; return 1; }
+	echo "$delivered"
 }

@@ -33,6 +33,7 @@ set -euo pipefail
 . "$(dirname "$0")/curve.bash"
 
 rounds=${1:-3}
+rounds_list=$(curve_rounds curve_flood "$rounds")
 flood_seconds=${2:-2}
 arms=(none xdp_pass-skb xdp_pass-native "${curve_designs[@]}")
 
@@ -72,7 +73,7 @@ run()
 	esac
 }
 
-for round in $(seq "$rounds"); do
+for round in $rounds_list; do
 	for k in $counts; do
 		for ((i = 0; i < ${#arms[@]}; i++)); do
 			run "${arms[(i + round) % ${#arms[@]}]}" "$k"

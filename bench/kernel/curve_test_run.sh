@@ -29,6 +29,7 @@ set -euo pipefail
 . "$(dirname "$0")/curve.bash"
 
 rounds=${1:-3}
+rounds_list=$(curve_rounds curve_test_run "$rounds")
 repeat=${2:-100000}
 arms=(xdp_pass "${curve_designs[@]}")
 runner=$FBF_BUILD/bench/cost_run
@@ -58,7 +59,7 @@ run()
 		curve_agent_stop "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"
 }
 
-for round in $(seq "$rounds"); do
+for round in $rounds_list; do
 	for n in $counts; do
 		for ((i = 0; i < ${#arms[@]}; i++)); do
 			run "${arms[(i + round) % ${#arms[@]}]}" "$n"

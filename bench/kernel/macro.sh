@@ -64,7 +64,8 @@ echo
 echo "== macro: the reader while events trickle in from one CPU (HTTP, one request in flight):"
 echo "   the agent's CPU and wake-ups a second, a queue per CPU beside a ring per CPU"
 echo "   (FBF_BASE_AGENT: and another build's) =="
-bench/kernel/trickle.sh "${FBF_TRICKLE_ROUNDS:-3}" "${FBF_TRICKLE_SECONDS:-4}" >"$results/trickle.tsv"
+bench/kernel/trickle.sh "${FBF_TRICKLE_ROUNDS:-3}" "${FBF_TRICKLE_SECONDS:-4}" \
+	>"$results/trickle.tsv"
 bench/report.py samples "$results/trickle.tsv" "$results/trickle.bmf.json"
 
 echo
