@@ -161,7 +161,11 @@ def report_samples(src, dst):
     host = None
     with open(src) as f:
         for line in f:
-            host = measured_on_line(line) or host
+            here = measured_on_line(line)
+            if here and host and here != host:
+                sys.exit(f"report.py: {src} holds rows of two hosts ({host[0]}, kernel {host[1]};"
+                         f" {here[0]}, kernel {here[1]}): report each host's on its own")
+            host = here or host
             if line.strip() and not line.startswith("#"):
                 bench, measure, value = line.rstrip("\n").split("\t")
                 samples[(bench, measure)].append(float(value))
