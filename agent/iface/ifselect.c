@@ -60,7 +60,7 @@ static bool regex_cheap(const char *re)
 	char *end;
 
 	while (*p) {
-		switch (*p) {
+		switch (*p++) {
 		case '(':
 			if (depth == IFSELECT_REGEX_DEPTH)
 				return false;
@@ -68,7 +68,6 @@ static bool regex_cheap(const char *re)
 			size[depth] = 0;
 			risky[depth] = false;
 			prev = PREV_NOTHING;
-			p++;
 			continue;
 		case ')':
 			if (!depth)
@@ -79,24 +78,20 @@ static bool regex_cheap(const char *re)
 			size[depth - 1] += last;
 			prev = risky[depth] ? PREV_RISKY_GROUP : PREV_GROUP;
 			depth--;
-			p++;
 			continue;
 		case '|':
 			risky[depth] |= prev == PREV_NOTHING;
 			size[depth]++;
 			prev = PREV_NOTHING;
-			p++;
 			continue;
 		case '^':
 		case '$':
 			risky[depth] = true;
 			size[depth]++;
 			prev = PREV_OTHER;
-			p++;
 			continue;
 		case '+':
 			k = 2;
-			p++;
 			goto repeat;
 		case '*':
 		case '?':
@@ -104,10 +99,9 @@ static bool regex_cheap(const char *re)
 			k = 1;
 			risky[depth] = true;
 			size[depth]++;
-			p++;
 			goto repeat;
 		case '{':
-			m = strtoul(p + 1, &end, 10);
+			m = strtoul(p, &end, 10);
 			n = *end == ',' && end[1] != '}' ? strtoul(end + 1, &end, 10) :
 			    m + (*end == ',');
 			if (*end == ',')
@@ -122,16 +116,15 @@ static bool regex_cheap(const char *re)
 			goto repeat;
 		case '[':
 			/* A bracket expression is one atom; ']' first belongs to it. */
-			p += 1 + (p[1] == '^');
+			p += *p == '^';
 			p += *p == ']';
 			p += strcspn(p, "]");
+			p += *p == ']';
 			break;
 		case '\\':
-			p += !!p[1];
+			p += *p != '\0';
 			break;
 		}
-		if (*p)
-			p++;
 		last = 1;
 		size[depth]++;
 		prev = PREV_ATOM;
