@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Following every interface of the namespace: see linkwatch.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -66,7 +67,6 @@ static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 		.new_nsid = -1,
 	};
 	const struct rtattr *rta;
-	size_t n;
 
 	/* Other families speak of the link's part in something else: AF_BRIDGE of its port. */
 	if (len < 0 || ifi->ifi_family != AF_UNSPEC)
@@ -75,10 +75,8 @@ static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 		switch (rta->rta_type) {
 		case IFLA_IFNAME:
 			/* NUL-terminated by the kernel; bounded here all the same. */
-			n = strnlen(RTA_DATA(rta), RTA_PAYLOAD(rta));
-			if (n >= sizeof(ev.name))
-				n = sizeof(ev.name) - 1;
-			memcpy(ev.name, RTA_DATA(rta), n);
+			snprintf(ev.name, sizeof(ev.name), "%.*s", (int)RTA_PAYLOAD(rta),
+				 (const char *)RTA_DATA(rta));
 			break;
 		case IFLA_NEW_NETNSID:
 			ev.moved = rta_s32(rta, &ev.new_nsid);
