@@ -155,11 +155,11 @@ static int name_take(struct iface_lock *l, int ifindex, const char *iface)
 	return err == EADDRINUSE ? iface_lock_held(name_holder(&sa, len), iface) : 0;
 }
 
-/* The file's half: see lock.h. 0 or an agent exit status after saying why. */
+/* The file's half: see lock.h. 0 or an agent exit status after saying why, l->fd left open. */
 static int file_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
 	struct stat netns;
-	int ret, tries, lock_err;
+	int tries, lock_err;
 
 	if (stat("/proc/self/ns/net", &netns)) {
 		pr_err("cannot identify the network namespace from /proc/self/ns/net: %s\n",
@@ -190,18 +190,13 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 	}
 	if (lock_err) {
 		errno = lock_err;
-		ret = lock_err != EWOULDBLOCK ? lock_fail("lock", l->path) :
-		      iface_lock_held(record_read(l->fd).pid, iface);
-		fd_release(&l->fd);
-		return ret;
+		return lock_err != EWOULDBLOCK ? lock_fail("lock", l->path) :
+		       iface_lock_held(record_read(l->fd).pid, iface);
 	}
 
 	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
-	ret = iface_lock_record(l, l->prev.map_id);
-	if (ret)
-		fd_release(&l->fd);
-	return ret;
+	return iface_lock_record(l, l->prev.map_id);
 }
 
 int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
@@ -209,11 +204,11 @@ int iface_lock_take(struct iface_lock *l, const char *dir, int ifindex, const ch
 	int ret;
 
 	*l = (struct iface_lock){ .fd = -1, .name_fd = -1 };
-	ret = name_take(l, ifindex, iface);
-	if (!ret)
-		ret = file_take(l, dir, ifindex, iface);
-	if (ret)
+	ret = name_take(l, ifindex, iface) ?: file_take(l, dir, ifindex, iface);
+	if (ret) {
+		fd_release(&l->fd);
 		fd_release(&l->name_fd);
+	}
 	return ret;
 }
 
