@@ -34,13 +34,9 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 	mp = xdp_multiprog__get_from_ifindex(ifindex);
 	log_release(false);
 	e = libxdp_get_error(mp);
-
-	*err = 0;
-	if (!e)
-		return mp;
-	if (e != -ENOENT)
-		*err = e;
-	return NULL;
+	/* -ENOENT: no program there, which is no failure. */
+	*err = e == -ENOENT ? 0 : e;
+	return e ? NULL : mp;
 }
 
 /*
