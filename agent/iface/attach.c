@@ -270,18 +270,9 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	return 0;
 }
 
-/* A detach failed with @err, which @why says in words: say so. Returns the exit status. */
-static int detach_failed(const struct attachment *a, int err, const char *why)
-{
-	pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s --all'\n",
-	       FBF_PROG_NAME, a->iface, why, a->iface);
-	return agent_exit_for_errno(err);
-}
-
-/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. */
+/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. 0 or -errno. */
 static int detach_libxdp(struct attachment *a)
 {
-	char buf[128];
 	int err;
 
 	log_hold();
@@ -293,31 +284,35 @@ static int detach_libxdp(struct attachment *a)
 		err = 0;
 	}
 	log_release(err);
-	if (err)
-		return detach_failed(a, err, libxdp_errstr(err, buf, sizeof(buf)));
-	a->attached = false;
-	return 0;
+	return err;
 }
 
 int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
+	char buf[128];
 	int err;
 
 	if (!a->attached)
 		return 0;
 	/* No id on record (attach_read_back()): libxdp, which knows what it attached. */
-	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0)
-		return detach_libxdp(a);
-	/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing is done. */
-	err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
-	if (err == -EEXIST) {
-		pr_warn("%s was already replaced or removed on %s by someone else\n",
-			FBF_PROG_NAME, a->iface);
-		err = 0;
+	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
+		err = detach_libxdp(a);
+	} else {
+		/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing. */
+		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
+		if (err == -EEXIST) {
+			pr_warn("%s was already replaced or removed on %s by someone else\n",
+				FBF_PROG_NAME, a->iface);
+			err = 0;
+		}
 	}
-	if (err)
-		return detach_failed(a, err, strerror(-err));
+	if (err) {
+		pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s "
+		       "--all'\n", FBF_PROG_NAME, a->iface, libxdp_errstr(err, buf, sizeof(buf)),
+		       a->iface);
+		return agent_exit_for_errno(err);
+	}
 	a->attached = false;
 	return 0;
 }
