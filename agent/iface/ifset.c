@@ -206,29 +206,18 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		ifstate_warn_down(name, shown);
 }
 
-/*
- * The one interface is lost to the run, said already: it ends with @status.
- * The member stays as it is until ifset_close(), its program, which the
- * metrics may still read, included.
- */
-static void one_lost(struct ifset *s, struct ifset_member *m, int status)
-{
-	m->att.attached = false;
-	s->end = status;
-}
-
 /* Someone else's program, or none, is where the agent's was: left alone. */
 static void member_replaced(struct ifset *s, struct ifset_member *m)
 {
 	const char *shown = s->names.log[m - s->m];
 
+	m->att.attached = false;
 	if (s->one) {
 		pr_err("someone replaced or removed %s on %s; stopping, and leaving what is "
 		       "attached now alone\n", FBF_PROG_NAME, shown);
-		one_lost(s, m, AGENT_EXIT_PROG_REPLACED);
+		s->end = AGENT_EXIT_PROG_REPLACED;
 		return;
 	}
-	m->att.attached = false;
 	member_gone(s, m, "lost " FBF_PROG_NAME " to someone who replaced or removed it; what "
 		    "is attached now is left alone", false);
 }
@@ -317,7 +306,7 @@ static void one_gone(struct ifset *s, struct ifset_member *m)
 {
 	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
 	       s->names.log[m - s->m], m->ifindex, FBF_PROG_NAME);
-	one_lost(s, m, AGENT_EXIT_IFACE_GONE);
+	s->end = AGENT_EXIT_IFACE_GONE;
 }
 
 static void link_gone(struct ifset *s, const struct link_event *ev)
@@ -339,7 +328,7 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	attachment_forget_iface(&m->att);
 	if (s->one && ev->moved) {
 		pr_warn("interface %s %s\n", s->names.log[m - s->m], why);
-		one_lost(s, m, AGENT_EXIT_IFACE_MOVED);
+		s->end = AGENT_EXIT_IFACE_MOVED;
 	} else if (s->one) {
 		one_gone(s, m);
 	} else {
@@ -354,7 +343,11 @@ static void on_link(void *ctx, const struct link_event *ev)
 {
 	struct ifset *s = ctx;
 
-	/* One interface lost: what comes after it is for no one. */
+	/*
+	 * One interface lost: what comes after it is for no one. Its member
+	 * stays as it is until ifset_close(), its program, which the metrics
+	 * may still read, included.
+	 */
 	if (s->end)
 		return;
 	switch (ev->kind) {
