@@ -189,8 +189,7 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
 		if (s->one)
 			s->end = err < 0 ? agent_exit_for_errno(err) : err;
-		s->failed++;
-		r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+		r = &s->refused[s->failed++ % IFSET_REFUSED_MAX];
 		*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
 		snprintf(r->name, sizeof(r->name), "%s", name);
 		member_free(s, m, false, false);

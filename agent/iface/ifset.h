@@ -95,7 +95,6 @@ struct ifset {
 		char name[IF_NAMESIZE];
 		bool up;
 	} refused[IFSET_REFUSED_MAX];
-	unsigned int refused_next;
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };
