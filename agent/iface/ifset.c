@@ -518,9 +518,7 @@ int ifset_detach(struct ifset *s)
 {
 	int ret = 0, err;
 
-	if (!s->m)
-		return 0;
-	for (__u32 i = 0; i < s->slots; i++) {
+	for (__u32 i = 0; s->m && i < s->slots; i++) {
 		if (!s->m[i].ifindex)
 			continue;
 		err = attachment_detach(&s->m[i].att);
