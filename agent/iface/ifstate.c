@@ -178,13 +178,12 @@ static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, con
 }
 
 /*
- * An xdp_fizzbuzzfib on @mp that another live process holds is another
- * agent's, whatever its --lock-dir: say so as a held lock is said, and
- * return AGENT_EXIT_LOCKED; 0 if there is none.
+ * @p, an xdp_fizzbuzzfib (or NULL), is another agent's if another live
+ * process holds it, whatever its --lock-dir: say so as a held lock is said,
+ * and return AGENT_EXIT_LOCKED; else 0.
  */
-static int other_agent(struct xdp_multiprog *mp, const char *iface)
+static int other_agent(struct xdp_program *p, const char *iface)
 {
-	struct xdp_program *p = multiprog_find(mp, 0);
 	long holder = p ? prog_holder(xdp_program__id(p)) : 0;
 
 	return holder ? iface_lock_held(holder, iface) : 0;
@@ -229,9 +228,9 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 	 * with another --lock-dir, if a process still holds it (removing it
 	 * would take that agent's program away), else someone else's to remove.
 	 */
-	ret = other_agent(mp, iface);
-	p = ret ? NULL : multiprog_find(mp, 0);
-	if (p) {
+	p = multiprog_find(mp, 0);
+	ret = other_agent(p, iface);
+	if (!ret && p) {
 		explain_foreign(mp, p, iface);
 		ret = AGENT_EXIT_XDP_BUSY;
 	}
@@ -249,7 +248,7 @@ int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mo
 	mp = ifstate_progs(ifindex, &err);
 	main_prog = mp ? xdp_multiprog__main_prog(mp) : NULL;
 	/* An agent with another --lock-dir that attached first, between our look and our attach. */
-	if (mp && (err = other_agent(mp, iface))) {
+	if (mp && (err = other_agent(multiprog_find(mp, 0), iface))) {
 		ret = err;
 	} else if (main_prog && xdp_multiprog__is_legacy(mp)) {
 		pr_err("%s already runs XDP program %s (prog id %u), which was "
