@@ -6,9 +6,7 @@
  * to remove if the agent was killed first (ifstate.c, lock.h).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
