@@ -362,11 +362,8 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	}
 	x->fd = -1;
 	x->ifindex = a->ifindex;
-	/* Checked by the options already. */
-	if (ipfix_url_parse(url, &x->url, &why)) {
-		pr_err("output ipfix://%s: %s\n", url, why);
-		return AGENT_EXIT_USAGE;
-	}
+	/* Cannot fail: the options refused a URL it does not take before anything opens. */
+	ipfix_url_parse(url, &x->url, &why);
 	ret = ipfix_connect(s, x);
 	if (!ret && ipfix_encoder(x, &err)) {
 		pr_err("output ipfix: cannot build the IPFIX template: %s\n", err->message);

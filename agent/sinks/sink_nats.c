@@ -296,11 +296,8 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 		pr_err("output nats: %s\n", strerror(ENOMEM));
 		return AGENT_EXIT_FAILURE;
 	}
-	/* Checked by the options already. */
-	if (nats_url_parse(url, &n->url, &why)) {
-		pr_err("output nats://%s: %s\n", url, why);
-		return AGENT_EXIT_USAGE;
-	}
+	/* Cannot fail: the options refused a URL it does not take before anything opens. */
+	nats_url_parse(url, &n->url, &why);
 	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
 	/* A stream per NATS output, should each need one: NAME, NAME_2, ... */
 	if (++nats_outputs == 1)
