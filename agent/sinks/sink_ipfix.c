@@ -267,8 +267,6 @@ static void ipfix_close(struct sink *s)
 {
 	struct ipfix_sink *x = s->priv;
 
-	if (!x)
-		return;
 	if (x->fbuf)
 		fBufFree(x->fbuf);
 	if (x->model)
@@ -352,14 +350,14 @@ static int ipfix_open(struct sink *s, const char *url, const struct output_open_
 	const char *why;
 	int ret;
 
-	s->ops = &ipfix_ops;
-	s->priv = x;
-	s->target = url;
-	s->takes_counts = true;
 	if (!x) {
 		pr_err("output ipfix: %s\n", strerror(ENOMEM));
 		return AGENT_EXIT_FAILURE;
 	}
+	s->ops = &ipfix_ops;
+	s->priv = x;
+	s->target = url;
+	s->takes_counts = true;
 	x->fd = -1;
 	x->ifindex = a->ifindex;
 	/* Cannot fail: the options refused a URL it does not take before anything opens. */

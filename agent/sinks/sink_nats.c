@@ -120,8 +120,6 @@ static void nats_close(struct sink *s)
 {
 	struct nats_sink *n = s->priv;
 
-	if (!n)
-		return;
 	jsCtx_Destroy(n->js);
 	natsConnection_Destroy(n->nc);
 	natsOptions_Destroy(n->opts);
@@ -287,15 +285,15 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 	const char *why;
 	int ret;
 
+	if (!n) {
+		pr_err("output nats: %s\n", strerror(ENOMEM));
+		return AGENT_EXIT_FAILURE;
+	}
 	s->ops = &nats_ops;
 	s->priv = n;
 	s->target = url;
 	/* Its name for messages is the kind's: the sink is named only once started. */
 	snprintf(s->name, sizeof(s->name), "nats");
-	if (!n) {
-		pr_err("output nats: %s\n", strerror(ENOMEM));
-		return AGENT_EXIT_FAILURE;
-	}
 	/* Cannot fail: the options refused a URL it does not take before anything opens. */
 	nats_url_parse(url, &n->url, &why);
 	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
