@@ -42,7 +42,7 @@ void event_sink_init(struct event_sink *s, const char *host_json, const char *if
 /* Several interfaces: every event names its own from @names, in every output. */
 void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *names);
 
-/* Room for one more sink, to be opened by its kind (output_kind.h), or NULL. */
+/* Room for one more sink, to be opened by its kind (output_kind.h): as many as --output takes. */
 struct sink *event_sink_add(struct event_sink *s);
 
 /*
