@@ -131,20 +131,16 @@ static int creds_check(const char *path)
 /* A CA file nats.c (OpenSSL) loads into @opts: 0, or an exit status after one line. */
 static int ca_check(natsOptions *opts, const char *path)
 {
-	char shown[PATH_MAX], byte;
+	char shown[PATH_MAX], head[2];
 	const char *reason, *p;
-	int fd, err = 0;
+	int err;
 
 	escape_log(shown, sizeof(shown), path);
-	/* Read, not only opened: a directory opens. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, &byte, 1) < 0)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
-	if (err) {
+	/* Read, not only opened: a directory opens. Its first byte is enough. */
+	err = read_small(path, head, sizeof(head));
+	if (err && err != -EFBIG) {
 		pr_err("output nats: cannot read --nats-ca %s: %s; name a file of the PEM CA "
-		       "certificates that signed the servers' own\n", shown, strerror(err));
+		       "certificates that signed the servers' own\n", shown, strerror(-err));
 		return AGENT_EXIT_USAGE;
 	}
 	if (natsOptions_LoadCATrustedCertificates(opts, path) == NATS_OK)
