@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A chunk's lines onto a file descriptor: see fd_write.h. */
+#define _GNU_SOURCE /* memrchr */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -12,13 +13,12 @@
 /* The end of the next piece from @from: the last line that fits in PIPE_BUF, or one line. */
 static size_t piece_end(const struct sink_chunk *c, size_t from)
 {
-	const char *start = c->data + from, *nl = NULL, *p;
+	const char *start = c->data + from, *nl;
 	size_t max = c->len - from;
 
 	if (max <= PIPE_BUF)
 		return c->len;
-	for (p = start; (p = memchr(p, '\n', start + PIPE_BUF - p)); p++)
-		nl = p;
+	nl = memrchr(start, '\n', PIPE_BUF);
 	if (nl)
 		return nl + 1 - c->data;
 	/* A line longer than PIPE_BUF goes whole. */
