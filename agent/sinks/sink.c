@@ -28,12 +28,6 @@
 /* Between two failed writes, or tries: a full disk or a server that is down is not spun on. */
 #define SINK_RETRY_PAUSE_NS 100000000LL
 
-static void figures_add(__u64 *field, __u64 n)
-{
-	if (n)
-		__atomic_fetch_add(field, n, __ATOMIC_RELAXED);
-}
-
 /* @delta bytes more (or fewer) of @s's chunks, and the most they took. */
 static void buffer_account(struct sink *s, long long delta)
 {
@@ -77,7 +71,7 @@ static void note_lost(struct sink *s, __u64 n)
 		s->lost_from_ns = now;
 	s->lost_to_ns = now;
 	s->lost_pending += n;
-	figures_add(&s->figures.lost, n);
+	__atomic_fetch_add(&s->figures.lost, n, __ATOMIC_RELAXED);
 }
 
 /* Under lock: a chunk the writer is done with goes back to be filled again. */
@@ -212,7 +206,7 @@ void sink_progress(struct sink *s, struct sink_chunk *c, size_t done)
 	if (!s->abandoned) {
 		c->done = done;
 		c->delivered += n;
-		figures_add(&s->figures.delivered, n);
+		__atomic_fetch_add(&s->figures.delivered, n, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
