@@ -302,12 +302,9 @@ static void *sink_writer(void *arg)
 		pthread_mutex_lock(&s->lock);
 		if (s->abandoned)
 			break; /* sink_stop() counted this chunk and went on without us */
-		if (!err && lost) {
-			/* Said in the stream: what was lost since is the next record's. */
+		/* Said in the stream: what was lost since is the next record's. */
+		if (!err && lost)
 			s->lost_pending -= lost;
-			if (!s->lost_pending)
-				s->lost_from_ns = s->lost_to_ns = 0;
-		}
 		if (err)
 			note_lost(s, c->records - c->delivered);
 		s->held -= c->len;
