@@ -104,8 +104,6 @@ static void hand_over(struct sink *s, struct sink_chunk *c)
 	last = s->head ? (void *)((char *)s->tail - offsetof(struct sink_chunk, next)) : NULL;
 	if (last && c->per_line && last->per_line && last->size - last->len >= c->len) {
 		memcpy(last->data + last->len, c->data, c->len);
-		if (!last->records)
-			last->first_seq = c->first_seq;
 		last->len += c->len;
 		last->records += c->records;
 		s->held += c->len;
