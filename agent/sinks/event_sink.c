@@ -25,7 +25,6 @@ void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *name
 {
 	unsigned int i;
 
-	s->ifaces = names;
 	for (i = 0; i < s->nr; i++)
 		s->sinks[i].fmt.ifaces = names;
 }
@@ -48,7 +47,6 @@ int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, boo
 	else
 		snprintf(k->name, sizeof(k->name), "%s%u", kind, same);
 	format_init(&k->fmt, json, off_host ? s->envelope : NULL, s->wall_offset_ns);
-	k->fmt.ifaces = s->ifaces;
 	err = sink_start(k, buffer_bytes);
 
 	/* Counted in, so that event_sink_free() frees what it started. */

@@ -28,7 +28,6 @@ struct event_sink {
 	struct sink sinks[EVENT_SINK_MAX];
 	unsigned int nr;		/* sinks[] in use */
 	char envelope[FORMAT_ENVELOPE_MAX]; /* for lines that leave the host */
-	const struct iface_names *ifaces;	/* several interfaces: each event's name */
 	__u64 wall_offset_ns;		/* one timeline for every output: format_wall_offset() */
 };
 
@@ -39,7 +38,7 @@ struct event_sink {
  */
 void event_sink_init(struct event_sink *s, const char *host_json, const char *iface_json);
 
-/* Several interfaces: every event names its own from @names, in every output. */
+/* Once the outputs are started, several interfaces: each event names its own from @names. */
 void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *names);
 
 /* Room for one more sink, to be opened by its kind (output_kind.h): as many as --output takes. */
