@@ -228,7 +228,6 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 {
 	const char *subjects[1] = { n->url.subject };
 	jsStreamNamesList *names = NULL;
-	char used[NATS_STREAM_NAME_SIZE];
 	jsStreamInfo *si = NULL;
 	jsStreamConfig cfg;
 	jsErrCode jerr = 0;
@@ -239,24 +238,23 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 	jsOptions_Init(&jo);
 	jo.Stream.Info.SubjectsFilter = n->url.subject;
 	st = js_StreamNames(&names, n->js, &jo, &jerr);
-	found = st == NATS_OK && names && names->Count > 0;
-	if (found)
-		snprintf(used, sizeof(used), "%s", names->List[0]);
-	jsStreamNamesList_Destroy(names);
 	if (st != NATS_OK && st != NATS_NOT_FOUND) {
+		jsStreamNamesList_Destroy(names);
 		pr_err("output %s: cannot list the streams of %s: %s (JetStream error %d); is "
 		       "JetStream enabled there (nats-server -js)?\n", s->name, s->target,
 		       natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
+	found = st == NATS_OK && names && names->Count > 0;
 	/* Said: the operator who named another stream must know where events go. */
-	if (found && strcmp(used, n->stream))
+	if (found && strcmp(names->List[0], n->stream))
 		pr_warn("output %s: publishing to stream %s, which captures %s already; %s "
 			"(--nats-stream) is created only where no stream captures the subject\n",
-			s->name, used, n->url.subject, n->stream);
+			s->name, names->List[0], n->url.subject, n->stream);
 	else if (found)
-		pr_info("output %s: publishing to stream %s, which captures %s\n", s->name, used,
-			n->url.subject);
+		pr_info("output %s: publishing to stream %s, which captures %s\n", s->name,
+			names->List[0], n->url.subject);
+	jsStreamNamesList_Destroy(names);
 	if (found)
 		return 0;
 	jsStreamConfig_Init(&cfg);
