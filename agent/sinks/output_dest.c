@@ -53,38 +53,32 @@ static void file_path(const char *path, char *out, size_t size)
 
 void output_dest_get(const char *url, struct output_dest *d)
 {
-	const char *rest;
 	struct stat st;
 
 	memset(d, 0, sizeof(*d));
-	d->url = url;
-	d->kind = output_kind_of(url, &rest);
+	d->kind = output_kind_of(url, &d->rest);
 	if (d->kind == &output_stdout)
 		/* Also the file or pipe it is: file:/dev/stdout, or a file it was sent to. */
 		d->has_inode = !fstat(STDOUT_FILENO, &st);
 	else if (d->kind == &output_file)
-		d->has_inode = !stat(rest, &st);
+		d->has_inode = !stat(d->rest, &st);
 	if (d->has_inode) {
 		d->dev = st.st_dev;
 		d->ino = st.st_ino;
 	} else if (d->kind == &output_file) {
-		file_path(rest, d->path, sizeof(d->path));
+		file_path(d->rest, d->path, sizeof(d->path));
 	} else {
-		snprintf(d->path, sizeof(d->path), "%s", rest);
+		snprintf(d->path, sizeof(d->path), "%s", d->rest);
 	}
 }
 
 bool output_dest_same(const struct output_dest *a, const struct output_dest *b)
 {
-	const char *ra, *rb;
-
 	if (a->has_inode || b->has_inode)
 		return a->has_inode && b->has_inode && a->dev == b->dev && a->ino == b->ino;
 	if (a->kind != b->kind)
 		return false;
-	if (!a->kind->same)
-		return !strcmp(a->path, b->path);
-	output_kind_of(a->url, &ra);
-	output_kind_of(b->url, &rb);
-	return a->kind->same(ra, rb);
+	if (a->kind->same)
+		return a->kind->same(a->rest, b->rest);
+	return !strcmp(a->path, b->path);
 }

@@ -15,8 +15,8 @@
 struct output_kind;
 
 struct output_dest {
-	const char *url;
 	const struct output_kind *kind;
+	const char *rest;	/* the URL past its kind's prefix */
 	bool has_inode;		/* a file that exists, or stdout: dev and ino name it */
 	dev_t dev;
 	ino_t ino;
