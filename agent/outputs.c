@@ -62,6 +62,10 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 		url = opts->nr_outputs ? opts->outputs[i] : "stdout";
 		kind = output_kind_of(url, &rest);
 		k = event_sink_add(s);
+		if (!k) {
+			pr_err("more outputs than the %d the agent has room for\n", EVENT_SINK_MAX);
+			return AGENT_EXIT_FAILURE;
+		}
 		ret = kind->open(k, rest, &args);
 		if (ret) {
 			if (k->ops && k->ops->close)

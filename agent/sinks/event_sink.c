@@ -31,6 +31,8 @@ void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *name
 
 struct sink *event_sink_add(struct event_sink *s)
 {
+	if (s->nr == EVENT_SINK_MAX)
+		return NULL;
 	return &s->sinks[s->nr];
 }
 

@@ -41,7 +41,7 @@ void event_sink_init(struct event_sink *s, const char *host_json, const char *if
 /* Once the outputs are started, several interfaces: each event names its own from @names. */
 void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *names);
 
-/* Room for one more sink, to be opened by its kind (output_kind.h): as many as --output takes. */
+/* Room for one more sink, to be opened by its kind (output_kind.h), or NULL. */
 struct sink *event_sink_add(struct event_sink *s);
 
 /*
