@@ -77,12 +77,15 @@ static void note_lost(struct sink *s, __u64 n)
 /* Under lock: a chunk the writer is done with goes back to be filled again. */
 static void chunk_recycle(struct sink *s, struct sink_chunk *c)
 {
-	/* Interval records are sized to fit: only event chunks are worth keeping. */
-	if (c->size != s->chunk_size) {
+	/*
+	 * Interval records are sized to fit: only event chunks are worth keeping.
+	 * (A record may be an event chunk's size, and must not become one.)
+	 */
+	if (!c->per_line || c->size != s->chunk_size) {
 		chunk_free(s, c);
 		return;
 	}
-	*c = (struct sink_chunk){ .next = s->spare, .size = c->size, .per_line = c->per_line };
+	*c = (struct sink_chunk){ .next = s->spare, .size = c->size, .per_line = true };
 	s->spare = c;
 }
 
