@@ -14,34 +14,26 @@ volatile sig_atomic_t signals_stats;
 volatile sig_atomic_t signals_reopen;
 int signals_wake_fd = -1;
 
-static void signal_wake(void)
+/* Set once by signals_setup(), before any handler is installed. */
+static bool reopen_on_hup;
+
+static void on_signal(int signo)
 {
 	__u64 one = 1;
 	int saved = errno;
 
+	if (signo == SIGUSR1) {
+		signals_stats = signo;
+	} else if (signo == SIGHUP && reopen_on_hup) {
+		signals_reopen = signo;
+	} else {
+		signals_stop = signo;
+		signals_stops++;
+	}
 	/* EAGAIN only if the counter is full, when a wake-up is pending already. */
 	if (signals_wake_fd >= 0)
 		(void)!write(signals_wake_fd, &one, sizeof(one));
 	errno = saved;
-}
-
-static void on_stop_signal(int signo)
-{
-	signals_stop = signo;
-	signals_stops++;
-	signal_wake();
-}
-
-static void on_stats_signal(int signo)
-{
-	signals_stats = signo;
-	signal_wake();
-}
-
-static void on_reopen_signal(int signo)
-{
-	signals_reopen = signo;
-	signal_wake();
 }
 
 /*
@@ -61,22 +53,18 @@ void signals_setup(bool hup_reopens)
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR2, SIGIO, SIGPROF, SIGVTALRM,
 		SIGXCPU, SIGXFSZ, SIGPWR, SIGSTKFLT,
 	};
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	size_t i;
 	int sig;
 
+	reopen_on_hup = hup_reopens;
 	signals_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		sigaction(stops[i], &sa, NULL);
 	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaction(sig, &sa, NULL);
-	sa.sa_handler = on_stats_signal;
 	sigaction(SIGUSR1, &sa, NULL);
-	if (hup_reopens) {
-		sa.sa_handler = on_reopen_signal;
-		sigaction(SIGHUP, &sa, NULL);
-	}
 	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
 	signal(SIGPIPE, SIG_IGN);
 }
