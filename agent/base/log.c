@@ -63,24 +63,25 @@ static const char *const level_names[] = {
 };
 
 /*
- * @msg as one JSON object on a line into @buf: what a log shipper reads
- * under --json. @msg's own newline, if any, is the object's end.
+ * The message as one JSON object on a line into @buf: what a log shipper
+ * reads under --json. The message's own newline, if any, is the object's end.
  */
-static int json_line(char *buf, size_t size, int level, const char *source, const char *msg)
+static int json_line(char *buf, size_t size, int level, const char *source, const char *fmt,
+		     va_list args)
 {
 	static char escaped[LOG_LINE_MAX * 6];
-	char clean[LOG_LINE_MAX];
+	char msg[LOG_LINE_MAX];
 	struct timespec ts;
 	char when[32];
 	struct tm tm;
 	size_t len;
 	int n;
 
-	snprintf(clean, sizeof(clean), "%s", msg);
-	len = strlen(clean);
-	if (len && clean[len - 1] == '\n')
-		clean[len - 1] = '\0';
-	escape_json(escaped, sizeof(escaped), clean);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	len = strlen(msg);
+	if (len && msg[len - 1] == '\n')
+		msg[len - 1] = '\0';
+	escape_json(escaped, sizeof(escaped), msg);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -94,16 +95,13 @@ static int log_print(bool warning, const char *fmt, va_list args)
 {
 	static char line[LOG_LINE_MAX * 6 + 256];
 	size_t room = sizeof(log_held) - log_held_len;
-	char msg[LOG_LINE_MAX];
 	int n;
 
 	if (!log_verbose && !warning)
 		return 0;
-	if (log_json) {
-		vsnprintf(msg, sizeof(msg), fmt, args);
+	if (log_json)
 		json_line(line, sizeof(line), warning ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG, "libbpf",
-			  msg);
-	}
+			  fmt, args);
 	if (log_verbose || !log_holding)
 		return log_json ? fputs(line, stderr) : vfprintf(stderr, fmt, args);
 	n = log_json ? snprintf(log_held + log_held_len, room, "%s", line) :
@@ -157,7 +155,7 @@ static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list 
 void pr_log(enum log_level level, const char *fmt, ...)
 {
 	static char line[LOG_LINE_MAX * 6 + 256];
-	char msg[LOG_LINE_MAX], prefix[16];
+	char prefix[16];
 	struct timespec ts;
 	char when[32];
 	struct tm tm;
@@ -167,9 +165,8 @@ void pr_log(enum log_level level, const char *fmt, ...)
 		return;
 	if (log_json) {
 		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
+		json_line(line, sizeof(line), level, "agent", fmt, ap);
 		va_end(ap);
-		json_line(line, sizeof(line), level, "agent", msg);
 		fputs(line, stderr);
 		return;
 	}
