@@ -43,7 +43,7 @@ const struct agent_option agent_options[] = {
 		 "shell globs (veth*), /extended regex/, and '!' before any of them to exclude "
 		 "what it matches (an exclusion wins; lo only by its exact name)" },
 	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
-	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = AGENT_MAX_IFACES_DEFAULT,
+	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256,
 	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
 		 "{default}); one more selected is left alone, said once; its next link event "
 		 "after one has gone takes it" },
@@ -66,7 +66,7 @@ const struct agent_option agent_options[] = {
 	  .doc = "Send 1 event in N, {min}..{max}, on each CPU; the others are counted as "
 		 "not_sampled (default: {default}, every event)" },
 	{ "aggregate", OPT_AGGREGATE, "SECONDS", OPTION_SECONDS, FIELD(aggregate_ns),
-	  .max = AGENT_AGGREGATE_MAX_S, .max_words = "one day", .example = "1 or 0.5",
+	  .max = 24 * 3600, .max_words = "one day", .example = "1 or 0.5",
 	  .doc = "Send no events: count packets per source in the kernel and print, every SECONDS "
 		 "(at most {max}), the packets per class and the top sources per class" },
 	{ "top", OPT_TOP, "N", OPTION_NUMBER, FIELD(top), .needs_aggregate = true,
@@ -85,7 +85,7 @@ const struct agent_option agent_options[] = {
 	{ "count", 'c', "N", OPTION_OWN, FIELD(count),
 	  .doc = "Stop after N events (events already queued are still printed)" },
 	{ "stats-interval", 's', "SECONDS", OPTION_SECONDS, FIELD(stats_interval_ns),
-	  .max = AGENT_STATS_INTERVAL_MAX_S, .max_words = "one day", .example = "10 or 0.5",
+	  .max = 24 * 3600, .max_words = "one day", .example = "10 or 0.5",
 	  .doc = "Print the running counters on stderr every SECONDS (at most {max}; also on "
 		 "SIGUSR1)" },
 	{ "metrics", OPT_METRICS, "ADDR:PORT", OPTION_OWN, FIELD(metrics),
@@ -94,13 +94,11 @@ const struct agent_option agent_options[] = {
 	  .doc = "Where events go (or under --aggregate the intervals), repeatable: {outputs}. "
 		 "Default: stdout; with --output, stdout only if named" },
 	{ "output-rotate-bytes", OPT_OUTPUT_ROTATE_BYTES, "N", OPTION_NUMBER,
-	  FIELD(output_rotate_bytes), .needs_output = &output_file,
-	  .min = AGENT_OUTPUT_ROTATE_MIN, .max = ~0ULL,
+	  FIELD(output_rotate_bytes), .needs_output = &output_file, .min = 4096, .max = ~0ULL,
 	  .doc = "Rotate file outputs once they would pass N bytes (at least {min}; default: "
 		 "never)" },
 	{ "output-keep", OPT_OUTPUT_KEEP, "K", OPTION_NUMBER, FIELD(output_keep),
-	  .needs_output = &output_file, .min = 0, .max = AGENT_OUTPUT_KEEP_MAX,
-	  .def = AGENT_OUTPUT_KEEP_DEFAULT,
+	  .needs_output = &output_file, .min = 0, .max = 1000, .def = 5,
 	  .doc = "Keep K rotated files, PATH.1 the newest, {min}..{max} (default: {default})" },
 	{ "output-buffer", OPT_OUTPUT_BUFFER, "BYTES", OPTION_NUMBER, FIELD(output_buffer),
 	  .min = SINK_BUFFER_MIN, .max = SINK_BUFFER_MAX, .def = SINK_BUFFER_DEFAULT,
@@ -109,16 +107,16 @@ const struct agent_option agent_options[] = {
 		 "events are counted lost (default: {default}; raised to two chunks: 512 KiB, "
 		 "1 MiB for NATS)" },
 	{ "output-timeout", OPT_OUTPUT_TIMEOUT, "SECONDS", OPTION_SECONDS,
-	  FIELD(output_timeout_ns), .max = AGENT_OUTPUT_TIMEOUT_MAX_S, .max_words = "one hour",
-	  .example = "5 or 0.5", .def = AGENT_OUTPUT_TIMEOUT_DEFAULT_NS,
+	  FIELD(output_timeout_ns), .max = 3600, .max_words = "one hour",
+	  .example = "5 or 0.5", .def = 5 * FBF_NSEC_PER_SEC,
 	  .doc = "At exit, how long the outputs may take to write what they hold, at most {max}; "
 		 "the rest is counted lost (default: {default})" },
 	{ "nats-stream", OPT_NATS_STREAM, "NAME", OPTION_OWN, FIELD(nats_stream),
-	  .needs_output = &output_nats, .def_text = AGENT_NATS_STREAM_DEFAULT,
+	  .needs_output = &output_nats, .def_text = "FIZZBUZZFIB",
 	  .doc = "The JetStream stream to create if none captures the subject (default: "
 		 "{default}); a stream that exists is never changed" },
 	{ "nats-replicas", OPT_NATS_REPLICAS, "N", OPTION_NUMBER, FIELD(nats_replicas),
-	  .needs_output = &output_nats, .min = 1, .max = AGENT_NATS_REPLICAS_MAX, .def = 1,
+	  .needs_output = &output_nats, .min = 1, .max = 5, .def = 1,
 	  .doc = "Replicas of a stream the agent creates, {min}..{max} (default: {default})" },
 	{ "nats-creds", OPT_NATS_CREDS, "FILE", OPTION_TEXT, FIELD(nats_creds),
 	  .needs_output = &output_nats, .unit = "the file name",

@@ -17,23 +17,12 @@
 #include "sinks/event_sink.h"
 #include "sinks/output_kind.h"
 
-/* Limits of the option values, also quoted in the error messages. */
+/* Limits of the option values that code beside the table needs too. */
 #define AGENT_QUEUE_SIZE_MIN 1U
 /* Per CPU; past the host's memory or a ring's 2 GiB, refused (transport_memory.h). */
 #define AGENT_QUEUE_SIZE_MAX (1U << 31)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
-#define AGENT_STATS_INTERVAL_MAX_S (24ULL * 3600)
-#define AGENT_AGGREGATE_MAX_S (24ULL * 3600)
 #define AGENT_OUTPUTS_MAX EVENT_SINK_MAX
-#define AGENT_OUTPUT_TIMEOUT_MAX_S 3600ULL
-#define AGENT_OUTPUT_TIMEOUT_DEFAULT_NS 5000000000ULL
-#define AGENT_OUTPUT_KEEP_MAX 1000U
-#define AGENT_OUTPUT_KEEP_DEFAULT 5U
-#define AGENT_OUTPUT_ROTATE_MIN 4096ULL
-#define AGENT_NATS_STREAM_DEFAULT "FIZZBUZZFIB"
-/* --max-ifaces' default: interfaces one agent serves at once. */
-#define AGENT_MAX_IFACES_DEFAULT 256
-#define AGENT_NATS_REPLICAS_MAX 5U
 
 struct agent_options {
 	struct ifselect ifaces;		/* --iface: the names and patterns */
