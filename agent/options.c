@@ -175,21 +175,22 @@ static void doc_build(void)
 		const char *meaning;
 	} exits[] = { AGENT_EXITS(AGENT_EXIT_ENTRY) };
 #undef AGENT_EXIT_ENTRY
-	size_t n, i;
+	FILE *f = fmemopen(doc, sizeof(doc), "w");
 	const char *c;
+	size_t i;
 
-	n = snprintf(doc, sizeof(doc), "%s\n\nExit status:", doc_head);
-	for (i = 0; i < sizeof(exits) / sizeof(exits[0]) && n < sizeof(doc); i++) {
-		n += snprintf(doc + n, sizeof(doc) - n, "%s %d ", i ? "," : "", exits[i].status);
+	if (!f)
+		return;
+	fprintf(f, "%s\n\nExit status:", doc_head);
+	for (i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
+		fprintf(f, "%s %d ", i ? "," : "", exits[i].status);
 		/* The list marks commands and options with backquotes, which help text has not. */
-		for (c = exits[i].meaning; *c && n < sizeof(doc) - 2; c++)
+		for (c = exits[i].meaning; *c; c++)
 			if (*c != '`')
-				doc[n++] = *c;
+				fputc(*c, f);
 	}
-	if (n < sizeof(doc) - 1) {
-		doc[n++] = '.';
-		doc[n] = '\0';
-	}
+	fputc('.', f);
+	fclose(f);
 }
 
 /* --queue-size's kernel memory on this host, at the default, for its help. */
