@@ -7,7 +7,6 @@
 #ifndef AGENT_AGGREGATE_H
 #define AGENT_AGGREGATE_H
 
-#include <stdbool.h>
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
