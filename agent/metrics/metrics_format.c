@@ -15,6 +15,14 @@ static void header(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP " PREFIX "%s %s\n# TYPE " PREFIX "%s %s\n", name, help, name, type);
 }
 
+/* A family of one series, labelled with the interface alone. */
+static void family(FILE *out, const char *name, const char *type, const char *help,
+		   const char *dev, __u64 value)
+{
+	header(out, name, type, help);
+	fprintf(out, PREFIX "%s{device=\"%s\"} %llu\n", name, dev, value);
+}
+
 /* The process metrics every Prometheus client library exports, under their usual names. */
 static void process_format(FILE *out, const struct process_figures *p)
 {
@@ -64,15 +72,13 @@ static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
 		f->read);
 	fprintf(out, PREFIX "aggregated_total{device=\"%s\",result=\"no_room\"} %llu\n", dev,
 		c->no_room);
-	header(out, "aggregated_pending", "gauge",
-	       "Frames counted by source in the current interval, not yet read.");
-	fprintf(out, PREFIX "aggregated_pending{device=\"%s\"} %llu\n", dev,
-		c->aggregated > f->read ? c->aggregated - f->read : 0);
-	header(out, "aggregate_intervals_total", "counter", "Intervals taken under --aggregate.");
-	fprintf(out, PREFIX "aggregate_intervals_total{device=\"%s\"} %llu\n", dev, f->intervals);
-	header(out, "aggregate_last_sources", "gauge",
-	       "Source addresses counted in the last interval.");
-	fprintf(out, PREFIX "aggregate_last_sources{device=\"%s\"} %llu\n", dev, f->sources);
+	family(out, "aggregated_pending", "gauge",
+	       "Frames counted by source in the current interval, not yet read.", dev,
+	       c->aggregated > f->read ? c->aggregated - f->read : 0);
+	family(out, "aggregate_intervals_total", "counter", "Intervals taken under --aggregate.",
+	       dev, f->intervals);
+	family(out, "aggregate_last_sources", "gauge",
+	       "Source addresses counted in the last interval.", dev, f->sources);
 	header(out, "aggregate_last_packets", "gauge",
 	       "Frames counted by source in the last interval, by class.");
 	for (i = FBF_FIZZ; i < FBF_NR_CLASSES; i++)
@@ -117,8 +123,8 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 		fprintf(out, PREFIX "iface_events_total{device=\"%s\",result=\"lost_busy\"} %llu\n",
 			sh[i].label, sh[i].c.queue_busy);
 	}
-	header(out, "ifaces", "gauge", "Interfaces the agent serves now.");
-	fprintf(out, PREFIX "ifaces{device=\"%s\"} %d\n", s->device, s->nr_shares - 1);
+	family(out, "ifaces", "gauge", "Interfaces the agent serves now.", s->device,
+	       s->nr_shares - 1);
 }
 
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
@@ -139,13 +145,10 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 		"sample=\"%u\"} 1\n", dev, s->transport, s->mode, s->sample);
 	process_format(out, &s->process);
 
-	header(out, "packets_total", "counter", "Frames the XDP program saw.");
-	fprintf(out, PREFIX "packets_total{device=\"%s\"} %llu\n", dev, c->packets);
-	header(out, "non_ipv4_total", "counter", "Frames that were not IPv4.");
-	fprintf(out, PREFIX "non_ipv4_total{device=\"%s\"} %llu\n", dev, c->non_ipv4);
-	header(out, "malformed_total", "counter",
-	       "IPv4 or VLAN frames cut short or with a bad header.");
-	fprintf(out, PREFIX "malformed_total{device=\"%s\"} %llu\n", dev, c->malformed);
+	family(out, "packets_total", "counter", "Frames the XDP program saw.", dev, c->packets);
+	family(out, "non_ipv4_total", "counter", "Frames that were not IPv4.", dev, c->non_ipv4);
+	family(out, "malformed_total", "counter",
+	       "IPv4 or VLAN frames cut short or with a bad header.", dev, c->malformed);
 
 	header(out, "classified_total", "counter", "IPv4 frames by the class of their source.");
 	for (i = 0; i < FBF_NR_CLASSES; i++)
@@ -166,13 +169,10 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	 * became of the events produced, so that their sum stays the events
 	 * sent and a share lost stays a share of them, sampled or not.
 	 */
-	header(out, "events_not_sampled_total", "counter",
-	       "Events not sent, by design: 1 in N is, under --sample N.");
-	fprintf(out, PREFIX "events_not_sampled_total{device=\"%s\"} %llu\n", dev,
-		c->not_sampled);
-	header(out, "events_queued", "gauge", "Events produced and not yet read or lost.");
-	fprintf(out, PREFIX "events_queued{device=\"%s\"} %llu\n", dev,
-		produced > accounted ? produced - accounted : 0);
+	family(out, "events_not_sampled_total", "counter",
+	       "Events not sent, by design: 1 in N is, under --sample N.", dev, c->not_sampled);
+	family(out, "events_queued", "gauge", "Events produced and not yet read or lost.", dev,
+	       produced > accounted ? produced - accounted : 0);
 
 	ifaces_format(out, s);
 	aggregate_format(out, s);
@@ -207,7 +207,6 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	       "Time the XDP program ran, from BPF run-time statistics.");
 	fprintf(out, PREFIX "prog_run_time_seconds_total{device=\"%s\"} %.9f\n", dev,
 		s->run_time_ns / 1e9);
-	header(out, "prog_run_count_total", "counter",
-	       "Runs of the XDP program counted by BPF run-time statistics.");
-	fprintf(out, PREFIX "prog_run_count_total{device=\"%s\"} %llu\n", dev, s->run_cnt);
+	family(out, "prog_run_count_total", "counter",
+	       "Runs of the XDP program counted by BPF run-time statistics.", dev, s->run_cnt);
 }
