@@ -20,17 +20,30 @@
 #include "sinks/event_ages.h"
 #include "metrics/listen_addr.h"
 
+/* What a scrape reads. The pointers stay valid until metrics_stop(). */
+struct metrics_source {
+	const char *device;
+	const char *transport;	/* "queue" or "ringbuf" */
+	const char *mode;
+	__u32 sample;		/* --sample */
+	int counters_fd;
+	int prog_fd;
+	const __u64 *delivered;
+	const struct event_ages *ages;
+	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
+	double aggregate_interval_s;	/* --aggregate; 0: events */
+	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
+	const struct event_sink *sinks;	/* the outputs, or NULL */
+	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
+};
+
 /* Everything one scrape reports, read at the time of the scrape. */
 struct metrics_snapshot {
-	const char *device;
+	const struct metrics_source *src;	/* its device, transport, mode and options */
 	const char *version;
-	const char *transport;
-	const char *mode;
-	__u32 sample;		/* 1 event in this many sent */
 	struct fbf_counters counters;
 	__u64 delivered;
 	struct event_ages ages;
-	double aggregate_interval_s;	/* --aggregate; 0: events */
 	struct aggregate_figures aggregate;	/* its last interval; all 0 without it */
 	struct metrics_sink {		/* each output's records: written whole, or lost */
 		const char *name;	/* "stdout", "file", "nats", ... */
@@ -60,23 +73,6 @@ int process_figures_read(struct process_figures *p, double start_time_seconds);
 void metrics_format(FILE *out, const struct metrics_snapshot *s);
 
 struct metrics_server;
-
-/* What a scrape reads. The pointers stay valid until metrics_stop(). */
-struct metrics_source {
-	const char *device;
-	const char *transport;	/* "queue" or "ringbuf" */
-	const char *mode;
-	__u32 sample;		/* --sample */
-	int counters_fd;
-	int prog_fd;
-	const __u64 *delivered;
-	const struct event_ages *ages;
-	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
-	double aggregate_interval_s;	/* --aggregate; 0: events */
-	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
-	const struct event_sink *sinks;	/* the outputs, or NULL */
-	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
-};
 
 /*
  * Bind and listen on @text ("ADDR:PORT", parsed by parse_listen_addr()), before

@@ -56,14 +56,14 @@ static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
 {
 	const struct fbf_counters *c = &s->counters;
 	const struct aggregate_figures *f = &s->aggregate;
-	const char *dev = s->device;
+	const char *dev = s->src->device;
 	int i;
 
 	header(out, "aggregate_interval_seconds", "gauge",
 	       "How often the per-source counts are taken under --aggregate; 0: events are "
 	       "sent instead.");
 	fprintf(out, PREFIX "aggregate_interval_seconds{device=\"%s\"} %g\n", dev,
-		s->aggregate_interval_s);
+		s->src->aggregate_interval_s);
 	header(out, "aggregated_total", "counter",
 	       "Frames counted by source in the kernel under --aggregate, by what became of "
 	       "them: read by the agent, or not counted by source for want of room in the "
@@ -123,7 +123,7 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 		fprintf(out, PREFIX "iface_events_total{device=\"%s\",result=\"lost_busy\"} %llu\n",
 			sh[i].label, sh[i].c.queue_busy);
 	}
-	family(out, "ifaces", "gauge", "Interfaces the agent serves now.", s->device,
+	family(out, "ifaces", "gauge", "Interfaces the agent serves now.", s->src->device,
 	       s->nr_shares - 1);
 }
 
@@ -132,17 +132,17 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	const struct fbf_counters *c = &s->counters;
 	__u64 produced = fbf_events_produced(c);
 	__u64 accounted = s->delivered + fbf_events_lost(c), cumulative = 0;
-	const char *dev = s->device;
+	const char *dev = s->src->device;
 	int i;
 
 	header(out, "build_info", "gauge", "The agent's version, event transport and XDP mode.");
 	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
-		s->version, s->transport, s->mode);
+		s->version, s->src->transport, s->src->mode);
 	header(out, "agent_info", "gauge",
 	       "What this agent watches: its interface, event transport, XDP mode and "
 	       "sampling (1 event in N sent).");
 	fprintf(out, PREFIX "agent_info{device=\"%s\",transport=\"%s\",mode=\"%s\","
-		"sample=\"%u\"} 1\n", dev, s->transport, s->mode, s->sample);
+		"sample=\"%u\"} 1\n", dev, s->src->transport, s->src->mode, s->src->sample);
 	process_format(out, &s->process);
 
 	family(out, "packets_total", "counter", "Frames the XDP program saw.", dev, c->packets);

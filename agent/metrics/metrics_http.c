@@ -43,17 +43,13 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 {
 	int i;
 
-	*s = (struct metrics_snapshot){
-		.device = src->device, .version = FBF_VERSION, .transport = src->transport,
-		.mode = src->mode, .sample = src->sample,
-	};
+	*s = (struct metrics_snapshot){ .src = src, .version = FBF_VERSION };
 	/* Delivered first: every event delivered was produced before it, so never more. */
 	s->delivered = __atomic_load_n(src->delivered, __ATOMIC_RELAXED);
 	for (i = 0; i < METRICS_AGE_BUCKETS; i++)
 		s->ages.le[i] = __atomic_load_n(&src->ages->le[i], __ATOMIC_RELAXED);
 	s->ages.sum_ns = __atomic_load_n(&src->ages->sum_ns, __ATOMIC_RELAXED);
 	s->ages.count = __atomic_load_n(&src->ages->count, __ATOMIC_RELAXED);
-	s->aggregate_interval_s = src->aggregate_interval_s;
 	if (src->aggregate) {
 		const struct aggregate_figures *f = src->aggregate;
 

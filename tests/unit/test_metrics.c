@@ -42,9 +42,11 @@ static void assert_line(const char *text, const char *line)
 
 static void test_exposition_of_known_counters(void **state)
 {
+	struct metrics_source src = {
+		.device = "eth0", .transport = "queue", .mode = "native", .sample = 4,
+	};
 	struct metrics_snapshot s = {
-		.device = "eth0", .version = "1.2.3", .transport = "queue", .mode = "native",
-		.sample = 4,
+		.src = &src, .version = "1.2.3",
 		.counters = {
 			.packets = 104, .non_ipv4 = 7, .malformed = 3,
 			.by_class = { [FBF_NONE] = 10, [FBF_FIZZ] = 20, [FBF_BUZZ] = 30,
@@ -99,8 +101,8 @@ static void test_exposition_of_known_counters(void **state)
 
 static void test_age_histogram_is_cumulative(void **state)
 {
-	struct metrics_snapshot s = { .device = "d", .version = "v", .transport = "t",
-				      .mode = "m" };
+	struct metrics_source src = { .device = "d", .transport = "t", .mode = "m" };
+	struct metrics_snapshot s = { .src = &src, .version = "v" };
 	char *text;
 
 	(void)state;
