@@ -36,7 +36,6 @@
 struct metrics_server {
 	struct MHD_Daemon *daemon;
 	struct metrics_source src;
-	int listen_fd;
 };
 
 static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s)
@@ -222,7 +221,6 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 	}
 	getsockname(listen_fd, (struct sockaddr *)&sa, &len);
 	srv->src = *src;
-	srv->listen_fd = listen_fd;
 	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 				       (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				       0, NULL, NULL, on_request, srv,
@@ -245,7 +243,7 @@ void metrics_stop(struct metrics_server *srv)
 {
 	if (!srv)
 		return;
+	/* It closes the listening socket too, given or its own. */
 	MHD_stop_daemon(srv->daemon);
-	close(srv->listen_fd);
 	free(srv);
 }
