@@ -75,7 +75,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s);
 struct metrics_server;
 
 /*
- * Bind and listen on @text ("ADDR:PORT", parsed by parse_listen_addr()), before
+ * Bind and listen on @text ("ADDR:PORT", accepted by parse_listen_addr()), before
  * the agent attaches anything. Returns the socket, or -1 after one line on
  * stderr saying why (a port in use, an address not on this host).
  */

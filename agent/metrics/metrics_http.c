@@ -164,10 +164,8 @@ int metrics_listen(const char *text)
 	int fd, one = 1, err;
 	socklen_t len;
 
-	if (parse_listen_addr(text, &sa, &len)) {
-		pr_err("--metrics '%s': use ADDR:PORT or [ADDR]:PORT\n", text);
-		return -1;
-	}
+	/* The options check refused every address this cannot parse. */
+	parse_listen_addr(text, &sa, &len);
 	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		pr_err("cannot serve metrics on %s: %s\n", text, strerror(errno));
