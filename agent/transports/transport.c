@@ -9,16 +9,15 @@ int transport_open(struct transport *t, enum fbf_transport transport, int events
 					  &transport_ring_ops : &transport_queue_ops;
 	int err;
 
-	t->sink = sink;
-	t->rings = NULL;
-	t->next = 0;
+	/* No ops until open, so that a failed open leaves nothing to read or close. */
+	*t = (struct transport){ .sink = sink };
 	err = fbf_event_maps_open(&t->maps, events_fd, spare_fd);
 	if (!err && ops->open)
 		err = ops->open(t);
 	if (err)
 		fbf_event_maps_close(&t->maps);
-	/* Set once open, so that a failed open leaves nothing to read or close. */
-	t->ops = err ? NULL : ops;
+	else
+		t->ops = ops;
 	return err;
 }
 
