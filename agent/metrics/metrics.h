@@ -53,8 +53,7 @@ struct metrics_snapshot {
 	unsigned int nr_sinks;
 	struct ifset_share *shares;	/* several interfaces: each one's, the gone last */
 	int nr_shares;
-	bool have_run_stats;	/* BPF run-time statistics are on */
-	__u64 run_time_ns;
+	__u64 run_time_ns;	/* BPF run-time statistics: both 0 while they are off */
 	__u64 run_cnt;
 	struct process_figures {	/* the agent process, as exporters report it */
 		double cpu_seconds;	/* user + system */

@@ -201,7 +201,8 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 		s->ages.sum_ns / 1e9);
 	fprintf(out, PREFIX "event_age_seconds_count{device=\"%s\"} %llu\n", dev, s->ages.count);
 
-	if (!s->have_run_stats)
+	/* BPF run-time statistics are on while they move; 0 until someone enables them. */
+	if (!s->run_time_ns && !s->run_cnt)
 		return;
 	header(out, "prog_run_time_seconds_total", "counter",
 	       "Time the XDP program ran, from BPF run-time statistics.");

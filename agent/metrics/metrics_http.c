@@ -78,8 +78,6 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 			s->run_cnt = info.run_cnt;
 		}
 	}
-	/* BPF run-time statistics are on while run_time_ns moves; 0 until someone enables them. */
-	s->have_run_stats = s->run_time_ns || s->run_cnt;
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
 	if (!src->ifaces)

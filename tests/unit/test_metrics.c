@@ -90,7 +90,6 @@ static void test_exposition_of_known_counters(void **state)
 	assert_null(strstr(text, "prog_run"));
 	free(text);
 
-	s.have_run_stats = true;
 	s.run_time_ns = 1500000000ULL;
 	s.run_cnt = 42;
 	text = format(&s);
