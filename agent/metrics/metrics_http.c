@@ -40,6 +40,8 @@ struct metrics_server {
 
 static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s)
 {
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
 	int i;
 
 	*s = (struct metrics_snapshot){ .src = src, .version = FBF_VERSION };
@@ -67,24 +69,19 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		s->sinks[i].lost = __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED);
 		s->nr_sinks++;
 	}
-	if (src->ifaces) {
-		ifset_run_stats(src->ifaces, &s->run_time_ns, &s->run_cnt);
-	} else {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-
-		if (!bpf_obj_get_info_by_fd(src->prog_fd, &info, &len)) {
-			s->run_time_ns = info.run_time_ns;
-			s->run_cnt = info.run_cnt;
-		}
-	}
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
-	if (!src->ifaces)
-		return fbf_counters_read(src->counters_fd, &s->counters);
-	/* The totals from the same read as the shares: they add up within a scrape. */
-	s->nr_shares = ifset_shares(src->ifaces, &s->shares, &s->counters);
-	return s->nr_shares < 0 ? s->nr_shares : 0;
+	if (src->ifaces) {
+		ifset_run_stats(src->ifaces, &s->run_time_ns, &s->run_cnt);
+		/* The totals from the same read as the shares: they add up within a scrape. */
+		s->nr_shares = ifset_shares(src->ifaces, &s->shares, &s->counters);
+		return s->nr_shares < 0 ? s->nr_shares : 0;
+	}
+	if (!bpf_obj_get_info_by_fd(src->prog_fd, &info, &len)) {
+		s->run_time_ns = info.run_time_ns;
+		s->run_cnt = info.run_cnt;
+	}
+	return fbf_counters_read(src->counters_fd, &s->counters);
 }
 
 /* The landing page exporters have: what this is, and where the metrics are. */
