@@ -144,9 +144,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (out)
 		metrics_format(out, &s);
 	free(s.shares);
-	if (!out)
-		return MHD_NO;
-	if (fclose(out)) {
+	if (!out || fclose(out)) {
 		free(body);
 		return MHD_NO;
 	}
