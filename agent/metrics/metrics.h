@@ -8,9 +8,7 @@
 #ifndef AGENT_METRICS_H
 #define AGENT_METRICS_H
 
-#include <stdbool.h>
 #include <stdio.h>
-#include <sys/socket.h>
 #include <linux/types.h>
 
 #include "fizzbuzzfib.h"
