@@ -63,8 +63,8 @@ struct metrics_snapshot {
 	} process;
 };
 
-/* This process's figures now, beside @start_time_seconds. 0, or -errno with what it read. */
-int process_figures_read(struct process_figures *p, double start_time_seconds);
+/* This process's figures now, beside @start_time_seconds; 0 for what cannot be read. */
+void process_figures_read(struct process_figures *p, double start_time_seconds);
 
 /* The exposition of @s, Prometheus text format 0.0.4. */
 void metrics_format(FILE *out, const struct metrics_snapshot *s);

@@ -5,14 +5,13 @@
  * /proc/self/statm, descriptors from /proc/self/fd and RLIMIT_NOFILE.
  */
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
 #include "metrics/metrics.h"
 
-int process_figures_read(struct process_figures *p, double start_time_seconds)
+void process_figures_read(struct process_figures *p, double start_time_seconds)
 {
 	unsigned long long size, resident;
 	long page = sysconf(_SC_PAGESIZE);
@@ -21,7 +20,6 @@ int process_figures_read(struct process_figures *p, double start_time_seconds)
 	struct dirent *e;
 	FILE *statm;
 	DIR *fds;
-	int err = 0;
 
 	*p = (struct process_figures){ .start_time_seconds = start_time_seconds };
 	if (!getrusage(RUSAGE_SELF, &ru))
@@ -33,19 +31,16 @@ int process_figures_read(struct process_figures *p, double start_time_seconds)
 	if (statm && fscanf(statm, "%llu %llu", &size, &resident) == 2) {
 		p->virtual_bytes = size * page;
 		p->resident_bytes = resident * page;
-	} else {
-		err = -errno ?: -EIO;
 	}
 	if (statm)
 		fclose(statm);
 	fds = opendir("/proc/self/fd");
 	if (!fds)
-		return -errno;
+		return;
 	while ((e = readdir(fds)))
 		p->open_fds += e->d_name[0] != '.';
 	closedir(fds);
 	/* The directory's own descriptor, open while it was read, is not the agent's. */
 	if (p->open_fds)
 		p->open_fds--;
-	return err;
 }
