@@ -96,16 +96,15 @@ static int report_end(enum drain_end end, const struct drain *d)
 static void announce_drain(const struct drain *d, int counters_fd)
 {
 	struct fbf_counters c;
-	__u64 produced, accounted;
+	__u64 queued;
 
 	if (fbf_counters_read(counters_fd, &c))
 		return;
-	produced = fbf_events_produced(&c);
-	accounted = d->sink->delivered + fbf_events_lost(&c);
-	if (produced < accounted + DRAIN_ANNOUNCE_EVENTS)
+	queued = fbf_events_queued(&c, d->sink->delivered);
+	if (queued < DRAIN_ANNOUNCE_EVENTS)
 		return;
 	pr_info("draining the %llu events left in the %s; stop again to leave them unread "
-		"(the summary counts them as queued)\n", produced - accounted,
+		"(the summary counts them as queued)\n", queued,
 		fbf_transport_name(d->transport));
 }
 

@@ -235,6 +235,14 @@ static inline __u64 fbf_events_lost(const struct fbf_counters *c)
 	return c->queue_full + c->queue_busy;
 }
 
+/* Events produced and not yet read (@delivered of them were) or lost: still in the maps. */
+static inline __u64 fbf_events_queued(const struct fbf_counters *c, __u64 delivered)
+{
+	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
+
+	return produced > accounted ? produced - accounted : 0;
+}
+
 /* The queue holds this many events unless userspace sets another size at load time. */
 #define FBF_DEFAULT_QUEUE_SIZE 4096
 

@@ -225,7 +225,7 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 		if (err)
 			return err;
 		if (*read_err || polls == DRAIN_SETTLE_POLLS || d->abandoned ||
-		    fbf_events_produced(c) <= d->sink->delivered + fbf_events_lost(c))
+		    !fbf_events_queued(c, d->sink->delivered))
 			return 0;
 		nanosleep(&poll, NULL);
 	}

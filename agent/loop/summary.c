@@ -62,12 +62,10 @@ static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_s
 static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_counters *c,
 			 __u64 delivered, const struct summary_run *run, bool json)
 {
-	__u64 produced = fbf_events_produced(c), accounted = delivered + fbf_events_lost(c);
-
-	len = put(buf, len, size, "produced", produced, json);
+	len = put(buf, len, size, "produced", fbf_events_produced(c), json);
 	len = put(buf, len, size, "delivered", delivered, json);
 	len = put_group(buf, len, size, c, FBF_COUNTERS_LOSSES, json);
-	len = put(buf, len, size, "queued", produced > accounted ? produced - accounted : 0, json);
+	len = put(buf, len, size, "queued", fbf_events_queued(c, delivered), json);
 	if (run->aggregated_read)
 		len = put(buf, len, size, "aggregated_read", *run->aggregated_read, json);
 	return len;

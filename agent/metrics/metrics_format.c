@@ -130,8 +130,7 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
 {
 	const struct fbf_counters *c = &s->counters;
-	__u64 produced = fbf_events_produced(c);
-	__u64 accounted = s->delivered + fbf_events_lost(c), cumulative = 0;
+	__u64 cumulative = 0;
 	const char *dev = s->src->device;
 	int i;
 
@@ -172,7 +171,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	family(out, "events_not_sampled_total", "counter",
 	       "Events not sent, by design: 1 in N is, under --sample N.", dev, c->not_sampled);
 	family(out, "events_queued", "gauge", "Events produced and not yet read or lost.", dev,
-	       produced > accounted ? produced - accounted : 0);
+	       fbf_events_queued(c, s->delivered));
 
 	ifaces_format(out, s);
 	aggregate_format(out, s);
