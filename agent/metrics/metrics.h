@@ -26,12 +26,10 @@ struct metrics_source {
 	__u32 sample;		/* --sample */
 	int counters_fd;
 	int prog_fd;
-	const __u64 *delivered;
-	const struct event_ages *ages;
 	double start_time_seconds;	/* CLOCK_REALTIME when the agent started */
 	double aggregate_interval_s;	/* --aggregate; 0: events */
 	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
-	const struct event_sink *sinks;	/* the outputs, or NULL */
+	const struct event_sink *sinks;	/* the outputs, the events delivered and their ages */
 	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
 };
 

@@ -46,11 +46,11 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 
 	*s = (struct metrics_snapshot){ .src = src, .version = FBF_VERSION };
 	/* Delivered first: every event delivered was produced before it, so never more. */
-	s->delivered = __atomic_load_n(src->delivered, __ATOMIC_RELAXED);
+	s->delivered = __atomic_load_n(&src->sinks->delivered, __ATOMIC_RELAXED);
 	for (i = 0; i < METRICS_AGE_BUCKETS; i++)
-		s->ages.le[i] = __atomic_load_n(&src->ages->le[i], __ATOMIC_RELAXED);
-	s->ages.sum_ns = __atomic_load_n(&src->ages->sum_ns, __ATOMIC_RELAXED);
-	s->ages.count = __atomic_load_n(&src->ages->count, __ATOMIC_RELAXED);
+		s->ages.le[i] = __atomic_load_n(&src->sinks->ages->le[i], __ATOMIC_RELAXED);
+	s->ages.sum_ns = __atomic_load_n(&src->sinks->ages->sum_ns, __ATOMIC_RELAXED);
+	s->ages.count = __atomic_load_n(&src->sinks->ages->count, __ATOMIC_RELAXED);
 	if (src->aggregate) {
 		const struct aggregate_figures *f = src->aggregate;
 
@@ -61,7 +61,7 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		for (i = 0; i < FBF_NR_CLASSES; i++)
 			s->aggregate.packets[i] = __atomic_load_n(&f->packets[i], __ATOMIC_RELAXED);
 	}
-	for (i = 0; src->sinks && i < (int)src->sinks->nr; i++) {
+	for (i = 0; i < (int)src->sinks->nr; i++) {
 		const struct sink *k = &src->sinks->sinks[i];
 
 		s->sinks[i].name = k->name;
