@@ -221,9 +221,13 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				       (size_t)METRICS_CONNECTION_MEMORY,
 				       MHD_OPTION_END);
+	/*
+	 * Not closed here: libmicrohttpd closes a given socket on some of its
+	 * failure paths, and a second close could take an output's descriptor.
+	 * The agent exits on this failure, which closes it if still open.
+	 */
 	if (!srv->daemon) {
 		pr_err("cannot serve metrics on %s: libmicrohttpd did not start\n", text);
-		close(listen_fd);
 		free(srv);
 		return NULL;
 	}
