@@ -29,9 +29,9 @@
 /* Options with no short form. */
 enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
-	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP, OPT_OUTPUT_BUFFER,
-	OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS, OPT_NATS_CA,
-	OPT_DETACH,
+	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP,
+	OPT_OUTPUT_BUFFER, OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS,
+	OPT_NATS_CA, OPT_DETACH,
 };
 
 #define FIELD(f) .field = offsetof(struct agent_options, f), \
@@ -406,8 +406,9 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 		socklen_t len;
 
 		if (parse_listen_addr(arg, &sa, &len))
-			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric address "
-				    "and a port from 1 to 65535, e.g. 127.0.0.1:9435 or [::]:9435",
+			usage_error("--metrics '%s': use ADDR:PORT or [ADDR]:PORT, a numeric "
+				    "address and a port from 1 to 65535, "
+				    "e.g. 127.0.0.1:9435 or [::]:9435",
 				    arg_shown(shown, arg));
 		opts->metrics = arg;
 		break;
@@ -418,8 +419,9 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 	case OPT_NATS_STREAM:
 		/* NATS refuses these in a stream's name. */
 		if (!*arg || strpbrk(arg, " \t.*>/\\") || strlen(arg) > 255)
-			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, none of "
-				    "them a space, '.', '*', '>', '/' or '\\'", arg_shown(shown, arg));
+			usage_error("--nats-stream '%s': a stream's name has 1 to 255 bytes, "
+				    "none of them a space, '.', '*', '>', '/' or '\\'",
+				    arg_shown(shown, arg));
 		opts->nats_stream = arg;
 		break;
 	}
@@ -436,8 +438,8 @@ static void outputs_distinct(const struct agent_options *opts)
 		output_dest_get(opts->outputs[i], &d[i]);
 		for (j = 0; j < i; j++)
 			if (output_dest_same(&d[j], &d[i]))
-				usage_error("--output '%s' and --output '%s' write to the same place, "
-					    "each event twice; keep one",
+				usage_error("--output '%s' and --output '%s' write to the same "
+					    "place, each event twice; keep one",
 					    arg_shown(a, opts->outputs[j]),
 					    arg_shown(b, opts->outputs[i]));
 	}

@@ -209,7 +209,8 @@ void log_release(bool show)
 {
 	if (show && log_held_len) {
 		/* A JSON line cut in two is no JSON: keep the whole ones. */
-		while (log_json && log_held_cut && log_held_len && log_held[log_held_len - 1] != '\n')
+		while (log_json && log_held_cut && log_held_len &&
+		       log_held[log_held_len - 1] != '\n')
 			log_held_len--;
 		fwrite(log_held, 1, log_held_len, stderr);
 		if (log_held_cut && !log_json)

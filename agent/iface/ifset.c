@@ -256,7 +256,10 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 			snprintf(m->name, sizeof(m->name), "%s", ev->name);
 		else if (strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
-		/* A change of program sends a link event too: judged once it is read (suspects_judge()). */
+		/*
+		 * A change of program sends a link event too: judged once it is
+		 * read (suspects_judge()).
+		 */
 		if (m->ifindex && attachment_replaced(&m->att))
 			m->suspect = true;
 		return;

@@ -51,7 +51,7 @@ struct ifset_member {
 	char name[IF_NAMESIZE];		/* as the kernel has it now */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool freed;			/* given up: reusable once the drain caught up since */
-	bool suspect;			/* its program looked replaced: judged once events are read */
+	bool suspect;			/* program looked replaced: judged once events are read */
 	__u64 freed_at;			/* *caught_up when it was; ~0: never (parked) */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;

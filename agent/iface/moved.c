@@ -49,7 +49,8 @@ static int nsid_of(int fd)
 	    (n = recv(sock, buf, sizeof(buf), 0)) > 0 && NLMSG_OK(nh, n) &&
 	    nh->nlmsg_type == RTM_NEWNSID) {
 		len = nh->nlmsg_len - NLMSG_SPACE(sizeof(struct rtgenmsg));
-		rta = (struct rtattr *)((char *)NLMSG_DATA(nh) + NLMSG_ALIGN(sizeof(struct rtgenmsg)));
+		rta = (struct rtattr *)((char *)NLMSG_DATA(nh) +
+					NLMSG_ALIGN(sizeof(struct rtgenmsg)));
 		for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
 			if (rta->rta_type == NETNSA_NSID)
 				memcpy(&nsid, RTA_DATA(rta), sizeof(nsid));

@@ -68,8 +68,8 @@ static void print_text(FILE *out, const struct aggregate *ag, const char *end, d
 	for (c = FBF_FIZZ; c < FBF_NR_CLASSES; c++)
 		for (i = 0; i < ag->nr_best[c]; i++) {
 			format_ipv4(ag->best[c][i].saddr, addr);
-			fprintf(out, "top class=%s rank=%u saddr=%s packets=%llu\n", fbf_class_name(c),
-			       i + 1, addr, ag->best[c][i].packets);
+			fprintf(out, "top class=%s rank=%u saddr=%s packets=%llu\n",
+			       fbf_class_name(c), i + 1, addr, ag->best[c][i].packets);
 		}
 }
 

@@ -37,7 +37,7 @@ struct drain {
 	int doorbell_fd;		/* the program rings it while reader_asleep is set */
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */
-	int links_fd;			/* the interfaces' link events to follow (ifset.h); -1: none */
+	int links_fd;			/* interfaces' link events to follow (ifset.h); -1: none */
 	struct event_sink *sink;		/* where the events go: the sinks, ages */
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */

@@ -173,7 +173,8 @@ int summary_running(const struct drain *d, int counters_fd, const struct summary
 int summary_final(const struct drain *d, const struct fbf_counters *c,
 		  const struct summary_run *run)
 {
-	__u64 produced = fbf_events_produced(c), accounted = d->sink->delivered + fbf_events_lost(c);
+	__u64 produced = fbf_events_produced(c);
+	__u64 accounted = d->sink->delivered + fbf_events_lost(c);
 
 	account_print("summary", c, d->sink, run, run->elapsed_ns, run->json);
 	if (!sinks_balance(d->sink))

@@ -182,7 +182,8 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	       "acknowledged, and those it lost: over its buffer, or failed writes.");
 	for (i = 0; i < (int)s->nr_sinks; i++) {
 		fprintf(out, PREFIX "sink_events_total{device=\"%s\",sink=\"%s\","
-			"result=\"delivered\"} %llu\n", dev, s->sinks[i].name, s->sinks[i].delivered);
+			"result=\"delivered\"} %llu\n", dev, s->sinks[i].name,
+			s->sinks[i].delivered);
 		fprintf(out, PREFIX "sink_events_total{device=\"%s\",sink=\"%s\",result=\"lost\"} "
 			"%llu\n", dev, s->sinks[i].name, s->sinks[i].lost);
 	}

@@ -136,7 +136,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return reply(conn, MHD_HTTP_OK, strdup(LANDING_PAGE), strlen(LANDING_PAGE),
 			     "text/html; charset=utf-8");
 	if (strcmp(url, "/metrics"))
-		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+		return reply_text(conn, MHD_HTTP_NOT_FOUND,
+				  "not found: the metrics are at /metrics\n");
 	if (snapshot(&srv->src, &s))
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot read the counters\n");
@@ -216,7 +217,8 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 				       (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				       0, NULL, NULL, on_request, srv,
 				       MHD_OPTION_LISTEN_SOCKET, listen_fd,
-				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+				       MHD_OPTION_CONNECTION_TIMEOUT,
+				       (unsigned int)METRICS_TIMEOUT_S,
 				       MHD_OPTION_CONNECTION_LIMIT, connections,
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				       (size_t)METRICS_CONNECTION_MEMORY,

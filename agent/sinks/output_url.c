@@ -137,8 +137,10 @@ int ipfix_url_parse(const char *rest, struct ipfix_url *u, const char **why)
 	memcpy(u->port, colon + 1, end - colon - 1);
 	if (!query)
 		return 0;
-	if (strncmp(query, "?domain=", 8) || parse_u64_range(query + 8, 0, 0xffffffffULL, &domain)) {
-		*why = "the only parameter is ?domain=N, an observation domain from 0 to 4294967295";
+	if (strncmp(query, "?domain=", 8) ||
+	    parse_u64_range(query + 8, 0, 0xffffffffULL, &domain)) {
+		*why = "the only parameter is ?domain=N, "
+		       "an observation domain from 0 to 4294967295";
 		return -EINVAL;
 	}
 	u->domain = domain;

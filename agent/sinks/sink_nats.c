@@ -196,7 +196,8 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct output
 	case NATS_CONNECTION_AUTH_FAILED:
 	case NATS_NOT_PERMITTED:
 		pr_err("output nats: the server of nats://%s refused the agent: %s; %s%s\n",
-		       s->target, nats_last_error(), o->nats_creds ? "check with its operator that it "
+		       s->target, nats_last_error(),
+		       o->nats_creds ? "check with its operator that it "
 		       "accepts the user of --nats-creds " : "it may need --nats-creds", creds);
 		break;
 	case NATS_SECURE_CONNECTION_WANTED:
