@@ -94,7 +94,8 @@ int cost_events_prepare(struct cost_events *ev, struct bpf_object *obj, __u32 ru
 			em->max_entries = event_map_size(em->type, runs * cpus,
 							 bpf_map__max_entries(map));
 			err = bpf_map__set_max_entries(map, em->max_entries);
-		} else if (em->type == BPF_MAP_TYPE_ARRAY_OF_MAPS && inner && is_event_map(em->inner)) {
+		} else if (em->type == BPF_MAP_TYPE_ARRAY_OF_MAPS && inner &&
+			   is_event_map(em->inner)) {
 			err = fill_array(em, inner, runs);
 		} else {
 			/*

@@ -32,7 +32,7 @@ struct cost_event_map {
 	struct fbf_event_maps cpus;	/* a filled array's maps, one per CPU */
 	__u32 max_entries;		/* each map's size: a queue's entries, a ring's bytes */
 	__u32 value_size;		/* a queue's or stack's event */
-	__u64 read;			/* events read out of it (an array: all its maps), all runs */
+	__u64 read;			/* events read from it (an array: all its maps), all runs */
 };
 
 struct cost_events {

@@ -69,12 +69,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (read_stats(prog_fd, &cnt0, &ns0)) {
-		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1],
+			strerror(errno));
 		return 1;
 	}
 	status = run_command(&argv[3]);
 	if (read_stats(prog_fd, &cnt1, &ns1)) {
-		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "bpf_run_stats: reading program %s: %s\n", argv[1],
+			strerror(errno));
 		return 1;
 	}
 	close(stats_fd);

@@ -288,7 +288,8 @@ rings_failed:
 			err = kernel_case_time(prog_fd[a], frame, repeat, &ns[a * rounds + round]);
 			err = err ?: drain_and_check(a, &queues, rings, repeat);
 			if (err) {
-				fprintf(stderr, "event_parts: %s: %s\n", arms[a].name, strerror(-err));
+				fprintf(stderr, "event_parts: %s: %s\n", arms[a].name,
+					strerror(-err));
 				goto out;
 			}
 		}

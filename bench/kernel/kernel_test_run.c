@@ -5,8 +5,9 @@
  * frame and a VLAN frame, on both transports (queue map and ring buffer)
  * and on the queue sampled at 1 in 16 (--sample 16), interleaved run by run
  * with a bare XDP_PASS program on the same frame, so each overhead comes
- * from runs a few milliseconds apart, and the ratio over all shapes together. Also each loaded program's static figures. Prints
- * raw samples as "benchmark<TAB>measure<TAB>value" for bench/report.py.
+ * from runs a few milliseconds apart, and the ratio over all shapes
+ * together. Also each loaded program's static figures. Prints raw samples
+ * as "benchmark<TAB>measure<TAB>value" for bench/report.py.
  *
  * Queue and ring state: every classifier run starts on an empty queue (or
  * ring) sized to hold all of the run's events, so each push succeeds, none
@@ -188,7 +189,8 @@ int main(int argc, char **argv)
 					       FBF_TRANSPORT_QUEUE, repeat, arm_sample[a]);
 		if (err) {
 			fprintf(stderr, "kernel_test_run: loading %s: %s%s\n", arm_name[a],
-				strerror(-err), bpf_fixture_unavailable(err) ? " (run as root)" : "");
+				strerror(-err),
+				bpf_fixture_unavailable(err) ? " (run as root)" : "");
 			goto out;
 		}
 		prog_fd[a] = fx[a].prog_fd;
