@@ -98,7 +98,8 @@ static int parse_item(const char *item, size_t idx, uint32_t *first, uint32_t *l
 
 		if (!parse_octet(dash + 1, &octet))
 			return fail(err, errlen, -EINVAL,
-				    "item %zu \"%s\": range end \"%s\" is not an address or an octet",
+				    "item %zu \"%s\": range end \"%s\" is not an address "
+				    "or an octet",
 				    idx, item, dash + 1);
 		*last = (*first & 0xffffff00u) | octet;
 	}

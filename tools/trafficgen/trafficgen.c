@@ -179,7 +179,8 @@ static void parse_options(int argc, char **argv, struct options *opts)
 			break;
 		case 'd':
 			if (parse_seconds_ns(optarg, DURATION_MAX, &ns))
-				usage_error("--duration: \"%s\" is not a number of seconds in (0, %llu]",
+				usage_error("--duration: \"%s\" is not a number of seconds "
+					    "in (0, %llu]",
 					    optarg, DURATION_MAX);
 			opts->duration = ns / 1e9;
 			break;
@@ -317,7 +318,8 @@ static void raise_fd_limit(rlim_t need)
 		return;
 	/* libcurl reports running out only as "Couldn't connect", so say why here. */
 	fprintf(stderr,
-		PROG ": warning: open file limit %llu is below the %llu this run needs; raise ulimit -n or lower --concurrency\n",
+		PROG ": warning: open file limit %llu is below the %llu this run needs; "
+		"raise ulimit -n or lower --concurrency\n",
 		(unsigned long long)rl.rlim_cur, (unsigned long long)need);
 }
 
@@ -497,7 +499,8 @@ static int run_loop(struct run *r)
 		if (wfd.revents) {
 			signals_seen += drain_signals();
 			if (!r->stopping && !o->quiet)
-				fprintf(stderr, PROG ": stopping; %u requests running, signal again to abort\n",
+				fprintf(stderr, PROG ": stopping; %u requests running, "
+					"signal again to abort\n",
 					o->concurrency - r->nr_idle);
 			r->stopping = true;
 			if (signals_seen > 1)
