@@ -234,8 +234,9 @@ static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_n
  * Waking the reader, the same for both transports. The agent reads while
  * events come and sleeps only after a quiet spell; it says so here first, in
  * its mapping of this variable, and no event wakes a reader that does not
- * sleep. The agent sets it; the program clears it when it rings. A sleeping reader is woken through the doorbell, a ring of its
- * own: its records say nothing, a forced wake-up of its epoll is what it is for.
+ * sleep. The agent sets it; the program clears it when it rings. A sleeping
+ * reader is woken through the doorbell, a ring of its own: its records say
+ * nothing, a forced wake-up of its epoll is what it is for.
  */
 volatile __u32 reader_asleep;
 
