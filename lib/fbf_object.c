@@ -106,7 +106,8 @@ int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 	if (ring && !fbf_ring_bytes(events))
 		return -E2BIG;
 	if (ring)
-		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0, fbf_ring_bytes(events));
+		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_RINGBUF, 0,
+					   fbf_ring_bytes(events));
 	else
 		fd = fbf_event_maps_create("events", BPF_MAP_TYPE_QUEUE, sizeof(struct fbf_event),
 					   events);

@@ -27,7 +27,10 @@
 #include "frames.h"
 #include "userspace_util.h"
 
-/* The agent's quiet spell is shorter than this (agent/loop/drain.h): gaps past it wake a sleeper. */
+/*
+ * The agent's quiet spell is shorter than this (agent/loop/drain.h): gaps
+ * past it wake a sleeper.
+ */
 #define QUIET_SPELL_US 2000
 #define LINE_MAX_LEN 512
 
@@ -127,9 +130,9 @@ int main(int argc, char **argv)
 		deadline = fbf_monotonic_ns() + hang_s * 1e9;
 		do {
 			if (next_line(events, line, deadline)) {
-				fprintf(stderr, "wake_probe: event %lu (10.%lu.%lu.1) not printed %.0f s "
-					"after its frame, %.0f us after the one before: a lost "
-					"wake-up\n", i, i >> 8, i & 0xff, hang_s, gap);
+				fprintf(stderr, "wake_probe: event %lu (10.%lu.%lu.1) not printed "
+					"%.0f s after its frame, %.0f us after the one before: "
+					"a lost wake-up\n", i, i >> 8, i & 0xff, hang_s, gap);
 				return 1;
 			}
 		} while (strncmp(line, want, strlen(want)));

@@ -103,11 +103,13 @@ static long take_into(struct bpf_fixture *fx, __u64 *got)
 	for (i = 0; i < n; i++) {
 		off = (fx->sources.counts[i].saddr - BASE) / stride;
 		if (off >= SOURCES || source_addr(off) != fx->sources.counts[i].saddr)
-			fail_msg("a count for %#x, which sent nothing", fx->sources.counts[i].saddr);
+			fail_msg("a count for %#x, which sent nothing",
+				 fx->sources.counts[i].saddr);
 		if (!classified(off))
 			fail_msg("a count for %#x, of class none", fx->sources.counts[i].saddr);
 		if (!fx->sources.counts[i].packets)
-			fail_msg("an entry for %#x that counts nothing", fx->sources.counts[i].saddr);
+			fail_msg("an entry for %#x that counts nothing",
+				 fx->sources.counts[i].saddr);
 		got[off] += fx->sources.counts[i].packets;
 	}
 	return n;
