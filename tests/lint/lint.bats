@@ -5,7 +5,8 @@
 # in a bats file or a script of a temporary directory, is caught, each way
 # errexit lets one pass; the same file written right passes; and the layout
 # check names a source file that docs/design.md leaves out; a merge conflict
-# left in a file is caught; and the tree itself passes make lint.
+# left in a file is caught; a C line past 100 columns, tabs counted to their
+# stops, is caught; and the tree itself passes make lint.
 
 bats_require_minimum_version 1.5.0
 
@@ -112,6 +113,28 @@ plant()
 	[ "${lines[0]}" = "doc.md:6:<<<<<<< HEAD: a merge conflict left in the file" ]
 	[ "${lines[1]}" = "doc.md:10:>>>>>>> other: a merge conflict left in the file" ]
 	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "a C line past 100 columns is caught, its tabs counted to their stops" {
+	local tree=$BATS_TEST_TMPDIR/tree x79
+
+	mkdir -p "$tree/src"
+	printf -v x79 '%79s' ''
+	x79=${x79// /x}
+	# Tabs to columns 8 and 16 around "int a;", then 84: 100 (a flat 8 a tab, 106).
+	printf 'int b;\n\n\tint a;\t/* %s */\n' "${x79:1}" >"$tree/src/planted.c"
+	git -C "$tree" init -q
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/c_columns.sh" "$tree"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	printf 'int b;\n\n\tint a;\t/* %s */\n' "$x79" >"$tree/src/planted.c"
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/c_columns.sh" "$tree"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "src/planted.c:3: 101 columns, over 100" ]
 }
 
 @test "this tree: make lint finds nothing" {

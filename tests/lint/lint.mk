@@ -3,11 +3,12 @@
 # make lint       every shell and bats file through ShellCheck and the bats
 #                 assertions it misses (tests/lint/shell.sh), the exit statuses
 #                 of docs/agent.md and the manual against agent/base/exit_codes.h
-#                 (tools/exit_status.py --check), and docs/design.md's layout
-#                 against the tree (tests/lint/design_layout.py), and no merge
-#                 conflict left in a tracked file (tests/lint/conflict_markers.sh).
-#                 Each says what
-#                 it found; any finding fails. Needs no build.
+#                 (tools/exit_status.py --check), docs/design.md's layout
+#                 against the tree (tests/lint/design_layout.py), no merge
+#                 conflict left in a tracked file (tests/lint/conflict_markers.sh),
+#                 and no line of a tracked C file past 100 columns
+#                 (tests/lint/c_columns.sh). Each says what it found; any
+#                 finding fails. Needs no build.
 #
 # tests/lint/lint.bats, among make test's suites, checks the lint itself and
 # runs it over the tree, so make test (and CI, which runs it) fails on a finding.
@@ -22,4 +23,5 @@ lint: check-deps-lint
 	tools/exit_status.py --check || status=1; \
 	tests/lint/design_layout.py || status=1; \
 	tests/lint/conflict_markers.sh || status=1; \
+	tests/lint/c_columns.sh || status=1; \
 	exit $$status
