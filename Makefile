@@ -7,8 +7,8 @@
 # make test-prepare  install and build all that make test runs, and run nothing
 # make test       run every test (as root: BPF, veth pairs, namespaces)
 # make test-kernels   the tests on other kernels, booted under QEMU (see tests/tests.mk)
-# make lint       ShellCheck, assertions that cannot fail, exit statuses, the layout
-#                 (tests/lint/lint.mk; one of make test's suites)
+# make lint       ShellCheck, assertions that cannot fail, exit statuses, the layout,
+#                 C line widths (tests/lint/lint.mk; one of make test's suites)
 # make demo       show the agent on a veth pair
 # make bench      every benchmark below; tables on stdout, BMF files in $(OUTPUT)/results,
 #                 and all their figures with the host and date in results/figures.md
