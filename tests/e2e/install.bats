@@ -138,8 +138,9 @@ teardown() { fbf_bats_teardown; }
 		grep -qw -- "$key" docs/output.md || missing+=" docs/output.md:$key"
 		grep -qw -- "$key" man/fizzbuzzfib-agent.8 || missing+=" man:$key"
 	done
-	# The metrics as agent/metrics/metrics_format.c writes their headers.
-	for name in $(grep -oE 'header\(out, "[a-z_]+"' agent/metrics/metrics_format.c |
+	# The metrics as agent/metrics/metrics_format.c names them: a family's
+	# header, or a family of one series.
+	for name in $(grep -oE '(header|family)\(out, "[a-z_]+"' agent/metrics/metrics_format.c |
 		      sed -E 's/.*"(.*)"/fizzbuzzfib_\1/') \
 		$(grep -oE '# TYPE process_[a-z_]+' agent/metrics/metrics_format.c | cut -d' ' -f3); do
 		grep -q -- "\`$name\`\|\`$name{\|, \`$name\`" docs/metrics.md || missing+=" docs/metrics.md:$name"
@@ -147,7 +148,8 @@ teardown() { fbf_bats_teardown; }
 	[ -z "$missing" ] || { echo "not named:$missing" >&2; false; }
 	# Not vacuous: the lists above were read.
 	[ "$(grep -c 'FIELD("' lib/counter_fields.c)" -ge 5 ]
-	grep -q 'header(out, "packets_total"' agent/metrics/metrics_format.c
+	grep -q 'header(out, "classified_total"' agent/metrics/metrics_format.c
+	grep -q 'family(out, "packets_total"' agent/metrics/metrics_format.c
 }
 
 @test "the manual and docs/service.md give the unit's no-restart statuses and the binary's version" {
