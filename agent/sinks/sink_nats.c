@@ -293,8 +293,11 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 	s->target = url;
 	/* Its name for messages is the kind's: the sink is named only once started. */
 	snprintf(s->name, sizeof(s->name), "nats");
-	/* Cannot fail: the options refused a URL it does not take before anything opens. */
-	nats_url_parse(url, &n->url, &why);
+	/* Checked by the options already, unless memory ran out while they did. */
+	if (nats_url_parse(url, &n->url, &why)) {
+		pr_err("output nats://%s: %s\n", url, why);
+		return AGENT_EXIT_USAGE;
+	}
 	snprintf(n->run_id, sizeof(n->run_id), "%s", o->run_id);
 	/* A stream per NATS output, should each need one: NAME, NAME_2, ... */
 	if (++nats_outputs == 1)
