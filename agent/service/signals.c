@@ -15,7 +15,7 @@ volatile sig_atomic_t signals_reopen;
 int signals_wake_fd = -1;
 
 /* Set once by signals_setup(), before any handler is installed. */
-static bool reopen_on_hup;
+static volatile sig_atomic_t reopen_on_hup;
 
 static void on_signal(int signo)
 {
