@@ -76,7 +76,10 @@ struct metrics_server;
  */
 int metrics_listen(const char *text);
 
-/* Serve @src on @listen_fd, which the server then owns. NULL after one line on stderr. */
+/*
+ * Serve @src on @listen_fd, which the server then owns. NULL after one line
+ * on stderr, the socket perhaps left open for the agent's exit to close.
+ */
 struct metrics_server *metrics_serve(int listen_fd, const char *text,
 				     const struct metrics_source *src);
 
