@@ -179,8 +179,11 @@ static void doc_build(void)
 	const char *c;
 	size_t i;
 
-	if (!f)
+	/* Out of memory at start: the help without its list of statuses. */
+	if (!f) {
+		snprintf(doc, sizeof(doc), "%s", doc_head);
 		return;
+	}
 	fprintf(f, "%s\n\nExit status:", doc_head);
 	for (i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
 		fprintf(f, "%s %d ", i ? "," : "", exits[i].status);
