@@ -69,7 +69,7 @@ static void print_text(FILE *out, const struct aggregate *ag, const char *end, d
 		for (i = 0; i < ag->nr_best[c]; i++) {
 			format_ipv4(ag->best[c][i].saddr, addr);
 			fprintf(out, "top class=%s rank=%u saddr=%s packets=%llu\n",
-			       fbf_class_name(c), i + 1, addr, ag->best[c][i].packets);
+				fbf_class_name(c), i + 1, addr, ag->best[c][i].packets);
 		}
 }
 
