@@ -172,8 +172,11 @@ static int drain_queue(struct cost_event_map *em, int fd, void *value)
 	return popped >= em->max_entries ? -EOVERFLOW : 0;
 }
 
+/* A full map does not stop the others' draining: a live reader must empty them all. */
 int cost_events_drain(struct cost_events *ev)
 {
+	int full = 0;
+
 	for (unsigned int m = 0; m < ev->nr; m++) {
 		struct cost_event_map *em = &ev->maps[m];
 		void *value;
@@ -184,13 +187,25 @@ int cost_events_drain(struct cost_events *ev)
 		value = malloc(em->value_size);
 		if (!value)
 			return -ENOMEM;
-		for (unsigned int i = 0; !err && i < nr_event_fds(em); i++)
-			err = drain_queue(em, event_fd(em, i), value);
+		for (unsigned int i = 0; i < nr_event_fds(em) && (!err || err == -EOVERFLOW); i++)
+			err = drain_queue(em, event_fd(em, i), value) ?: err;
 		free(value);
-		if (err)
+		if (err && err != -EOVERFLOW)
 			return err;
+		full = full ?: err;
 	}
-	return ev->rings && ring_buffer__consume(ev->rings) < 0 ? -errno : 0;
+	if (ev->rings && ring_buffer__consume(ev->rings) < 0)
+		return -errno;
+	return full;
+}
+
+__u64 cost_events_read(const struct cost_events *ev)
+{
+	__u64 read = 0;
+
+	for (unsigned int m = 0; m < ev->nr; m++)
+		read += ev->maps[m].read;
+	return read;
 }
 
 void cost_events_print(const struct cost_events *ev, const char *arm)

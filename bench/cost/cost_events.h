@@ -60,6 +60,9 @@ int cost_events_open(struct cost_events *ev);
  */
 int cost_events_drain(struct cost_events *ev);
 
+/* The events read out of every map so far. */
+__u64 cost_events_read(const struct cost_events *ev);
+
 /*
  * A line for each map, "#map<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>INNER<TAB>CPUS<TAB>READ":
  * INNER an array's inner map type (- for a map alone), CPUS how many maps

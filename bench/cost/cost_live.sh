@@ -14,8 +14,9 @@
 # latency (ns per packet from BPF run-time statistics, which add about 20 ns
 # a run of their own), and in native mode what the program did to the frames,
 # from the veth's own XDP counters (ethtool -S): passed, dropped,
-# redirected and tx, each in percent of the frames XDP saw. A veth counts XDP
-# actions in native mode only.
+# redirected and tx, each in percent of the frames XDP saw, and for a program
+# with event maps, which cost_run empties while it runs, the events read
+# (events-read) and that per run (events-per-run). A veth counts XDP actions in native mode only.
 #
 #   cost_live.sh OBJECT PROG MAPS ROUNDS FLOOD_SECONDS    (PROG, MAPS: "" for none)
 set -euo pipefail
@@ -72,7 +73,7 @@ xdp_counters()
 # run ARM: one flood through ARM; prints its rows.
 run()
 {
-	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after native=0
+	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after native=0 events=
 
 	attach "$arm"
 	before=$(xdp_counters)
@@ -87,13 +88,18 @@ run()
 	fi
 	after=$(xdp_counters)
 	detach
+	[ "$arm" = none ] || events=$(awk -F'\t' '$1 == "#live" { print $2 }' "$work/attach.out")
 	[[ "$arm" != *-native ]] || native=1
 	awk -v n="$name" -v sent="$sent" -v s="$flood_seconds" -v cnt="$cnt" -v ns="$ns" \
-		-v before="$before" -v after="$after" -v native="$native" 'BEGIN {
+		-v before="$before" -v after="$after" -v native="$native" -v events="$events" 'BEGIN {
 		printf "%s\tthroughput\t%.0f\n", n, sent / s
 		printf "%s\tsent\t%d\n", n, sent
 		if (cnt > 0)
 			printf "%s\tlatency\t%.2f\n", n, ns / cnt
+		if (cnt > 0 && events != "") {
+			printf "%s\tevents-read\t%d\n", n, events
+			printf "%s\tevents-per-run\t%.3f\n", n, events / cnt
+		}
 		split(before, b, " ")
 		split(after, a, " ")
 		seen = a[1] - b[1]

@@ -260,12 +260,18 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         p, b = med(f"prog-{mode}", "latency"), med(f"xdp_pass-{mode}", "latency")
         rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", f"{p - b:+.1f}",
                      spread_cell(live[(f"cost/live/prog-{mode}", "latency")]), ""])
+        p, n = med(f"prog-{mode}", "events-per-run"), med(f"prog-{mode}", "events-read")
+        if p is not None:
+            rows.append([f"live {mode}", "events/run", fmt(p), "", "", "", "",
+                         f"{n:,.0f} events read as it ran"])
     print(f"{obj}: {names.get('prog', '?')}, measured on {machine()}, kernel "
           f"{platform.release()}. test_run: median of {rounds} rounds, each the kernel's mean "
           "of its repetitions, bare XDP_PASS run in the same rounds; spread: (max - min) / "
           "median of the program's rounds. live: one CPU's raw flood of 60-byte IPv4 frames "
           "into a veth; ns/packet from BPF run-time statistics (which add about 20 ns a run); "
-          "what the program did from the veth's XDP counters. Compare within this table only."
+          "what the program did from the veth's XDP counters; events/run, what its event "
+          "maps gave a reader that emptied them as it ran (fewer than it sends: its maps "
+          "filled, and a failed send costs less). Compare within this table only."
           + kernels_note(found) + "\n")
     note = maps_note(maps["prog"])
     if note:
