@@ -29,9 +29,12 @@ fbf_nfcapd_start()
 	local port=$1 dir=$2
 
 	mkdir -p "$dir"
-	# -t 3600: one file for the whole test, written when nfcapd stops.
+	# -t 3600: one file for the whole test, written when nfcapd stops. -B: a
+	# socket buffer that holds an interval of 65,536 sources (some 1,200
+	# datagrams) if nfcapd is not scheduled while it comes; the kernel grants
+	# up to net.core.rmem_max of it.
 	nsenter --net="/run/netns/$FBF_NS_SRV" nfcapd -p "$port" -b 127.0.0.1 -w "$dir" \
-		-t 3600 -v >"$dir.log" 2>&1 3>&- &
+		-t 3600 -B 8388608 -v >"$dir.log" 2>&1 3>&- &
 	FBF_NFCAPD_PID=$!
 	for _ in $(seq 50); do
 		fbf_in_srv ss -Hlun "sport = :$port" | grep -q . && return 0
