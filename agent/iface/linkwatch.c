@@ -147,8 +147,6 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 	ssize_t n;
 	int err;
 
-	if (w->fd < 0)
-		return -EBADF;
 	for (;;) {
 		fromlen = sizeof(from);
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
