@@ -198,11 +198,6 @@ int linkwatch_open(struct linkwatch *w)
 	};
 	if (w->fd < 0)
 		return -errno;
-	if (bind(w->fd, (struct sockaddr *)&self, sizeof(self))) {
-		err = -errno;
-		linkwatch_close(w);
-		return err;
-	}
 	/*
 	 * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN;
 	 * without it, SO_RCVBUF gets what rmem_max allows. Smaller only means
@@ -210,11 +205,13 @@ int linkwatch_open(struct linkwatch *w)
 	 */
 	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	/* Subscribed already: whatever changes from here on is told, dumped or both. */
-	err = getsockname(w->fd, (struct sockaddr *)&self, &len) ? -errno : 0;
-	w->portid = self.nl_pid;
-	if (!err)
+	/* Subscribed by the bind: whatever changes from then on is told, dumped or both. */
+	if (bind(w->fd, (struct sockaddr *)&self, sizeof(self)) ||
+	    getsockname(w->fd, (struct sockaddr *)&self, &len))
+		err = -errno;
+	else
 		err = dump_start(w);
+	w->portid = self.nl_pid;
 	if (err)
 		linkwatch_close(w);
 	return err;
