@@ -152,11 +152,9 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
 			     &fromlen);
 		/*
-		 * Events were lost (w->redump): RESYNC and a new dump once the
-		 * socket is drained (a dump asked of a full socket is held back, its
-		 * first reply with it) and no dump runs, as linkwatch.h says: the
-		 * events queued before, and a spoiled dump's replies, may speak of
-		 * links gone since.
+		 * Drained: the RESYNC and new dump linkwatch.h promises, if events
+		 * were lost and no dump runs, whose replies may be stale too (a dump
+		 * asked of a full socket would be held back, its first reply with it).
 		 */
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!w->redump || w->dumping)
