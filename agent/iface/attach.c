@@ -268,23 +268,6 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	return 0;
 }
 
-/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. 0 or -errno. */
-static int detach_libxdp(struct attachment *a)
-{
-	int err;
-
-	log_hold();
-	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
-	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
-		log_release(false);
-		pr_warn("%s was already detached from %s by someone else\n",
-			FBF_PROG_NAME, a->iface);
-		err = 0;
-	}
-	log_release(err);
-	return err;
-}
-
 int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
@@ -293,9 +276,18 @@ int attachment_detach(struct attachment *a)
 
 	if (!a->attached)
 		return 0;
-	/* No id on record (attach_read_back()): libxdp, which knows what it attached. */
+	/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. */
 	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
-		err = detach_libxdp(a);
+		log_hold();
+		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
+		if (err == -ENOENT &&
+		    xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
+			log_release(false);
+			pr_warn("%s was already detached from %s by someone else\n",
+				FBF_PROG_NAME, a->iface);
+			err = 0;
+		}
+		log_release(err);
 	} else {
 		/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing. */
 		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
