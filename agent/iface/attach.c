@@ -272,6 +272,7 @@ int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
 	char buf[128];
+	bool gone;
 	int err;
 
 	if (!a->attached)
@@ -280,22 +281,18 @@ int attachment_detach(struct attachment *a)
 	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
 		log_hold();
 		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
-		if (err == -ENOENT &&
-		    xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
-			log_release(false);
-			pr_warn("%s was already detached from %s by someone else\n",
-				FBF_PROG_NAME, a->iface);
-			err = 0;
-		}
-		log_release(err);
+		gone = err == -ENOENT &&
+		       xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC;
+		log_release(err && !gone);
 	} else {
 		/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing. */
 		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
-		if (err == -EEXIST) {
-			pr_warn("%s was already replaced or removed on %s by someone else\n",
-				FBF_PROG_NAME, a->iface);
-			err = 0;
-		}
+		gone = err == -EEXIST;
+	}
+	if (gone) {
+		pr_warn("%s was already replaced or removed on %s by someone else\n",
+			FBF_PROG_NAME, a->iface);
+		err = 0;
 	}
 	if (err) {
 		pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s "
