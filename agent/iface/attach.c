@@ -304,12 +304,7 @@ int attachment_detach(struct attachment *a)
 	return 0;
 }
 
-/*
- * Whether the libxdp dispatcher now on the interface runs the agent's
- * program: another program loaded or unloaded beside it makes libxdp build
- * a new dispatcher, link the same component programs into it and swap it
- * in atomically, so ours is either in the new one or was removed.
- */
+/* Whether the new dispatcher, swapped in atomically with the same components, still runs ours. */
 static bool dispatcher_runs_own(const struct attachment *a)
 {
 	__u32 own = xdp_program__id(a->prog);
