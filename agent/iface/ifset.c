@@ -252,9 +252,7 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	if (m) {
 		m->listed = s->listing;
 		/* One interface keeps the name it was given: the run's outputs have it. */
-		if (s->one)
-			snprintf(m->name, sizeof(m->name), "%s", ev->name);
-		else if (strcmp(m->name, ev->name))
+		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
 		/*
 		 * A change of program sends a link event too: judged once it is

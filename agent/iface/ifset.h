@@ -48,7 +48,7 @@ struct event_sink;
 
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
-	char name[IF_NAMESIZE];		/* as the kernel has it now */
+	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool freed;			/* given up: reusable once the drain caught up since */
 	bool suspect;			/* program looked replaced: judged once events are read */
