@@ -473,8 +473,6 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	s->names.slots = s->slots;
-	for (__u32 i = 0; i < s->slots; i++)
-		s->m[i].lock.fd = s->m[i].lock.name_fd = -1;
 	err = grace_open(s);
 	if (err) {
 		pr_err("cannot create the map that waits for the program's runs: %s\n",
