@@ -115,11 +115,7 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	s->full_said = false;
 }
 
-/*
- * The program is off @m's interface (@why says how), or may not be
- * (@park): wait until no run of it is under way, say what it counted
- * there, and free the slot, or park it.
- */
+/* The program left @m (@why says how), or may run on (@park): its account once no run is left. */
 static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
 {
 	const char *shown = s->names.log[m - s->m];
