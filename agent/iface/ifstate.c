@@ -177,11 +177,7 @@ static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, con
 	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
 }
 
-/*
- * @p, an xdp_fizzbuzzfib (or NULL), is another agent's if another live
- * process holds it, whatever its --lock-dir: say so as a held lock is said,
- * and return AGENT_EXIT_LOCKED; else 0.
- */
+/* AGENT_EXIT_LOCKED, said as a held lock is, if another process holds @p (or NULL); else 0. */
 static int other_agent(struct xdp_program *p, const char *iface)
 {
 	long holder = p ? prog_holder(xdp_program__id(p)) : 0;
@@ -223,11 +219,7 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 	if (!mp)
 		return 0;
 
-	/*
-	 * Same name, but no agent recorded it here: another agent's, started
-	 * with another --lock-dir, if a process still holds it (removing it
-	 * would take that agent's program away), else someone else's to remove.
-	 */
+	/* Any other of that name: another agent's (other --lock-dir), or someone's to remove. */
 	p = multiprog_find(mp, 0);
 	ret = other_agent(p, iface);
 	if (!ret && p) {
