@@ -39,10 +39,7 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 	return e ? NULL : mp;
 }
 
-/*
- * The programs that run from the interface: the components of libxdp's
- * dispatcher, or the one program attached without it.
- */
+/* The programs that run from the interface: the dispatcher's components, or the one alone. */
 static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_multiprog *mp)
 {
 	if (xdp_multiprog__is_legacy(mp))
@@ -53,7 +50,6 @@ static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_mult
 /* More than the classifier has: its queue or ring, its counters and perhaps .rodata. */
 #define PROG_MAPS_MAX 8
 
-/* Whether @p uses the map with id @map_id. */
 static bool prog_uses_map(struct xdp_program *p, __u32 map_id)
 {
 	__u32 ids[PROG_MAPS_MAX] = {}, i, len;
