@@ -143,10 +143,9 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 		return iface_lock_record(lock, maps->events_id);
 	}
 	/*
-	 * The event map is created here, before any program is loaded, so that
-	 * its id is on record in an interface's lock before the program can be
-	 * there. (A queue has no BTF then, which only makes bpftool print its
-	 * events in hex.)
+	 * The event map, made before any program is loaded so that its id is on
+	 * record first (lock.h). A queue has no BTF then, which only makes
+	 * bpftool print its events in hex.
 	 */
 	err = fbf_object_set_iface_slots(&a->obj, slot) ?:
 	      fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
@@ -212,12 +211,10 @@ static void attach_read_back(struct attachment *a)
 }
 
 /*
- * A program that uses shared maps, attached: keep it alone, from its
- * descriptor, and let its object go. The object holds a descriptor of each
- * shared map and the ELF and BTF it was loaded from, some fifteen
- * descriptors an interface, which on a host of hundreds could pass the
- * process's limit; the maps live on in the object that created them. If the
- * program cannot be kept so, the object stays.
+ * An attached program's object holds a descriptor of each shared map and the
+ * ELF and BTF it was loaded from, some fifteen an interface, which on a host
+ * of hundreds could pass the process's limit. If the program cannot be kept
+ * alone, from its descriptor, the object stays.
  */
 static void program_keep_alone(struct attachment *a)
 {
