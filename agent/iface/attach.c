@@ -73,11 +73,10 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 }
 
 /*
- * Attach in @mode, or in auto mode's choice (a->why says which and why):
- * the mode of libxdp's dispatcher already there, else the cheaper one for
- * the driver (xdp_mode_for_driver()), else the kernel's pick; and where the
- * driver refuses native as configured, skb, saying what native would need.
- * Generic XDP runs in the core's receive path, so no driver can refuse it.
+ * Attach in @mode, or in auto's choice (a->why says which and why), which
+ * falls back to skb, saying what native would need, where the driver refuses
+ * native as configured: generic XDP runs in the core's receive path, so no
+ * driver refuses it.
  */
 static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 {
