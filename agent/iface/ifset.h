@@ -5,14 +5,12 @@
  * each with its own slot, which names its events and its entry in the
  * counters.
  *
- * Link events come from a netlink socket subscribed before the links are
- * listed (linkwatch.h), so that none is missed between the two. An
- * interface that appears, or is renamed into the patterns, gets the
- * program; one deleted, moved to another namespace, renamed out of them or
- * whose program someone else replaced or removed loses it, and its share
- * of the counters is said in one line. Each interface is taken alike: its
- * lock, the program a killed agent left there removed, never another's
- * (ifstate.h).
+ * The links are followed through linkwatch.h. An interface that appears,
+ * or is renamed into the patterns, gets the program; one deleted, moved to
+ * another namespace, renamed out of them or whose program someone else
+ * replaced or removed loses it, and its share of the counters is said in
+ * one line. Each interface is taken alike: its lock, the program a killed
+ * agent left there removed, never another's (ifstate.h).
  *
  * A slot given up keeps its counts, so the counters' sum stays every
  * frame seen; the next interface to take it counts from what it holds
