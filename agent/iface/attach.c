@@ -273,7 +273,11 @@ int attachment_detach(struct attachment *a)
 
 	if (!a->attached)
 		return 0;
-	/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. */
+	/*
+	 * Through libxdp, which knows what it attached, only where it must (a
+	 * dispatcher, or no id on record): before 1.4.1 its detach keeps the
+	 * program in the kernel (attach_read_back()).
+	 */
 	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
 		log_hold();
 		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
