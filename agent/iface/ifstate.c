@@ -268,25 +268,30 @@ enum xdp_attach_mode ifstate_join_mode(int ifindex)
 	return mode;
 }
 
+/* @request on the interface @ifr names, through a socket of its own: 0, or -1. */
+static int iface_ioctl(unsigned long request, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -1;
+	err = ioctl(fd, request, ifr);
+	close(fd);
+	return err;
+}
+
 void ifstate_warn_down(const char *name, const char *iface)
 {
 	struct ifreq ifr = {};
-	int fd, err;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
 	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	close(fd);
-	if (err)
-		return;
 	/*
 	 * Administratively down only: the carrier (IFF_RUNNING) follows a link
 	 * that has just come up with a delay (the kernel's linkwatch), so it
 	 * would warn of links that are fine.
 	 */
-	if (!(ifr.ifr_flags & IFF_UP))
+	if (!iface_ioctl(SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
 }
@@ -295,15 +300,8 @@ void ifstate_driver(int ifindex, char *buf, size_t size)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ifreq ifr = { .ifr_data = (void *)&info };
-	int fd;
 
 	buf[0] = '\0';
-	if (!if_indextoname(ifindex, ifr.ifr_name))
-		return;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+	if (if_indextoname(ifindex, ifr.ifr_name) && !iface_ioctl(SIOCETHTOOL, &ifr))
 		snprintf(buf, size, "%.*s", (int)sizeof(info.driver), info.driver);
-	close(fd);
 }
