@@ -60,7 +60,7 @@ static int slot_take(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		struct ifset_member *m = &s->m[i];
 
-		if (!m->ifindex && (!m->freed || *s->caught_up > m->freed_at))
+		if (!m->ifindex && *s->caught_up >= m->reuse_at)
 			return i;
 	}
 	return -1;
@@ -110,8 +110,7 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
 	m->suspect = false;
-	m->freed = ran;
-	m->freed_at = park ? ~0ULL : *s->caught_up;
+	m->reuse_at = park ? ~0ULL : ran ? *s->caught_up + 1 : 0;
 	s->full_said = false;
 }
 

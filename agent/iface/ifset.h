@@ -48,9 +48,8 @@ struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
 	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
-	bool freed;			/* given up: reusable once the drain caught up since */
 	bool suspect;			/* program looked replaced: judged once events are read */
-	__u64 freed_at;			/* *caught_up when it was; ~0: never (parked) */
+	__u64 reuse_at;			/* free: taken when *caught_up reaches it; ~0: parked */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
 	struct attachment att;
