@@ -36,10 +36,9 @@ static int dump_start(struct linkwatch *w)
 		.nh.nlmsg_seq = ++w->seq,
 		.ifi.ifi_family = AF_UNSPEC,
 	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
-	if (sendto(w->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
-		   sizeof(kernel)) < 0)
+	/* Unconnected, a netlink socket sends to the kernel. */
+	if (send(w->fd, &req, req.nh.nlmsg_len, 0) < 0)
 		return -errno;
 	w->dumping = true;
 	w->redump = false;
