@@ -219,20 +219,19 @@ static void member_replaced(struct ifset *s, struct ifset_member *m)
 /* @m was renamed @name: followed while selected, else detached. */
 static void member_renamed(struct ifset *s, struct ifset_member *m, const char *name)
 {
-	char old[ESCAPE_IFNAME_SIZE], shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
+	char shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
 	__u32 slot = m - s->m;
 	int err;
 
-	snprintf(old, sizeof(old), "%s", s->names.log[slot]);
+	escape_log(shown, sizeof(shown), name);
 	if (ifselect_match(s->sel, name)) {
-		member_name(s, slot, name);
 		pr_info("interface %s (ifindex %d) renamed %s; its events are named so from now\n",
-			old, m->ifindex, s->names.log[slot]);
+			s->names.log[slot], m->ifindex, shown);
+		member_name(s, slot, name);
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
-	escape_log(shown, sizeof(shown), name);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed; its slot is not used again" : "detached");
 	member_gone(s, m, why, err);
