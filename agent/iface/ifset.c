@@ -140,7 +140,6 @@ static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 	return NULL;
 }
 
-/* "attached PROG (prog id N) to IFACE (MODE mode: WHY; DISPATCHER)@more" */
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
 {
 	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)%s\n", FBF_PROG_NAME,
