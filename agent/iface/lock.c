@@ -191,7 +191,6 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 		       iface_lock_held(record_read(l->fd).pid, iface);
 	}
 
-	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
 	return iface_lock_record(l, l->prev.map_id);
 }
