@@ -21,8 +21,6 @@
 /* The kernel fills a dump reply as far as the reader's buffer goes, up to 32 KiB. */
 #define LINKWATCH_RECV_SIZE 32768
 
-typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
-
 /* Ask for every link, with a sequence number of its own so its replies are known. */
 static int dump_start(struct linkwatch *w)
 {

@@ -36,6 +36,8 @@ struct link_event {
 	int new_ifindex;	/* ... its index there; 0: none given */
 };
 
+typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
+
 struct linkwatch {
 	int fd;			/* -1: closed */
 	__u32 portid;		/* the socket's netlink address: dump replies come to it */
@@ -60,8 +62,7 @@ int linkwatch_open(struct linkwatch *w);
  * nothing is pending, or -errno on a real failure (the dump refused: the
  * error it came back with).
  */
-int linkwatch_read(struct linkwatch *w,
-		   void (*cb)(void *ctx, const struct link_event *ev), void *ctx);
+int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx);
 
 void linkwatch_close(struct linkwatch *w);
 
