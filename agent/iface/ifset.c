@@ -247,10 +247,7 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		/* One interface keeps the name it was given: the run's outputs have it. */
 		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
-		/*
-		 * A change of program sends a link event too: judged once it is
-		 * read (suspects_judge()).
-		 */
+		/* A change of program sends a link event too: judged in suspects_judge(). */
 		if (m->ifindex && attachment_replaced(&m->att))
 			m->suspect = true;
 		return;
