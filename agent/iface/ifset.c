@@ -334,9 +334,8 @@ static void on_link(void *ctx, const struct link_event *ev)
 	struct ifset *s = ctx;
 
 	/*
-	 * One interface lost: what comes after it is for no one. Its member
-	 * stays as it is until ifset_close(), its program, which the metrics
-	 * may still read, included.
+	 * One interface lost: what comes after it is for no one. Its member, and
+	 * the program the metrics may still read, stay until ifset_close().
 	 */
 	if (s->end)
 		return;
