@@ -73,11 +73,10 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 }
 
 /*
- * Attach in @mode, or in auto mode's choice (a->why says which and why):
- * the mode of libxdp's dispatcher already there, else the cheaper one for
- * the driver (xdp_mode_for_driver()), else the kernel's pick; and where the
- * driver refuses native as configured, skb, saying what native would need.
- * Generic XDP runs in the core's receive path, so no driver can refuse it.
+ * Attach in @mode, or in auto's choice (a->why says which and why), which
+ * falls back to skb, saying what native would need, where the driver refuses
+ * native as configured: generic XDP runs in the core's receive path, so no
+ * driver refuses it.
  */
 static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 {
@@ -143,10 +142,9 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 		return iface_lock_record(lock, maps->events_id);
 	}
 	/*
-	 * The event map is created here, before any program is loaded, so that
-	 * its id is on record in an interface's lock before the program can be
-	 * there. (A queue has no BTF then, which only makes bpftool print its
-	 * events in hex.)
+	 * The event map, made before any program is loaded so that its id is on
+	 * record first (lock.h). A queue has no BTF then, which only makes
+	 * bpftool print its events in hex.
 	 */
 	err = fbf_object_set_iface_slots(&a->obj, slot) ?:
 	      fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
@@ -212,12 +210,10 @@ static void attach_read_back(struct attachment *a)
 }
 
 /*
- * A program that uses shared maps, attached: keep it alone, from its
- * descriptor, and let its object go. The object holds a descriptor of each
- * shared map and the ELF and BTF it was loaded from, some fifteen
- * descriptors an interface, which on a host of hundreds could pass the
- * process's limit; the maps live on in the object that created them. If the
- * program cannot be kept so, the object stays.
+ * An attached program's object holds a descriptor of each shared map and the
+ * ELF and BTF it was loaded from, some fifteen an interface, which on a host
+ * of hundreds could pass the process's limit. If the program cannot be kept
+ * alone, from its descriptor, the object stays.
  */
 static void program_keep_alone(struct attachment *a)
 {
@@ -268,42 +264,35 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	return 0;
 }
 
-/* Through libxdp, which knows what it attached: a dispatcher, or no id on record. 0 or -errno. */
-static int detach_libxdp(struct attachment *a)
-{
-	int err;
-
-	log_hold();
-	err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
-	if (err == -ENOENT && xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC) {
-		log_release(false);
-		pr_warn("%s was already detached from %s by someone else\n",
-			FBF_PROG_NAME, a->iface);
-		err = 0;
-	}
-	log_release(err);
-	return err;
-}
-
 int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
 	char buf[128];
+	bool gone;
 	int err;
 
 	if (!a->attached)
 		return 0;
-	/* No id on record (attach_read_back()): libxdp, which knows what it attached. */
+	/*
+	 * Through libxdp, which knows what it attached, only where it must (a
+	 * dispatcher, or no id on record): before 1.4.1 its detach keeps the
+	 * program in the kernel (attach_read_back()).
+	 */
 	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
-		err = detach_libxdp(a);
+		log_hold();
+		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
+		gone = err == -ENOENT &&
+		       xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC;
+		log_release(err && !gone);
 	} else {
 		/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing. */
 		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
-		if (err == -EEXIST) {
-			pr_warn("%s was already replaced or removed on %s by someone else\n",
-				FBF_PROG_NAME, a->iface);
-			err = 0;
-		}
+		gone = err == -EEXIST;
+	}
+	if (gone) {
+		pr_warn("%s was already replaced or removed on %s by someone else\n",
+			FBF_PROG_NAME, a->iface);
+		err = 0;
 	}
 	if (err) {
 		pr_err("cannot detach %s from %s: %s; remove it with 'xdp-loader unload %s "
@@ -315,12 +304,7 @@ int attachment_detach(struct attachment *a)
 	return 0;
 }
 
-/*
- * Whether the libxdp dispatcher now on the interface runs the agent's
- * program: another program loaded or unloaded beside it makes libxdp build
- * a new dispatcher, link the same component programs into it and swap it
- * in atomically, so ours is either in the new one or was removed.
- */
+/* Whether the new dispatcher, swapped in atomically with the same components, still runs ours. */
 static bool dispatcher_runs_own(const struct attachment *a)
 {
 	__u32 own = xdp_program__id(a->prog);

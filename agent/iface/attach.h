@@ -50,11 +50,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
  */
 int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots);
 
-/*
- * Detach, the maps staying open for the final drain; without libxdp where
- * no dispatcher is in front: before 1.4.1 its detach keeps the program in
- * the kernel (attach_read_back() in attach.c). Returns 0 or an exit status.
- */
+/* Detach, the maps staying open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);
 
 /*

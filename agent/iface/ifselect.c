@@ -46,7 +46,6 @@ static const char *item_end(const char *p)
  * an anchor or nothing; none of a group that holds '*', '?', a bound from 0,
  * an anchor or an empty alternative; and the copies, counted with nesting (an
  * over-estimate: alternatives add up), at most IFSELECT_REGEX_WEIGHT_MAX.
- * An interface name has 15 bytes: it needs none of what this refuses.
  */
 enum regex_prev { PREV_NOTHING, PREV_ATOM, PREV_GROUP, PREV_RISKY_GROUP, PREV_OTHER };
 

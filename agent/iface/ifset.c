@@ -60,7 +60,7 @@ static int slot_take(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		struct ifset_member *m = &s->m[i];
 
-		if (!m->ifindex && (!m->freed || *s->caught_up > m->freed_at))
+		if (!m->ifindex && *s->caught_up >= m->reuse_at)
 			return i;
 	}
 	return -1;
@@ -110,16 +110,11 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
 	m->suspect = false;
-	m->freed = ran;
-	m->freed_at = park ? ~0ULL : *s->caught_up;
+	m->reuse_at = park ? ~0ULL : ran ? *s->caught_up + 1 : 0;
 	s->full_said = false;
 }
 
-/*
- * The program is off @m's interface (@why says how), or may not be
- * (@park): wait until no run of it is under way, say what it counted
- * there, and free the slot, or park it.
- */
+/* The program left @m (@why says how), or may run on (@park): its account once no run is left. */
 static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
 {
 	const char *shown = s->names.log[m - s->m];
@@ -145,7 +140,6 @@ static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 	return NULL;
 }
 
-/* "attached PROG (prog id N) to IFACE (MODE mode: WHY; DISPATCHER)@more" */
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
 {
 	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)%s\n", FBF_PROG_NAME,
@@ -224,20 +218,19 @@ static void member_replaced(struct ifset *s, struct ifset_member *m)
 /* @m was renamed @name: followed while selected, else detached. */
 static void member_renamed(struct ifset *s, struct ifset_member *m, const char *name)
 {
-	char old[ESCAPE_IFNAME_SIZE], shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
+	char shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
 	__u32 slot = m - s->m;
 	int err;
 
-	snprintf(old, sizeof(old), "%s", s->names.log[slot]);
+	escape_log(shown, sizeof(shown), name);
 	if (ifselect_match(s->sel, name)) {
-		member_name(s, slot, name);
 		pr_info("interface %s (ifindex %d) renamed %s; its events are named so from now\n",
-			old, m->ifindex, s->names.log[slot]);
+			s->names.log[slot], m->ifindex, shown);
+		member_name(s, slot, name);
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
-	escape_log(shown, sizeof(shown), name);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed; its slot is not used again" : "detached");
 	member_gone(s, m, why, err);
@@ -252,14 +245,9 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	if (m) {
 		m->listed = s->listing;
 		/* One interface keeps the name it was given: the run's outputs have it. */
-		if (s->one)
-			snprintf(m->name, sizeof(m->name), "%s", ev->name);
-		else if (strcmp(m->name, ev->name))
+		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
-		/*
-		 * A change of program sends a link event too: judged once it is
-		 * read (suspects_judge()).
-		 */
+		/* A change of program sends a link event too: judged in suspects_judge(). */
 		if (m->ifindex && attachment_replaced(&m->att))
 			m->suspect = true;
 		return;
@@ -346,9 +334,8 @@ static void on_link(void *ctx, const struct link_event *ev)
 	struct ifset *s = ctx;
 
 	/*
-	 * One interface lost: what comes after it is for no one. Its member
-	 * stays as it is until ifset_close(), its program, which the metrics
-	 * may still read, included.
+	 * One interface lost: what comes after it is for no one. Its member, and
+	 * the program the metrics may still read, stay until ifset_close().
 	 */
 	if (s->end)
 		return;
@@ -475,8 +462,6 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	s->names.slots = s->slots;
-	for (__u32 i = 0; i < s->slots; i++)
-		s->m[i].lock.fd = s->m[i].lock.name_fd = -1;
 	err = grace_open(s);
 	if (err) {
 		pr_err("cannot create the map that waits for the program's runs: %s\n",

@@ -5,14 +5,12 @@
  * each with its own slot, which names its events and its entry in the
  * counters.
  *
- * Link events come from a netlink socket subscribed before the links are
- * listed (linkwatch.h), so that none is missed between the two. An
- * interface that appears, or is renamed into the patterns, gets the
- * program; one deleted, moved to another namespace, renamed out of them or
- * whose program someone else replaced or removed loses it, and its share
- * of the counters is said in one line. Each interface is taken alike: its
- * lock, the program a killed agent left there removed, never another's
- * (ifstate.h).
+ * The links are followed through linkwatch.h. An interface that appears,
+ * or is renamed into the patterns, gets the program; one deleted, moved to
+ * another namespace, renamed out of them or whose program someone else
+ * replaced or removed loses it, and its share of the counters is said in
+ * one line. Each interface is taken alike: its lock, the program a killed
+ * agent left there removed, never another's (ifstate.h).
  *
  * A slot given up keeps its counts, so the counters' sum stays every
  * frame seen; the next interface to take it counts from what it holds
@@ -48,11 +46,10 @@ struct event_sink;
 
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
-	char name[IF_NAMESIZE];		/* as the kernel has it now */
+	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
-	bool freed;			/* given up: reusable once the drain caught up since */
 	bool suspect;			/* program looked replaced: judged once events are read */
-	__u64 freed_at;			/* *caught_up when it was; ~0: never (parked) */
+	__u64 reuse_at;			/* free: taken when *caught_up reaches it; ~0: parked */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
 	struct attachment att;

@@ -39,10 +39,7 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 	return e ? NULL : mp;
 }
 
-/*
- * The programs that run from the interface: the components of libxdp's
- * dispatcher, or the one program attached without it.
- */
+/* The programs that run from the interface: the dispatcher's components, or the one alone. */
 static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_multiprog *mp)
 {
 	if (xdp_multiprog__is_legacy(mp))
@@ -53,7 +50,6 @@ static struct xdp_program *multiprog_next(struct xdp_program *p, struct xdp_mult
 /* More than the classifier has: its queue or ring, its counters and perhaps .rodata. */
 #define PROG_MAPS_MAX 8
 
-/* Whether @p uses the map with id @map_id. */
 static bool prog_uses_map(struct xdp_program *p, __u32 map_id)
 {
 	__u32 ids[PROG_MAPS_MAX] = {}, i, len;
@@ -177,11 +173,7 @@ static void explain_foreign(struct xdp_multiprog *mp, struct xdp_program *p, con
 	       "own; remove it with %s\n", iface, FBF_PROG_NAME, id, remedy);
 }
 
-/*
- * @p, an xdp_fizzbuzzfib (or NULL), is another agent's if another live
- * process holds it, whatever its --lock-dir: say so as a held lock is said,
- * and return AGENT_EXIT_LOCKED; else 0.
- */
+/* AGENT_EXIT_LOCKED, said as a held lock is, if another process holds @p (or NULL); else 0. */
 static int other_agent(struct xdp_program *p, const char *iface)
 {
 	long holder = p ? prog_holder(xdp_program__id(p)) : 0;
@@ -223,11 +215,7 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 	if (!mp)
 		return 0;
 
-	/*
-	 * Same name, but no agent recorded it here: another agent's, started
-	 * with another --lock-dir, if a process still holds it (removing it
-	 * would take that agent's program away), else someone else's to remove.
-	 */
+	/* Any other of that name: another agent's (other --lock-dir), or someone's to remove. */
 	p = multiprog_find(mp, 0);
 	ret = other_agent(p, iface);
 	if (!ret && p) {
@@ -280,25 +268,30 @@ enum xdp_attach_mode ifstate_join_mode(int ifindex)
 	return mode;
 }
 
+/* @request on the interface @ifr names, through a socket of its own: 0, or -1. */
+static int iface_ioctl(unsigned long request, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err;
+
+	if (fd < 0)
+		return -1;
+	err = ioctl(fd, request, ifr);
+	close(fd);
+	return err;
+}
+
 void ifstate_warn_down(const char *name, const char *iface)
 {
 	struct ifreq ifr = {};
-	int fd, err;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
 	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	close(fd);
-	if (err)
-		return;
 	/*
 	 * Administratively down only: the carrier (IFF_RUNNING) follows a link
 	 * that has just come up with a delay (the kernel's linkwatch), so it
 	 * would warn of links that are fine.
 	 */
-	if (!(ifr.ifr_flags & IFF_UP))
+	if (!iface_ioctl(SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
 }
@@ -307,15 +300,8 @@ void ifstate_driver(int ifindex, char *buf, size_t size)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ifreq ifr = { .ifr_data = (void *)&info };
-	int fd;
 
 	buf[0] = '\0';
-	if (!if_indextoname(ifindex, ifr.ifr_name))
-		return;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+	if (if_indextoname(ifindex, ifr.ifr_name) && !iface_ioctl(SIOCETHTOOL, &ifr))
 		snprintf(buf, size, "%.*s", (int)sizeof(info.driver), info.driver);
-	close(fd);
 }

@@ -21,8 +21,6 @@
 /* The kernel fills a dump reply as far as the reader's buffer goes, up to 32 KiB. */
 #define LINKWATCH_RECV_SIZE 32768
 
-typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
-
 /* Ask for every link, with a sequence number of its own so its replies are known. */
 static int dump_start(struct linkwatch *w)
 {
@@ -36,10 +34,9 @@ static int dump_start(struct linkwatch *w)
 		.nh.nlmsg_seq = ++w->seq,
 		.ifi.ifi_family = AF_UNSPEC,
 	};
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
-	if (sendto(w->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
-		   sizeof(kernel)) < 0)
+	/* Unconnected, a netlink socket sends to the kernel. */
+	if (send(w->fd, &req, req.nh.nlmsg_len, 0) < 0)
 		return -errno;
 	w->dumping = true;
 	w->redump = false;
@@ -147,18 +144,14 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 	ssize_t n;
 	int err;
 
-	if (w->fd < 0)
-		return -EBADF;
 	for (;;) {
 		fromlen = sizeof(from);
 		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
 			     &fromlen);
 		/*
-		 * Events were lost (w->redump): RESYNC and a new dump once the
-		 * socket is drained (a dump asked of a full socket is held back, its
-		 * first reply with it) and no dump runs, as linkwatch.h says: the
-		 * events queued before, and a spoiled dump's replies, may speak of
-		 * links gone since.
+		 * Drained: the RESYNC and new dump linkwatch.h promises, if events
+		 * were lost and no dump runs, whose replies may be stale too (a dump
+		 * asked of a full socket would be held back, its first reply with it).
 		 */
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!w->redump || w->dumping)
@@ -200,11 +193,6 @@ int linkwatch_open(struct linkwatch *w)
 	};
 	if (w->fd < 0)
 		return -errno;
-	if (bind(w->fd, (struct sockaddr *)&self, sizeof(self))) {
-		err = -errno;
-		linkwatch_close(w);
-		return err;
-	}
 	/*
 	 * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN;
 	 * without it, SO_RCVBUF gets what rmem_max allows. Smaller only means
@@ -212,11 +200,13 @@ int linkwatch_open(struct linkwatch *w)
 	 */
 	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	/* Subscribed already: whatever changes from here on is told, dumped or both. */
-	err = getsockname(w->fd, (struct sockaddr *)&self, &len) ? -errno : 0;
-	w->portid = self.nl_pid;
-	if (!err)
+	/* Subscribed by the bind: whatever changes from then on is told, dumped or both. */
+	if (bind(w->fd, (struct sockaddr *)&self, sizeof(self)) ||
+	    getsockname(w->fd, (struct sockaddr *)&self, &len))
+		err = -errno;
+	else
 		err = dump_start(w);
+	w->portid = self.nl_pid;
 	if (err)
 		linkwatch_close(w);
 	return err;

@@ -2,10 +2,7 @@
 /*
  * Following every network interface of the namespace as it comes and goes:
  * an rtnetlink socket subscribed to link events first, then a dump of every
- * link asked on it, so that nothing happens unseen between the two. When the
- * socket overruns, events are lost: the watcher says so (LINKWATCH_RESYNC)
- * and dumps again, and the caller learns which links it knows are gone from
- * the LINKWATCH_SYNCED that closes the new dump.
+ * link asked on it, so that nothing happens unseen between the two.
  */
 #ifndef AGENT_LINKWATCH_H
 #define AGENT_LINKWATCH_H
@@ -25,10 +22,7 @@ enum linkwatch_kind {
 	 * reported since is gone.
 	 */
 	LINKWATCH_SYNCED,
-	/*
-	 * The socket overran (ENOBUFS): events were lost; a new dump starts,
-	 * and a LINKWATCH_SYNCED follows it.
-	 */
+	/* Events were lost (linkwatch_read()): a new dump starts; a LINKWATCH_SYNCED ends it. */
 	LINKWATCH_RESYNC,
 };
 
@@ -41,6 +35,8 @@ struct link_event {
 	int new_nsid;		/* ... that namespace, as this one names it; -1: none given */
 	int new_ifindex;	/* ... its index there; 0: none given */
 };
+
+typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
 
 struct linkwatch {
 	int fd;			/* -1: closed */
@@ -66,8 +62,7 @@ int linkwatch_open(struct linkwatch *w);
  * nothing is pending, or -errno on a real failure (the dump refused: the
  * error it came back with).
  */
-int linkwatch_read(struct linkwatch *w,
-		   void (*cb)(void *ctx, const struct link_event *ev), void *ctx);
+int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx);
 
 void linkwatch_close(struct linkwatch *w);
 

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Interface indexes are per network namespace, so the lock is named after
- * the namespace's inode too. A holder that leaves with nothing its record
- * names attached removes the file, while it still holds the lock: an agent
- * that opened the file just before then locks a file no one else opens, so
- * whoever takes a lock checks that the file is still the one at its path,
- * and opens the new one if not.
+ * the namespace's inode too. A holder removes the file while it still holds
+ * the lock (lock.h): an agent that opened the file just before then locks a
+ * file no one else opens, so whoever takes a lock checks that the file is
+ * still the one at its path, and opens the new one if not.
  */
 #define _GNU_SOURCE /* struct ucred */
 #include <errno.h>
@@ -129,13 +128,11 @@ static long name_holder(const struct sockaddr_un *sa, socklen_t len)
 }
 
 /*
- * The half of the lock that --lock-dir cannot split: an abstract unix
- * socket named after the ifindex, which the kernel keeps per network
- * namespace and frees when the process ends, however it ends. Two agents
- * started at once with different lock directories both find the interface
- * free of programs and both attach where libxdp's dispatcher shares it;
- * only one of them can bind the name. A system that refuses the socket
- * still has the file's half. 0, or AGENT_EXIT_LOCKED after saying so.
+ * The kernel frees the name when the process ends, however it ends. Two
+ * agents started at once with different lock directories both find the
+ * interface free of programs and both attach where libxdp's dispatcher
+ * shares it; only one of them can bind the name. A system that refuses the
+ * socket still has the file's half. 0, or AGENT_EXIT_LOCKED after saying so.
  */
 static int name_take(struct iface_lock *l, int ifindex, const char *iface)
 {
@@ -194,7 +191,6 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 		       iface_lock_held(record_read(l->fd).pid, iface);
 	}
 
-	/* The dead holder's program is ours to remove now: keep its id until it is gone. */
 	l->prev = record_read(l->fd);
 	return iface_lock_record(l, l->prev.map_id);
 }

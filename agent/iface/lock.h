@@ -57,9 +57,8 @@ int iface_lock_held(long pid, const char *iface);
 int iface_lock_record(struct iface_lock *l, __u32 map_id);
 
 /*
- * Let go of the lock. Remove the file, while still holding it, unless its
- * record may name a program still attached, which the next holder must
- * find: ours (@attached), or the dead holder's that was not removed.
+ * Let go of the lock, removing the file first unless its record may name a
+ * program still attached: ours (@attached), or the dead holder's.
  */
 void iface_lock_leave(struct iface_lock *l, bool attached);
 

@@ -50,9 +50,8 @@ const char *xdp_mode_name(enum xdp_attach_mode mode)
 }
 
 /*
- * What auto takes per driver, for a program that passes every frame. Where
- * a driver is not named here the kernel picks: native where the driver has
- * it, else skb.
+ * What auto takes per driver (xdp_mode.h); where one is not named here the
+ * kernel picks: native where the driver has it, else skb.
  *
  * veth: skb. A native program on a veth makes the receiving end convert
  * every skb to an xdp_buff and back through its NAPI loop, which costs the
