@@ -112,15 +112,13 @@ static void ipfix_pace(struct ipfix_sink *x)
 	x->burst = 0;
 }
 
-/* Close the message fbuf holds and send it. 0 or -errno. */
+/* Close the message fbuf holds, never empty (a template or a record), and send it. 0 or -errno. */
 static int ipfix_emit(struct sink *s, struct ipfix_sink *x)
 {
 	GError *err = NULL;
 	size_t len;
 	ssize_t n;
 
-	if (!x->pending)
-		return 0;
 	x->pending = 0;
 	if (!fBufEmit(x->fbuf, &err)) {
 		pr_warn("output %s: cannot encode an IPFIX message: %s\n", s->name, err->message);
