@@ -100,9 +100,8 @@ static void hand_over(struct sink *s, struct sink_chunk *c)
 		return;
 	}
 	/*
-	 * Events after events join the chunk waiting last if they fit. (A loss
-	 * between them is said before the chunk the writer takes next, as it is
-	 * when each waits on its own.)
+	 * Joined to the last chunk waiting (sink.h), a loss between them is said before the
+	 * chunk the writer takes next, as it is when each waits on its own.
 	 */
 	last = s->head ? (void *)((char *)s->tail - offsetof(struct sink_chunk, next)) : NULL;
 	if (last && c->per_line && last->per_line && last->size - last->len >= c->len) {

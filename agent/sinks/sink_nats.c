@@ -13,9 +13,7 @@
  *
  * A publish that fails for want of a server (down, restarting, a cluster
  * electing a leader) is retried until acknowledged or the agent stops
- * waiting; meanwhile what passes the sink's buffer is counted lost, and said
- * in the stream once it takes messages again. nats.c reconnects by itself,
- * to any server of the list.
+ * waiting. nats.c reconnects by itself, to any server of the list.
  */
 #include <errno.h>
 #include <limits.h>
