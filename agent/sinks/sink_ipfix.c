@@ -212,10 +212,7 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 	}
 	if (!ret)
 		ret = ipfix_emit(s, x);
-	/*
-	 * Sent: a refusal the kernel learned of since the last send (on loopback,
-	 * at once) says that this interval did not reach a collector.
-	 */
+	/* Sent, unless a refusal came since the last send (ECONNREFUSED, at the top). */
 	if (!ret)
 		return getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len) ? -errno : -err;
 	/*
