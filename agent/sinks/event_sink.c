@@ -99,7 +99,6 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 	unsigned int i;
 	size_t n;
 
-	/* Either missing: memory ran out making it. */
 	if (text && json_fields)
 		buf = malloc((text_len > json_len ? text_len : json_len) + FORMAT_ENVELOPE_MAX + 2);
 

@@ -75,11 +75,7 @@ int event_sink_end_err(struct event_sink *s);
 /* SIGHUP: every sink that writes a file reopens it. */
 void event_sink_reopen(struct event_sink *s);
 
-/*
- * At exit: let every sink write what it holds until @deadline_ns
- * (CLOCK_MONOTONIC), or until *@stops passes @stops_then (another stop
- * signal); the rest is counted lost.
- */
+/* At exit: sink_stop() every sink. */
 void event_sink_stop(struct event_sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 		     sig_atomic_t stops_then);
 

@@ -33,7 +33,6 @@ int fd_write_upto(struct sink *s, struct sink_chunk *c, size_t upto, int fd, boo
 	ssize_t n;
 
 	while (done < upto) {
-		/* A stop that gave up waiting: what is written is counted, the rest lost. */
 		if (sink_given_up(s))
 			return -ECANCELED;
 		end = atomic_pieces ? piece_end(c, done) : upto;

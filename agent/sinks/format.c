@@ -64,10 +64,8 @@ static char *fmt_ipv4(char *p, __u32 addr)
 }
 
 /*
- * RFC 3339 UTC with nanoseconds, of CLOCK_MONOTONIC time @mono_ns: the
- * offset between the two clocks is taken once, at start, so every event of
- * a run is placed on one consistent timeline. The date and time of day are
- * formatted once per second, not per event.
+ * RFC 3339 UTC with nanoseconds, of CLOCK_MONOTONIC @mono_ns on the run's one timeline
+ * (format_wall_offset()); the date and time of day formatted once per second, not per event.
  */
 static char *fmt_wall_time(char *p, struct format *f, __u64 mono_ns)
 {

@@ -100,9 +100,8 @@ static void hand_over(struct sink *s, struct sink_chunk *c)
 		return;
 	}
 	/*
-	 * Events after events join the chunk waiting last if they fit. (A loss
-	 * between them is said before the chunk the writer takes next, as it is
-	 * when each waits on its own.)
+	 * Joined to the last chunk waiting (sink.h), a loss between them is said before the
+	 * chunk the writer takes next, as it is when each waits on its own.
 	 */
 	last = s->head ? (void *)((char *)s->tail - offsetof(struct sink_chunk, next)) : NULL;
 	if (last && c->per_line && last->per_line && last->size - last->len >= c->len) {
@@ -220,11 +219,7 @@ void sink_request_reopen(struct sink *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/*
- * On the writer thread, unlocked: the record that tells a reader of the
- * stream how many records were lost between which times. 0 or -errno; it
- * stays due until it is written.
- */
+/* On the writer thread, unlocked: the lost record (sink.h). 0, or -errno: it stays due. */
 static int write_lost_record(struct sink *s, __u64 lost, __u64 from_ns, __u64 to_ns)
 {
 	char buf[FORMAT_ENVELOPE_MAX + 256], from[FORMAT_TIME_SIZE], to[FORMAT_TIME_SIZE];
@@ -259,12 +254,7 @@ void sink_retry_pause(void)
 	nanosleep(&ts, NULL);
 }
 
-/*
- * The writer thread: write what is handed over, oldest first, each chunk
- * after the record of anything lost before it. A failed write counts the
- * chunk's unwritten records lost and goes on with the next: a sink that
- * can write again does.
- */
+/* The writer thread; a failed write does not stop it: a sink that can write again does. */
 static void *sink_writer(void *arg)
 {
 	struct sink *s = arg;
@@ -407,7 +397,6 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 		ts = idle_until(deadline_ns);
 		pthread_cond_timedwait(&s->idle, &s->lock, &ts);
 	}
-	/* What was not written in time is lost, and counted so. */
 	while ((c = s->head)) {
 		s->head = c->next;
 		s->held -= c->len;
@@ -416,10 +405,9 @@ void sink_stop(struct sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 	}
 	s->tail = &s->head;
 	/*
-	 * A writer still in a write is told to stop and kicked out of a blocked
-	 * write() (EINTR): it then counts what it wrote and loses the rest
-	 * itself, exactly. Only one that does not come back in time is left to
-	 * the exit, its chunk counted lost from what it had said by then.
+	 * Kicked out of a blocked write() (EINTR), a writer counts what it wrote and loses the
+	 * rest itself, exactly; one that does not come back in time is counted here, from what
+	 * it had said by then.
 	 */
 	s->stop_now = true;
 	kick_until = fbf_monotonic_ns() + SINK_STOP_KICK_NS;

@@ -8,8 +8,6 @@
  * NUL bytes. Rotated by size (--output-rotate-bytes) by close, rename and
  * reopen, PATH.1 the newest old file, so that a tailer that follows the
  * name misses nothing; and reopened on SIGHUP for logrotate's create mode.
- * A write that fails (a full disk) takes back the half line it left, counts
- * the chunk's unwritten lines lost, and the next chunk tries again.
  */
 #define _GNU_SOURCE /* memrchr */
 #include <errno.h>

@@ -112,15 +112,13 @@ static void ipfix_pace(struct ipfix_sink *x)
 	x->burst = 0;
 }
 
-/* Close the message fbuf holds and send it. 0 or -errno. */
+/* Close the message fbuf holds, never empty (a template or a record), and send it. 0 or -errno. */
 static int ipfix_emit(struct sink *s, struct ipfix_sink *x)
 {
 	GError *err = NULL;
 	size_t len;
 	ssize_t n;
 
-	if (!x->pending)
-		return 0;
 	x->pending = 0;
 	if (!fBufEmit(x->fbuf, &err)) {
 		pr_warn("output %s: cannot encode an IPFIX message: %s\n", s->name, err->message);
@@ -214,10 +212,7 @@ static int ipfix_send_interval(struct sink *s, struct ipfix_sink *x, const struc
 	}
 	if (!ret)
 		ret = ipfix_emit(s, x);
-	/*
-	 * Sent: a refusal the kernel learned of since the last send (on loopback,
-	 * at once) says that this interval did not reach a collector.
-	 */
+	/* Sent, unless a refusal came since the last send (ECONNREFUSED, at the top). */
 	if (!ret)
 		return getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len) ? -errno : -err;
 	/*

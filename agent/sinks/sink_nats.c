@@ -13,9 +13,7 @@
  *
  * A publish that fails for want of a server (down, restarting, a cluster
  * electing a leader) is retried until acknowledged or the agent stops
- * waiting; meanwhile what passes the sink's buffer is counted lost, and said
- * in the stream once it takes messages again. nats.c reconnects by itself,
- * to any server of the list.
+ * waiting. nats.c reconnects by itself, to any server of the list.
  */
 #include <errno.h>
 #include <limits.h>
@@ -143,14 +141,11 @@ static int nats_options(struct nats_sink *n, const struct output_open_args *o)
 	for (i = 0; i < n->url.nr_servers; i++)
 		servers[i] = n->url.servers[i];
 	st = natsOptions_Create(&n->opts);
-	if (st != NATS_OK) {
-		pr_err("output nats: %s\n", nats_last_error());
-		return AGENT_EXIT_FAILURE;
-	}
-	ret = nats_files_check(n->opts, o->nats_creds, o->nats_ca);
+	ret = st == NATS_OK ? nats_files_check(n->opts, o->nats_creds, o->nats_ca) : 0;
 	if (ret)
 		return ret;
-	st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
+	if (st == NATS_OK)
+		st = natsOptions_SetServers(n->opts, servers, n->url.nr_servers);
 	if (st == NATS_OK)
 		st = natsOptions_SetName(n->opts, "fizzbuzzfib-agent");
 	if (st == NATS_OK)
