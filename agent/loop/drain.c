@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The drain loop, the same for both transports: see drain.h.
- *
  * While events come, the loop reads them without being woken: the program
  * submits each without a wake-up, and the loop, caught up, polls after 50 us,
  * then 100, 200, ... Only after a quiet spell does it set the program's

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The account of every packet and event: see summary.h. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * GET /metrics over libmicrohttpd, on its own polling thread: see metrics.h.
  * The listening socket is the agent's own, so that a port in use or an
  * address not on this host is one precise line at start-up. Slow or
  * half-open clients time out; connections beyond a limit are refused, so a

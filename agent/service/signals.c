@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What a signal does to the agent: see signals.h. */
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>
