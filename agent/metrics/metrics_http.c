@@ -225,7 +225,6 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 	/*
 	 * Not closed here: libmicrohttpd closes a given socket on some of its
 	 * failure paths, and a second close could take an output's descriptor.
-	 * The agent exits on this failure, which closes it if still open.
 	 */
 	if (!srv->daemon) {
 		pr_err("cannot serve metrics on %s: libmicrohttpd did not start\n", text);
