@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Names from outside, escaped for JSON, Prometheus labels and logs: see escape.h. */
 #include <stdio.h>
 #include <string.h>
 

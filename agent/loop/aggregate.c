@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The intervals of --aggregate: see aggregate.h. Once a second or so, not
- * per packet: plain stdio, and a top list kept by insertion, which costs
- * one comparison for most sources once the list is full.
+ * Once a second or so, not per packet: plain stdio, and a top list kept by
+ * insertion, which costs one comparison for most sources once the list is full.
  */
 #include <errno.h>
 #include <stdio.h>

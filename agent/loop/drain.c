@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The drain loop, the same for both transports: see drain.h.
- *
  * While events come, the loop reads them without being woken: the program
  * submits each without a wake-up, and the loop, caught up, polls after 50 us,
  * then 100, 200, ... Only after a quiet spell does it set the program's
@@ -151,6 +149,7 @@ enum drain_end drain_live(struct drain *d)
 {
 	int end, err;
 	__u64 now;
+	bool busy;
 	long n;
 
 	for (;;) {
@@ -169,26 +168,22 @@ enum drain_end drain_live(struct drain *d)
 			return DRAIN_COUNT;
 		if (n) /* events came: poll soon if they stop */
 			d->poll_ns = DRAIN_POLL_MIN_NS;
-		if (n == DRAIN_BUSY_CHECK_EVENTS) {
-			/* Not caught up: no flush and no wait, only what a flood must not hide. */
-			err = event_sink_end_err(d->sink);
-			if (err)
-				return drain_output_end(err);
-			end = drain_timed_checks(d, fbf_monotonic_ns());
-			if (end >= 0)
-				return end;
-			continue;
+		/*
+		 * Caught up: show what we have, do what the clock calls for, then
+		 * wait. Not caught up: no flush and no wait, only what a flood must
+		 * not hide.
+		 */
+		busy = n == DRAIN_BUSY_CHECK_EVENTS;
+		if (!busy) {
+			d->caught_up++;
+			event_sink_flush(d->sink);
 		}
-
-		/* Caught up: show what we have, do what the clock calls for, then wait. */
-		d->caught_up++;
-		event_sink_flush(d->sink);
 		err = event_sink_end_err(d->sink);
 		if (err)
 			return drain_output_end(err);
 		now = fbf_monotonic_ns();
 		end = drain_timed_checks(d, now);
-		if (end < 0)
+		if (end < 0 && !busy)
 			end = drain_wait(d, now);
 		if (end >= 0)
 			return end;

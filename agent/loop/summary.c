@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The account of every packet and event: see summary.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,21 +34,19 @@ static size_t put_group(char *buf, size_t len, size_t size, const struct fbf_cou
 static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_sink *sink,
 			bool json)
 {
+	static const char *const suffixes[] = { "delivered", "lost", "buffer_peak" };
 	char key[32];
-	unsigned int i;
+	unsigned int i, j;
 
 	for (i = 0; i < sink->nr; i++) {
-		const struct sink *k = &sink->sinks[i];
+		const struct sink_figures *f = &sink->sinks[i].figures;
+		const __u64 *values[] = { &f->delivered, &f->lost, &f->buffer_peak };
 
-		snprintf(key, sizeof(key), "%s_delivered", k->name);
-		len = put(buf, len, size, key,
-			  __atomic_load_n(&k->figures.delivered, __ATOMIC_RELAXED), json);
-		snprintf(key, sizeof(key), "%s_lost", k->name);
-		len = put(buf, len, size, key,
-			  __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED), json);
-		snprintf(key, sizeof(key), "%s_buffer_peak", k->name);
-		len = put(buf, len, size, key,
-			  __atomic_load_n(&k->figures.buffer_peak, __ATOMIC_RELAXED), json);
+		for (j = 0; j < sizeof(values) / sizeof(values[0]); j++) {
+			snprintf(key, sizeof(key), "%s_%s", sink->sinks[i].name, suffixes[j]);
+			len = put(buf, len, size, key, __atomic_load_n(values[j], __ATOMIC_RELAXED),
+				  json);
+		}
 	}
 	return len;
 }

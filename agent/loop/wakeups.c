@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The drain loop's sleep: see wakeups.h. Its polls are shorter than epoll's
- * millisecond timeouts can say, so a timed wait is a ppoll() on the epoll
- * set and then a look at what is ready; an endless one is epoll_wait().
+ * The drain loop's polls are shorter than epoll's millisecond timeouts can
+ * say, so a timed wait is a ppoll() on the epoll set and then a look at what
+ * is ready; an endless one is epoll_wait().
  */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>

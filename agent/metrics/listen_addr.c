@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* An address to listen on, from the command line: see listen_addr.h. */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>

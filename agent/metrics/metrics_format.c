@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The Prometheus exposition, and what feeds it: see metrics.h. Names follow
- * Prometheus' conventions: one prefix, base units (seconds), counters end in
- * _total, metadata in _info, the interface as node_exporter labels it,
- * device; run time and count from BPF run-time statistics, as
+ * Names follow Prometheus' conventions: one prefix, base units (seconds),
+ * counters end in _total, metadata in _info, the interface as node_exporter
+ * labels it, device; run time and count from BPF run-time statistics, as
  * ebpf_exporter exports them.
  */
 #include "metrics/metrics.h"

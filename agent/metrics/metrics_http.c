@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * GET /metrics over libmicrohttpd, on its own polling thread: see metrics.h.
  * The listening socket is the agent's own, so that a port in use or an
  * address not on this host is one precise line at start-up. Slow or
  * half-open clients time out; connections beyond a limit are refused, so a
@@ -226,7 +225,6 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 	/*
 	 * Not closed here: libmicrohttpd closes a given socket on some of its
 	 * failure paths, and a second close could take an output's descriptor.
-	 * The agent exits on this failure, which closes it if still open.
 	 */
 	if (!srv->daemon) {
 		pr_err("cannot serve metrics on %s: libmicrohttpd did not start\n", text);

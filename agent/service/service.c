@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * sd_notify() for the agent: see service.h. A failed notification is only
- * logged at debug level: the agent's job does not depend on it, and a unit
- * whose manager misses READY=1 or WATCHDOG=1 fails visibly on its own.
+ * A failed notification is only logged at debug level: the agent's job does
+ * not depend on it, and a unit whose manager misses READY=1 or WATCHDOG=1
+ * fails visibly on its own.
  */
 #include <string.h>
 #include <systemd/sd-daemon.h>

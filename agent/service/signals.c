@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What a signal does to the agent: see signals.h. */
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>
@@ -37,15 +36,14 @@ static void on_signal(int signo)
 }
 
 /*
- * Every signal whose default action would end the agent goes through the
- * same detach, drain and summary as Ctrl-C: a program left attached by a
- * dropped SSH session (SIGHUP) would go on classifying for nobody. Not the
- * signals of a fault in the agent itself (SIGSEGV and the like): returning
- * from those would fault again. SA_RESTART: the loop's own calls go on
- * instead of failing with EINTR; its sleeps (epoll_wait, ppoll) end on a
- * signal whatever the flag says, and the eventfd wakes them when another
- * thread took it. The outputs' writer threads block every signal, so a
- * write stalled on a slow reader never holds one up.
+ * A program left attached by a dropped SSH session (SIGHUP) would go on
+ * classifying for nobody. Not the signals of a fault in the agent itself
+ * (SIGSEGV and the like): returning from those would fault again.
+ * SA_RESTART: the loop's own calls go on instead of failing with EINTR; its
+ * sleeps (epoll_wait, ppoll) end on a signal whatever the flag says, and the
+ * eventfd wakes them when another thread took it. The outputs' writer
+ * threads block every signal, so a write stalled on a slow reader never
+ * holds one up.
  */
 void signals_setup(bool hup_reopens)
 {
@@ -65,6 +63,5 @@ void signals_setup(bool hup_reopens)
 	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaction(sig, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
-	/* A closed stdout shows up as EPIPE and stops the agent cleanly. */
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Closed standard file descriptors: see stdfds.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

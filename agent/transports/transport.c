@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Choosing the transport's reader, and going round the CPUs' maps: see transport.h. */
 #include "transports/transport.h"
 
 int transport_open(struct transport *t, enum fbf_transport transport, int events_fd,

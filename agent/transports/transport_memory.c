@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The event maps' kernel memory on this host: see transport_memory.h. */
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
