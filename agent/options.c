@@ -154,7 +154,6 @@ static const struct argp_option argp_tail[] = {
 	{},
 };
 
-/* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
 static const char doc_head[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
 	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address), of 1 in N "
