@@ -86,7 +86,10 @@ static int report_end(enum drain_end end, const struct drain *d)
 	}
 }
 
-/* After a second stop signal, how long the outputs still get. */
+/*
+ * A stop during the drain says not to wait: the outputs get this long to write
+ * what they hold (a file takes microseconds), the rest is lost.
+ */
 #define OUTPUT_TIMEOUT_ABANDONED_NS 200000000ULL
 
 /* A backlog that takes noticeably long to drain (some 30 ms of pops at 3 M/s) is announced. */
@@ -137,10 +140,6 @@ static int finish(struct drain *d, struct aggregate *ag, int counters_fd,
 	if (read_err)
 		pr_err("cannot read from the event %s: %s\n", fbf_transport_name(d->transport),
 		       strerror(-read_err));
-	/*
-	 * A stop during the drain says not to wait: the outputs get a moment to
-	 * write what they hold (a file takes it in microseconds), the rest is lost.
-	 */
 	if (d->abandoned && output_timeout_ns > OUTPUT_TIMEOUT_ABANDONED_NS)
 		output_timeout_ns = OUTPUT_TIMEOUT_ABANDONED_NS;
 	event_sink_stop(d->sink, fbf_monotonic_ns() + output_timeout_ns, d->stops, *d->stops);
@@ -205,9 +204,9 @@ static int leftovers_remove(const struct agent_options *opts)
 }
 
 /*
- * Before anything is attached, so a failure has nothing to undo: the
- * options, the interface, the privileges, signals, and but for --detach,
- * which needs no more, the metrics port and the outputs.
+ * Before anything is attached, so that a failure, a port in use or a NATS
+ * server out of reach included, has nothing to undo; --detach needs only the
+ * options, the interface, the privileges and signals.
  * Returns 0 or an exit status after saying why.
  */
 static int agent_setup(struct agent *a, int argc, char **argv)
@@ -242,13 +241,11 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (opts->detach)
 		return 0;
 
-	/* A port in use is a start-up error too. */
 	if (opts->metrics) {
 		a->metrics_fd = metrics_listen(opts->metrics);
 		if (a->metrics_fd < 0)
 			return AGENT_EXIT_METRICS;
 	}
-	/* A NATS server that cannot be reached is one too: nothing is attached yet. */
 	ret = outputs_open(&a->sink, opts, ifset_run_name(&opts->ifaces, a->iface_json),
 			   fbf_monotonic_ns());
 	if (ret)

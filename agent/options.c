@@ -60,7 +60,8 @@ const struct agent_option agent_options[] = {
 		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
 		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
 		 "{memory}. A size that would not fit in the memory the host has available is "
-		 "refused. Not with --aggregate, which sends no events" },
+		 "refused. Not with --aggregate, which sends no events",
+	  .aggregate_refuses = "has nothing to size; use one of the two" },
 	{ "sample", OPT_SAMPLE, "N", OPTION_NUMBER, FIELD(sample),
 	  .min = 1, .max = FBF_SAMPLE_MAX, .def = FBF_SAMPLE_DEFAULT, .min_words = " (every event)",
 	  .doc = "Send 1 event in N, {min}..{max}, on each CPU; the others are counted as "
@@ -83,7 +84,8 @@ const struct agent_option agent_options[] = {
 	  .max = AGENT_DURATION_MAX_S, .max_words = "one year", .example = "10 or 2.5",
 	  .doc = "Stop after SECONDS (decimals allowed, at most {max})" },
 	{ "count", 'c', "N", OPTION_OWN, FIELD(count),
-	  .doc = "Stop after N events (events already queued are still printed)" },
+	  .doc = "Stop after N events (events already queued are still printed)",
+	  .aggregate_refuses = "would never stop it; use --duration" },
 	{ "stats-interval", 's', "SECONDS", OPTION_SECONDS, FIELD(stats_interval_ns),
 	  .max = 24 * 3600, .max_words = "one day", .example = "10 or 0.5",
 	  .doc = "Print the running counters on stderr every SECONDS (at most {max}; also on "
@@ -152,7 +154,6 @@ static const struct argp_option argp_tail[] = {
 	{},
 };
 
-/* Before "Exit status:", which doc_build() adds from exit_codes.h's list. */
 static const char doc_head[] =
 	"Attach the FizzBuzzFibonacci XDP classifier to an interface and print one line per "
 	"classified IPv4 packet (Fizz, Buzz, FizzBuzz or Fibonacci source address), of 1 in N "
@@ -470,17 +471,6 @@ static const char *last_needing(const struct parse_state *ps, const struct outpu
 	return name;
 }
 
-/* Whether the option of short form or number @key was given. */
-static bool given(const struct parse_state *ps, int key)
-{
-	unsigned int i;
-
-	for (i = 0; i < NR_OPTIONS; i++)
-		if (agent_options[i].key == key)
-			return ps->order[i];
-	return false;
-}
-
 /* Once every option is read: what they ask of each other. */
 static void options_end(const struct parse_state *ps)
 {
@@ -488,6 +478,7 @@ static void options_end(const struct parse_state *ps)
 	struct agent_options *opts = ps->opts;
 	const char *needs;
 	char refusal[256];
+	unsigned int i;
 
 	if (!opts->ifaces.nr)
 		usage_error("--iface IFACE is required");
@@ -512,12 +503,10 @@ static void options_end(const struct parse_state *ps)
 				    "intervals; add --aggregate SECONDS", (*k)->prefix,
 				    (*k)->needs_aggregate);
 	}
-	if (opts->aggregate_ns && opts->count)
-		usage_error("--aggregate sends no events, so --count would never stop it; "
-			    "use --duration");
-	if (opts->aggregate_ns && given(ps, 'Q'))
-		usage_error("--aggregate sends no events, so --queue-size has nothing to size; "
-			    "use one of the two");
+	for (i = 0; i < NR_OPTIONS && opts->aggregate_ns; i++)
+		if (ps->order[i] && agent_options[i].aggregate_refuses)
+			usage_error("--aggregate sends no events, so --%s %s",
+				    agent_options[i].name, agent_options[i].aggregate_refuses);
 	if (transport_memory_refusal(opts->transport, opts->queue_size, refusal,
 				     sizeof(refusal)))
 		usage_error("--queue-size %u: %s; use a smaller size", opts->queue_size,
