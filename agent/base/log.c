@@ -32,7 +32,6 @@ static bool log_holding;
 static char log_held[LOG_HELD_MAX];
 static size_t log_held_len;
 static bool log_held_cut;
-/* The kernel's own reason for refusing an attach, as libbpf relays it from netlink. */
 static char log_kernel_msg[256];
 
 /* stderr is the journal: JOURNAL_STREAM names its device and inode (systemd.exec(5)). */
@@ -62,10 +61,7 @@ static const char *const level_names[] = {
 	[LOG_LEVEL_DEBUG] = "debug",
 };
 
-/*
- * The message as one JSON object on a line into @buf: what a log shipper
- * reads under --json. The message's own newline, if any, is the object's end.
- */
+/* The line as log.h's JSON object, into @buf; the message's own newline, if any, is its end. */
 static int json_line(char *buf, size_t size, int level, const char *source, const char *fmt,
 		     va_list args)
 {
