@@ -44,12 +44,10 @@ static void process_format(FILE *out, const struct process_figures *p)
 }
 
 /*
- * --aggregate's figures: the per-class totals are classified_total's, and
- * the last interval's per class here. Never a series per source address:
- * each would be a time series of its own in Prometheus, up to 65,536 of
- * them an interval by default and new ones with every address seen, which
- * is the cardinality Prometheus' own guidance warns against; the top
- * sources are in the agent's output instead.
+ * --aggregate's figures: the per-class totals are classified_total's, and the last
+ * interval's per class here. Never a series per source address: up to 65,536 an interval
+ * by default and new ones with every address seen, the cardinality Prometheus' own
+ * guidance warns against; the top sources are in the agent's output instead.
  */
 static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
 {
@@ -86,10 +84,8 @@ static void aggregate_format(FILE *out, const struct metrics_snapshot *s)
 }
 
 /*
- * Several interfaces: each one's share of the frames, the classes and the
- * events produced and lost, labelled as node_exporter labels an interface;
- * device="" holds the interfaces gone, so each family adds up to its
- * agent-wide total. The agent-wide families' device is --iface as given.
+ * Several interfaces: each one's share, device="" holding the interfaces gone, so that
+ * each family adds up to its agent-wide total, whose device is --iface as given.
  */
 static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 {
