@@ -200,7 +200,7 @@ static int drain_rest(struct drain *d)
 		n = transport_read(&d->t, DRAIN_REST_BATCH);
 		if (n < DRAIN_REST_BATCH)
 			break;
-		d->abandoned = d->stops && *d->stops > d->stops_before_rest;
+		d->abandoned = *d->stops > d->stops_before_rest;
 	}
 	event_sink_flush(d->sink);
 	return n < 0 ? n : 0;
@@ -211,9 +211,7 @@ int drain_settle(struct drain *d, int counters_fd, struct fbf_counters *c, int *
 	struct timespec poll = { .tv_nsec = DRAIN_SETTLE_POLL_NS };
 	int polls, err;
 
-	*read_err = 0;
-	if (d->stops)
-		d->stops_before_rest = *d->stops;
+	d->stops_before_rest = *d->stops;
 	for (polls = 0;; polls++) {
 		*read_err = drain_rest(d);
 		err = fbf_counters_read(counters_fd, c);
