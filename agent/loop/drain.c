@@ -12,9 +12,8 @@
  * counted lost. But a detach does not wait for runs of the program under way
  * on other CPUs (no RCU grace period; generic XDP runs in any CPU's softirq):
  * one may send an event just after the queue looked empty, and a ring's
- * reader stops at a record still being written. So while the counters show
- * more produced than delivered or lost, the agent waits a millisecond and
- * reads again; such a run ends within microseconds.
+ * reader stops at a record still being written. Hence drain_settle()'s
+ * polls (drain.h); such a run ends within microseconds.
  */
 #include <errno.h>
 #include <poll.h>

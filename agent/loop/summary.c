@@ -52,9 +52,8 @@ static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_s
 }
 
 /*
- * Append the events: produced, delivered, the losses, queued; under
- * --aggregate, then the frames read by source (the counters' aggregated is
- * that many, and those still in the kernel's maps).
+ * Append the events; under --aggregate, then the frames read by source: the
+ * counters' aggregated, less those still in the kernel's maps.
  */
 static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_counters *c,
 			 __u64 delivered, const struct summary_run *run, bool json)
@@ -69,11 +68,8 @@ static size_t put_events(char *buf, size_t len, size_t size, const struct fbf_co
 }
 
 /*
- * One account of the counters: "agent: KIND k=v ..." lines, or with @json one
- * object {"type": KIND, ...}, on stderr, the keys from counter_fields.h.
- * queued is what the counters say was produced and neither delivered nor
- * lost yet: the queue's (or ring's) depth, which a queue map cannot report
- * itself.
+ * One account, in summary.h's form, the keys from counter_fields.h; queued is
+ * fbf_events_queued(), the depth that a queue map cannot report itself.
  */
 static void account_print(const char *kind, const struct fbf_counters *c,
 			  const struct event_sink *sink, const struct summary_run *run,
