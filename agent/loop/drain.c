@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * While events come, the loop reads them without being woken: the program
- * submits each without a wake-up, and the loop, caught up, polls after 50 us,
- * then 100, 200, ... Only after a quiet spell does it set the program's
- * reader_asleep, look once more, and sleep in epoll with no timer until the
- * program rings the doorbell (xdp/fizzbuzzfib.bpf.c says why no ring can be
- * missed). So the program pays for no wake-up while the agent reads, and an
- * idle agent wakes only for its own timers (running counters, the watchdog).
+ * submits each without a wake-up, and the loop, caught up, polls (drain.h).
+ * Only after a quiet spell does it set the program's reader_asleep, look once
+ * more, and sleep until the program rings the doorbell (xdp/fizzbuzzfib.bpf.c
+ * says why no ring can be missed). So the program pays for no wake-up while
+ * the agent reads, and an idle agent wakes only for its own timers.
  *
  * The last drain follows the detach, so every event produced is delivered or
  * counted lost. But a detach does not wait for runs of the program under way
