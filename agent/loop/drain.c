@@ -42,8 +42,7 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 		return DRAIN_DEADLINE;
 	if (*d->stats || (d->stats_interval_ns && now >= d->next_stats_ns)) {
 		*d->stats = 0;
-		if (d->stats_interval_ns)
-			d->next_stats_ns = now + d->stats_interval_ns;
+		d->next_stats_ns = now + d->stats_interval_ns;
 		return DRAIN_STATS;
 	}
 	if (d->aggregate_interval_ns && now >= d->next_aggregate_ns) {
