@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The listening socket is the agent's own, so that a port in use or an
- * address not on this host is one precise line at start-up. Slow or
- * half-open clients time out; connections beyond a limit are refused, so a
- * flood of them costs the agent file descriptors it has, never its drain.
+ * Slow or half-open clients time out; connections beyond a limit are refused,
+ * so a flood of them costs the agent file descriptors it has, never its drain.
  *
  * The limit is high, because a connection waiting for a free slot waits for
  * an idle one to time out: with 64 slots, a thousand idle connections held
