@@ -181,19 +181,19 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 }
 
 @test "the project's program is measured sending to each CPU's own queue or ring, not the spare" {
-	local queues read size
+	local read size
 
 	# The object's array of event maps is filled, one map per CPU, as the agent fills it.
 	FBF_COST_ROUNDS=1 FBF_COST_LIVE_ROUNDS=1 cost measure "$FBF_BUILD/fizzbuzzfib.bpf.o" \
 		xdp_fizzbuzzfib
 	[ "$status" -eq 0 ]
-	[[ "$output" =~ "events, an array_of_maps filled here with one queue per CPU ("([1-9][0-9]*)"): "\
+	[[ "$output" =~ "events, an array_of_maps filled here with one queue per CPU ("[1-9][0-9]*"): "\
 [1-9][0-9,]*" events read" ]]
-	queues=${BASH_REMATCH[1]}
-	# Live, its queues are read as it runs: a flood's second gets more through than they hold.
+	# Live, its queues are read as it runs. The flood is pinned to one CPU, whose queue alone
+	# it fills: unread, that is all a run gets, whatever the host's CPUs or speed.
 	size=$(awk '$2 == "FBF_DEFAULT_QUEUE_SIZE" { print $3 }' common/fizzbuzzfib.h)
 	read=$(awk '$1 == "live" && $2 == "native" && $3 == "events/run" { print $5 }' <<<"$output")
-	[ "${read//,/}" -gt $((queues * size)) ]
+	[ "${read//,/}" -gt "$size" ]
 	[[ "$output" == *"events_spare, a queue: 0 events read"* ]]
 	[[ "$output" == *"left as the object leaves them "*": sources (array_of_maps of percpu_hash)."* ]]
 	run "$FBF_BUILD/bench/cost_run" cpus -k -r 1 -n 1000 -p xdp_fizzbuzzfib \
