@@ -83,7 +83,7 @@ const struct agent_option agent_options[] = {
 	{ "duration", 'd', "SECONDS", OPTION_SECONDS, FIELD(duration_ns),
 	  .max = AGENT_DURATION_MAX_S, .max_words = "one year", .example = "10 or 2.5",
 	  .doc = "Stop after SECONDS (decimals allowed, at most {max})" },
-	{ "count", 'c', "N", OPTION_OWN, FIELD(count),
+	{ "count", 'c', "N", OPTION_NUMBER, FIELD(count), .min = 1, .max = ~0ULL,
 	  .doc = "Stop after N events (events already queued are still printed)",
 	  .aggregate_refuses = "would never stop it; use --duration" },
 	{ "stats-interval", 's', "SECONDS", OPTION_SECONDS, FIELD(stats_interval_ns),
@@ -319,14 +319,12 @@ static void value_option(struct agent_options *opts, const struct agent_option *
 
 	switch (o->type) {
 	case OPTION_NUMBER:
-		if (!parse_u64_range(arg, o->min, o->max, &v))
+		err = parse_u64_range(arg, o->min, o->max, &v);
+		if (!err)
 			break;
-		if (o->max == ~0ULL)
-			usage_error("--%s '%s': use a whole number of at least %llu", o->name,
-				    arg_shown(shown, arg), o->min);
-		usage_error("--%s '%s': use a whole number%s from %llu%s to %llu", o->name,
-			    arg_shown(shown, arg), o->unit ?: "", o->min, o->min_words ?: "",
-			    o->max);
+		usage_error("--%s '%s': %suse a whole number%s from %llu%s to %llu", o->name,
+			    arg_shown(shown, arg), err == -EOVERFLOW ? "too large; " : "",
+			    o->unit ?: "", o->min, o->min_words ?: "", o->max);
 	case OPTION_SECONDS:
 		err = parse_seconds_ns(arg, o->max, &v);
 		if (!err)
@@ -394,15 +392,6 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 	case 't':
 		if (fbf_transport_parse(arg, &opts->transport))
 			usage_error("--transport '%s': use queue or ringbuf",
-				    arg_shown(shown, arg));
-		break;
-	case 'c':
-		err = parse_u64_range(arg, 1, ~0ULL, &opts->count);
-		if (err == -ERANGE && *arg != '0')
-			usage_error("--count '%s': too large; use a whole number from 1 to %llu",
-				    arg_shown(shown, arg), ~0ULL);
-		if (err)
-			usage_error("--count '%s': use a whole number greater than 0",
 				    arg_shown(shown, arg));
 		break;
 	case OPT_METRICS: {

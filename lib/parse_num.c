@@ -26,7 +26,7 @@ static int parse_digits_u64(const char *s, const char **end, __u64 *out)
 	}
 	*end = s;
 	if (overflow)
-		return -ERANGE;
+		return -EOVERFLOW;
 	*out = v;
 	return 0;
 }
@@ -78,7 +78,7 @@ int parse_seconds_ns(const char *s, __u64 max_s, __u64 *out_ns)
 	if (*p)
 		return -EINVAL;
 	if (err)
-		return err; /* -ERANGE: too many seconds for 64 bits */
+		return -ERANGE; /* too many seconds for 64 bits */
 	if (secs > max_s || (secs == max_s && frac_ns) || (!secs && !frac_ns))
 		return -ERANGE;
 	*out_ns = secs * FBF_NSEC_PER_SEC + frac_ns;

@@ -6,7 +6,8 @@
  *
  * Each returns 0 and stores the value, or -EINVAL (not a number of the
  * expected form: empty, sign, spaces, trailing characters) or -ERANGE (a
- * well-formed number outside the allowed range) and leaves *out alone.
+ * well-formed number outside the allowed range; parse_u64_range(): -EOVERFLOW
+ * past 2^64-1) and leaves *out alone.
  */
 #ifndef FBF_PARSE_NUM_H
 #define FBF_PARSE_NUM_H

@@ -4,8 +4,8 @@
  * --output's kinds and nats:// values (agent/sinks/output_kind.c,
  * output_url.c) and --iface's names and patterns (agent/iface/ifselect.c).
  * Input: one range byte, then the option value. Besides what the sanitizers
- * catch, every result is checked against the parsers' contract: 0, -EINVAL
- * or -ERANGE; the output untouched on failure; on success, a value in range
+ * catch, every result is checked against the parsers' contract: 0, -EINVAL,
+ * -ERANGE or -EOVERFLOW; the output untouched on failure; on success, a value in range
  * that the text really spells.
  */
 #include <errno.h>
@@ -52,10 +52,12 @@ static void fuzz_u64_range(const char *s, __u64 min, __u64 max)
 	__u64 v = SENTINEL;
 	int err = parse_u64_range(s, min, max, &v);
 
-	check(err == 0 || err == -EINVAL || err == -ERANGE, "unexpected error code", s);
+	check(err == 0 || err == -EINVAL || err == -ERANGE || err == -EOVERFLOW,
+	      "unexpected error code", s);
 	if (err) {
 		check(v == SENTINEL, "output written on failure", s);
-		check(err == -ERANGE || !only_digits(s, strlen(s)), "digits only yet -EINVAL", s);
+		check(err != -EINVAL || !only_digits(s, strlen(s)), "digits only yet -EINVAL", s);
+		check(err != -EOVERFLOW || strlen(s) >= 20, "-EOVERFLOW under 2^64", s);
 		return;
 	}
 	check(only_digits(s, strlen(s)), "accepted a non-digit", s);

@@ -53,17 +53,19 @@ static unsigned long long field_of(const struct agent_options *opts, const struc
 
 /*
  * A command line every option may join: a file and a NATS output,
- * --aggregate (but beside --queue-size, which it refuses), and @name.
+ * --aggregate (but beside an option it refuses), and @name.
  */
 static void parse(struct agent_options *opts, const char *name, const char *value)
 {
+	const struct agent_option *o;
 	char option[64];
 	char *argv[] = { "agent", "-i", "lo", "-o", "file:/nonexistent/x",
 			 "-o", "nats://localhost:4222/s", "--aggregate", "2", NULL, NULL };
-	int argc = 7;
+	int argc = 9;
 
-	if (!name || strcmp(name, "queue-size"))
-		argc += 2;
+	FOR_EACH_OPTION(o)
+		if (name && !strcmp(name, o->name) && o->aggregate_refuses)
+			argc -= 2;
 	if (name) {
 		snprintf(option, sizeof(option), "--%s%s%s", name, value ? "=" : "", value ?: "");
 		argv[argc++] = option;
