@@ -185,20 +185,17 @@ static int leftovers_remove(const struct agent_options *opts)
 		pr_err("cannot list the interfaces: %s\n", strerror(errno));
 		return AGENT_EXIT_FAILURE;
 	}
-	for (i = all; i->if_index; i++)
-		n += ifselect_match(&opts->ifaces, i->if_name);
-	if (n > IFSELECT_DETACH_MAX)
-		pr_warn("--iface matches %d interfaces; --detach looks at the first %d\n", n,
-			IFSELECT_DETACH_MAX);
-	for (i = all, n = 0; i->if_index && n < IFSELECT_DETACH_MAX; i++) {
-		if (!ifselect_match(&opts->ifaces, i->if_name))
+	for (i = all; i->if_index; i++) {
+		if (!ifselect_match(&opts->ifaces, i->if_name) || ++n > IFSELECT_DETACH_MAX)
 			continue;
-		n++;
 		escape_log(shown, sizeof(shown), i->if_name);
 		err = leftover_remove(opts->lock_dir, if_nametoindex(i->if_name), shown);
 		if (err && !ret)
 			ret = err;
 	}
+	if (n > IFSELECT_DETACH_MAX)
+		pr_warn("--iface matches %d interfaces; --detach looked at the first %d\n", n,
+			IFSELECT_DETACH_MAX);
 	if_freenameindex(all);
 	return ret;
 }
