@@ -271,7 +271,7 @@ static int agent_attach(struct agent *a)
 	struct rlimit nofile;
 	int ret;
 
-	/* Each interface's program holds descriptors of its own for the maps: a dozen each. */
+	/* Each interface's program holds a dozen descriptors for the maps, each scrape one more. */
 	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
 		nofile.rlim_cur = nofile.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &nofile);

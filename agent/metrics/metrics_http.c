@@ -175,29 +175,23 @@ int metrics_listen(const char *text)
 	return fd;
 }
 
-/* Room for @connections descriptors beyond what the agent uses, if the hard limit allows. */
-static unsigned int make_fd_room(unsigned int connections)
+/*
+ * Connections, within the descriptors the agent leaves: main.c raised the
+ * soft limit to the hard one before it attached.
+ */
+static unsigned int connections_max(void)
 {
-	rlim_t want = connections + METRICS_FDS_RESERVED;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return connections;
-	if (rl.rlim_cur < want) {
-		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
-		setrlimit(RLIMIT_NOFILE, &rl);
-		getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (rl.rlim_cur <= METRICS_FDS_RESERVED)
-		return 1;
-	return rl.rlim_cur - METRICS_FDS_RESERVED < connections ?
-	       rl.rlim_cur - METRICS_FDS_RESERVED : connections;
+	if (getrlimit(RLIMIT_NOFILE, &rl) ||
+	    rl.rlim_cur >= METRICS_MAX_CONNECTIONS + METRICS_FDS_RESERVED)
+		return METRICS_MAX_CONNECTIONS;
+	return rl.rlim_cur > METRICS_FDS_RESERVED ? rl.rlim_cur - METRICS_FDS_RESERVED : 1;
 }
 
 struct metrics_server *metrics_serve(int listen_fd, const char *text,
 				     const struct metrics_source *src)
 {
-	unsigned int connections = make_fd_room(METRICS_MAX_CONNECTIONS);
 	struct metrics_server *srv;
 	struct sockaddr_storage sa;
 	socklen_t len = sizeof(sa);
@@ -216,7 +210,7 @@ struct metrics_server *metrics_serve(int listen_fd, const char *text,
 				       MHD_OPTION_LISTEN_SOCKET, listen_fd,
 				       MHD_OPTION_CONNECTION_TIMEOUT,
 				       (unsigned int)METRICS_TIMEOUT_S,
-				       MHD_OPTION_CONNECTION_LIMIT, connections,
+				       MHD_OPTION_CONNECTION_LIMIT, connections_max(),
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 				       (size_t)METRICS_CONNECTION_MEMORY,
 				       MHD_OPTION_END);
