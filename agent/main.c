@@ -190,8 +190,7 @@ static int leftovers_remove(const struct agent_options *opts)
 			continue;
 		escape_log(shown, sizeof(shown), i->if_name);
 		err = leftover_remove(opts->lock_dir, if_nametoindex(i->if_name), shown);
-		if (err && !ret)
-			ret = err;
+		ret = ret ?: err;
 	}
 	if (n > IFSELECT_DETACH_MAX)
 		pr_warn("--iface matches %d interfaces; --detach looked at the first %d\n", n,
@@ -426,17 +425,14 @@ static int agent_run(struct agent *a)
  */
 static int agent_stop(struct agent *a, int ret)
 {
-	struct drain *d = &a->d;
 	int err;
 
 	err = ifset_detach(&a->set);
-	if (err && !ret)
-		ret = err;
+	ret = ret ?: err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters), &a->run,
+	err = finish(&a->d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters), &a->run,
 		     a->opts.output_timeout_ns);
-	if (err && !ret)
-		ret = err;
+	ret = ret ?: err;
 	ifset_account(&a->set);
 	/* The last events printed can fail to reach stdout too: say so once. */
 	err = event_sink_end_err(&a->sink);
