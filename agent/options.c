@@ -359,8 +359,8 @@ static void output_option(struct agent_options *opts, const char *arg)
 	}
 	if (kind->parse && kind->parse(rest, &why))
 		usage_error("--output '%s': %s", arg_shown(shown, arg), why);
-	if (opts->nr_outputs == AGENT_OUTPUTS_MAX)
-		usage_error("--output given more than %d times", AGENT_OUTPUTS_MAX);
+	if (opts->nr_outputs == EVENT_SINK_MAX)
+		usage_error("--output given more than %d times", EVENT_SINK_MAX);
 	opts->outputs[opts->nr_outputs++] = arg;
 }
 
@@ -424,7 +424,7 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 static void outputs_distinct(const struct agent_options *opts)
 {
 	char a[ARG_SHOWN_SIZE], b[ARG_SHOWN_SIZE];
-	struct output_dest d[AGENT_OUTPUTS_MAX];
+	struct output_dest d[EVENT_SINK_MAX];
 	unsigned int i, j;
 
 	for (i = 0; i < opts->nr_outputs; i++) {

@@ -22,7 +22,6 @@
 /* Per CPU; past the host's memory or a ring's 2 GiB, refused (transport_memory.h). */
 #define AGENT_QUEUE_SIZE_MAX (1U << 31)
 #define AGENT_DURATION_MAX_S (365ULL * 24 * 3600)
-#define AGENT_OUTPUTS_MAX EVENT_SINK_MAX
 
 struct agent_options {
 	struct ifselect ifaces;		/* --iface: the names and patterns */
@@ -41,7 +40,7 @@ struct agent_options {
 	__u64 stats_interval_ns;	/* running counters on stderr this often, 0: never */
 	const char *lock_dir;		/* where the per-interface lock files live */
 	const char *metrics;		/* "ADDR:PORT" to serve Prometheus metrics on, or NULL */
-	const char *outputs[AGENT_OUTPUTS_MAX];	/* --output URLs; none: stdout */
+	const char *outputs[EVENT_SINK_MAX];	/* --output URLs; none: stdout */
 	unsigned int nr_outputs;
 	__u64 output_rotate_bytes;	/* file sinks rotate past this size; 0: never */
 	__u32 output_keep;		/* ... keeping this many old files */

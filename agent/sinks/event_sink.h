@@ -18,7 +18,7 @@ struct fbf_event;
 struct event_ages;
 struct iface_names;
 
-/* --output may be given this many times (AGENT_OUTPUTS_MAX): a sink each. */
+/* --output may be given this many times: a sink each. */
 #define EVENT_SINK_MAX 8
 
 struct event_sink {
