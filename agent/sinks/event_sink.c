@@ -126,14 +126,11 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 int event_sink_end_err(struct event_sink *s)
 {
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; i < s->nr && !err; i++)
 		err = sink_end_err(&s->sinks[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return err;
 }
 
 void event_sink_reopen(struct event_sink *s)
