@@ -31,16 +31,13 @@ void event_sink_name_ifaces(struct event_sink *s, const struct iface_names *name
 
 struct sink *event_sink_add(struct event_sink *s)
 {
-	if (s->nr == EVENT_SINK_MAX)
-		return NULL;
-	return &s->sinks[s->nr];
+	return s->nr == EVENT_SINK_MAX ? NULL : &s->sinks[s->nr];
 }
 
 int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, bool json,
 		     bool off_host, size_t buffer_bytes)
 {
 	unsigned int i, same = 1;
-	int err;
 
 	for (i = 0; i < s->nr; i++)
 		same += !strncmp(s->sinks[i].name, kind, strlen(kind));
@@ -49,11 +46,9 @@ int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, boo
 	else
 		snprintf(k->name, sizeof(k->name), "%s%u", kind, same);
 	format_init(&k->fmt, json, off_host ? s->envelope : NULL, s->wall_offset_ns);
-	err = sink_start(k, buffer_bytes);
-
-	/* Counted in, so that event_sink_free() frees what it started. */
+	/* Counted in, started or not, so that event_sink_free() frees what it started. */
 	s->nr++;
-	return err;
+	return sink_start(k, buffer_bytes);
 }
 
 void event_sink_deliver(struct event_sink *s, const struct fbf_event *ev)
@@ -131,14 +126,11 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 int event_sink_end_err(struct event_sink *s)
 {
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; i < s->nr && !err; i++)
 		err = sink_end_err(&s->sinks[i]);
-		if (err)
-			return err;
-	}
-	return 0;
+	return err;
 }
 
 void event_sink_reopen(struct event_sink *s)

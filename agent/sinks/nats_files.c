@@ -156,11 +156,5 @@ static int ca_check(natsOptions *opts, const char *path)
 
 int nats_files_check(natsOptions *opts, const char *creds, const char *ca)
 {
-	int ret = 0;
-
-	if (creds)
-		ret = creds_check(creds);
-	if (!ret && ca)
-		ret = ca_check(opts, ca);
-	return ret;
+	return (creds ? creds_check(creds) : 0) ?: (ca ? ca_check(opts, ca) : 0);
 }

@@ -138,15 +138,14 @@ char *sink_reserve(struct sink *s, size_t len)
 {
 	if (s->cur && s->cur->size - s->cur->len < len)
 		sink_flush(s);
+	if (!s->cur)
+		s->cur = chunk_new(s, s->chunk_size, true);
 	/* Out of memory: this event is lost, and counted. */
 	if (!s->cur) {
-		s->cur = chunk_new(s, s->chunk_size, true);
-		if (!s->cur) {
-			pthread_mutex_lock(&s->lock);
-			note_lost(s, 1);
-			pthread_mutex_unlock(&s->lock);
-			return NULL;
-		}
+		pthread_mutex_lock(&s->lock);
+		note_lost(s, 1);
+		pthread_mutex_unlock(&s->lock);
+		return NULL;
 	}
 	return s->cur->data + s->cur->len;
 }
@@ -195,12 +194,11 @@ void sink_progress(struct sink *s, struct sink_chunk *c, size_t done)
 	__u32 n = 0;
 
 	/* Whole, as nearly every write is: its records, without looking at a byte. */
-	if (done == c->len) {
+	if (done == c->len)
 		n = c->records - c->delivered;
-	} else if (c->per_line) {
+	else if (c->per_line)
 		for (p = c->data + c->done; (p = memchr(p, '\n', end - p)); p++)
 			n++;
-	}
 	pthread_mutex_lock(&s->lock);
 	/* Once stop gave up on this chunk, it counted it lost: nothing more. */
 	if (!s->abandoned) {

@@ -174,12 +174,11 @@ static const struct sink_ops file_ops = {
 
 static int file_open(struct sink *s, const char *path, const struct output_open_args *a)
 {
+	struct file_sink *f = calloc(1, sizeof(*f));
 	char shown[PATH_MAX];
-	struct file_sink *f;
 	int err;
 
 	escape_log(shown, sizeof(shown), path);
-	f = calloc(1, sizeof(*f));
 	if (!f) {
 		pr_err("cannot open --output file:%s: %s\n", shown, strerror(ENOMEM));
 		return AGENT_EXIT_FAILURE;
