@@ -122,14 +122,12 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 		pr_err("cannot open the embedded BPF object: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	err = fbf_object_set_sample(&a->obj, spec->sample);
+	/* Values the options checked: only an object unlike the one built here fails. */
+	err = fbf_object_set_sample(&a->obj, spec->sample) ?:
+	      (spec->max_sources ? fbf_object_set_aggregate(&a->obj, spec->max_sources) : 0);
 	if (err) {
-		pr_err("cannot sample 1 event in %u: %s\n", spec->sample, strerror(-err));
-		return AGENT_EXIT_FAILURE;
-	}
-	err = spec->max_sources ? fbf_object_set_aggregate(&a->obj, spec->max_sources) : 0;
-	if (err) {
-		pr_err("cannot count %u sources: %s\n", spec->max_sources, strerror(-err));
+		pr_err("cannot set the sampling (1 in %u) or the sources counted (%u) of %s: %s\n",
+		       spec->sample, spec->max_sources, FBF_PROG_NAME, strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
 	if (maps) {

@@ -504,15 +504,11 @@ int ifset_open(struct ifset *s)
 
 int ifset_detach(struct ifset *s)
 {
-	int ret = 0, err;
+	int ret = 0;
 
-	for (__u32 i = 0; s->m && i < s->slots; i++) {
-		if (!s->m[i].ifindex)
-			continue;
-		err = attachment_detach(&s->m[i].att);
-		if (err && !ret)
-			ret = err;
-	}
+	for (__u32 i = 0; s->m && i < s->slots; i++)
+		if (s->m[i].ifindex)
+			ret = attachment_detach(&s->m[i].att) ?: ret;
 	/* No run still under way when the last counts are read. */
 	if (s->grace_fd >= 0)
 		grace_wait(s);

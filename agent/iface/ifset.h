@@ -180,7 +180,7 @@ int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counte
  */
 void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt);
 
-/* At stop: the program off every interface. 0, or the first exit status of a failure. */
+/* At stop: the program off every interface. 0, or the exit status of a failure. */
 int ifset_detach(struct ifset *s);
 
 /* Once the last drain is done: each interface's share of the counters, one line each. */
