@@ -11,11 +11,10 @@
 #include "iface/ifstate.h"
 #include "base/log.h"
 
-#define BPFFS_DEFAULT "/sys/fs/bpf"
-
 void bpffs_ensure(void)
 {
-	const char *dir = getenv(XDP_BPFFS_ENVVAR) ?: BPFFS_DEFAULT;
+	/* Where libxdp looks: its variable, else its default. */
+	const char *dir = getenv(XDP_BPFFS_ENVVAR) ?: "/sys/fs/bpf";
 	struct statfs fs;
 
 	if (!statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC)

@@ -96,16 +96,8 @@ static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 /* The ip(8) keyword that detaches a program attached in @mode. */
 static const char *ip_xdp_keyword(enum xdp_attach_mode mode)
 {
-	switch (mode) {
-	case XDP_MODE_SKB:
-		return "xdpgeneric";
-	case XDP_MODE_NATIVE:
-		return "xdpdrv";
-	case XDP_MODE_HW:
-		return "xdpoffload";
-	default:
-		return "xdp";
-	}
+	return mode == XDP_MODE_SKB ? "xdpgeneric" : mode == XDP_MODE_NATIVE ? "xdpdrv" :
+	       mode == XDP_MODE_HW ? "xdpoffload" : "xdp";
 }
 
 /* Whether /proc/@pid/fdinfo/@fd says it is a descriptor of program @prog_id. */
