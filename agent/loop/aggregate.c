@@ -120,14 +120,13 @@ static void aggregate_send(const struct aggregate *ag, struct event_sink *sink, 
 	double seconds = (now - ag->last_take_ns) / 1e9;
 	struct sink_counts *counts = NULL;
 	size_t text_len, json_len, counts_len = 0;
-	unsigned int i;
 	FILE *t, *j;
 	bool ok;
 
 	if (!sink->nr)
 		return;
-	for (i = 0; i < sink->nr; i++)
-		if (sink->sinks[i].takes_counts && !counts)
+	event_sink_for_each(k, sink)
+		if (k->takes_counts && !counts)
 			counts = counts_make(ag, now, sources, &counts_len);
 	format_time(&sink->sinks[0].fmt, now, end);
 	t = open_memstream(&text, &text_len);

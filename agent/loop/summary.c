@@ -36,14 +36,14 @@ static size_t put_sinks(char *buf, size_t len, size_t size, const struct event_s
 {
 	static const char *const suffixes[] = { "delivered", "lost", "buffer_peak" };
 	char key[32];
-	unsigned int i, j;
+	unsigned int j;
 
-	for (i = 0; i < sink->nr; i++) {
-		const struct sink_figures *f = &sink->sinks[i].figures;
-		const __u64 *values[] = { &f->delivered, &f->lost, &f->buffer_peak };
+	event_sink_for_each(k, sink) {
+		const __u64 *values[] = { &k->figures.delivered, &k->figures.lost,
+					  &k->figures.buffer_peak };
 
 		for (j = 0; j < sizeof(values) / sizeof(values[0]); j++) {
-			snprintf(key, sizeof(key), "%s_%s", sink->sinks[i].name, suffixes[j]);
+			snprintf(key, sizeof(key), "%s_%s", k->name, suffixes[j]);
 			len = put(buf, len, size, key, __atomic_load_n(values[j], __ATOMIC_RELAXED),
 				  json);
 		}
@@ -133,17 +133,14 @@ void summary_iface(const char *kind, const struct fbf_counters *c, const char *i
 static bool sinks_balance(const struct event_sink *sink)
 {
 	__u64 offered = event_sink_offered(sink), accounted;
-	unsigned int i;
 	bool ok = true;
 
-	for (i = 0; i < sink->nr; i++) {
-		const struct sink_figures *f = &sink->sinks[i].figures;
-
-		accounted = f->delivered + f->lost;
+	event_sink_for_each(k, sink) {
+		accounted = k->figures.delivered + k->figures.lost;
 		if (accounted == offered)
 			continue;
-		pr_warn("output %s: %llu records given but %llu written or lost\n",
-			sink->sinks[i].name, offered, accounted);
+		pr_warn("output %s: %llu records given but %llu written or lost\n", k->name,
+			offered, accounted);
 		ok = false;
 	}
 	return ok;

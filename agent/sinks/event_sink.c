@@ -37,10 +37,10 @@ struct sink *event_sink_add(struct event_sink *s)
 int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, bool json,
 		     bool off_host, size_t buffer_bytes)
 {
-	unsigned int i, same = 1;
+	unsigned int same = 1;
 
-	for (i = 0; i < s->nr; i++)
-		same += !strncmp(s->sinks[i].name, kind, strlen(kind));
+	event_sink_for_each(o, s)
+		same += !strncmp(o->name, kind, strlen(kind));
 	if (same == 1)
 		snprintf(k->name, sizeof(k->name), "%s", kind);
 	else
@@ -54,7 +54,6 @@ int event_sink_start(struct event_sink *s, struct sink *k, const char *kind, boo
 void event_sink_deliver(struct event_sink *s, const struct fbf_event *ev)
 {
 	__u64 seq = s->delivered + 1;
-	unsigned int i;
 	char *p;
 
 	/* One writer: a relaxed store is what a scrape on another thread needs. */
@@ -65,9 +64,7 @@ void event_sink_deliver(struct event_sink *s, const struct fbf_event *ev)
 	 */
 	if (s->ages && ev->ktime_ns)
 		event_ages_observe(s->ages, fbf_monotonic_ns() - ev->ktime_ns);
-	for (i = 0; i < s->nr; i++) {
-		struct sink *k = &s->sinks[i];
-
+	event_sink_for_each(k, s) {
 		p = sink_reserve(k, FORMAT_EVENT_MAX + k->fmt.envelope_len + 32);
 		if (p)
 			sink_commit_event(k, format_event(&k->fmt, ev, seq, p), seq);
@@ -80,10 +77,8 @@ void event_sink_deliver(struct event_sink *s, const struct fbf_event *ev)
 
 void event_sink_flush(struct event_sink *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++)
-		sink_flush(&s->sinks[i]);
+	event_sink_for_each(k, s)
+		sink_flush(k);
 }
 
 void event_sink_record(struct event_sink *s, const char *text, const char *json_fields,
@@ -91,16 +86,13 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 {
 	size_t text_len = text ? strlen(text) : 0, json_len = json_fields ? strlen(json_fields) : 0;
 	char *buf = NULL;
-	unsigned int i;
 	size_t n;
 
 	if (text && json_fields)
 		buf = malloc((text_len > json_len ? text_len : json_len) + FORMAT_ENVELOPE_MAX + 2);
 
 	s->records++;
-	for (i = 0; i < s->nr; i++) {
-		struct sink *k = &s->sinks[i];
-
+	event_sink_for_each(k, s) {
 		if (k->takes_counts) {
 			sink_record(k, (const char *)counts, counts_len);
 			continue;
@@ -125,47 +117,39 @@ void event_sink_record(struct event_sink *s, const char *text, const char *json_
 
 int event_sink_end_err(struct event_sink *s)
 {
-	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < s->nr && !err; i++)
-		err = sink_end_err(&s->sinks[i]);
+	event_sink_for_each(k, s)
+		if (!err)
+			err = sink_end_err(k);
 	return err;
 }
 
 void event_sink_reopen(struct event_sink *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++)
-		sink_request_reopen(&s->sinks[i]);
+	event_sink_for_each(k, s)
+		sink_request_reopen(k);
 }
 
 void event_sink_stop(struct event_sink *s, __u64 deadline_ns, volatile sig_atomic_t *stops,
 		     sig_atomic_t stops_then)
 {
-	unsigned int i;
-
 	/* Every sink's writer at once: they wait on their own outputs, not on each other. */
 	event_sink_flush(s);
-	for (i = 0; i < s->nr; i++)
-		sink_stop(&s->sinks[i], deadline_ns, stops, stops_then);
+	event_sink_for_each(k, s)
+		sink_stop(k, deadline_ns, stops, stops_then);
 }
 
 void event_sink_free(struct event_sink *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++)
-		sink_free(&s->sinks[i]);
+	event_sink_for_each(k, s)
+		sink_free(k);
 }
 
 bool event_sink_stuck(const struct event_sink *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr; i++)
-		if (s->sinks[i].thread_started)
+	event_sink_for_each(k, s)
+		if (k->thread_started)
 			return true;
 	return false;
 }

@@ -31,6 +31,10 @@ struct event_sink {
 	__u64 wall_offset_ns;		/* one timeline for every output: format_wall_offset() */
 };
 
+/* @k over the sinks of @s in use, in order. */
+#define event_sink_for_each(k, s) \
+	for (__typeof__(&(s)->sinks[0]) k = (s)->sinks; k < (s)->sinks + (s)->nr; k++)
+
 /*
  * The envelope of every line that leaves the host: @host and @iface, both
  * already escaped for JSON strings; without @iface (NULL), the host alone,
