@@ -430,8 +430,8 @@ static int agent_stop(struct agent *a, int ret)
 	err = ifset_detach(&a->set);
 	ret = ret ?: err;
 	a->run.elapsed_ns = fbf_monotonic_ns() - a->run.start_ns;
-	err = finish(&a->d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters), &a->run,
-		     a->opts.output_timeout_ns);
+	err = finish(&a->d, a->aggregating ? &a->ag : NULL, bpf_map__fd(a->att.obj.counters),
+		     &a->run, a->opts.output_timeout_ns);
 	ret = ret ?: err;
 	ifset_account(&a->set);
 	/* The last events printed can fail to reach stdout too: say so once. */
