@@ -82,21 +82,15 @@ static int read_small(const char *path, char *buf, size_t size)
 /* A credentials file whose blocks nats.c can use: 0, or an exit status after one line. */
 static int creds_check(const char *path)
 {
-	char shown[PATH_MAX], reason[160], *text, *blocks[2];
+	char shown[PATH_MAX], reason[160], text[NATS_CREDS_MAX + 1], *blocks[2];
 	unsigned char *sig = NULL;
 	const char *why = NULL;
 	unsigned int n = 0;
 	int err, sig_len;
 
 	escape_log(shown, sizeof(shown), path);
-	text = malloc(NATS_CREDS_MAX + 1);
-	if (!text) {
-		pr_err("output nats: cannot read --nats-creds %s: %s\n", shown, strerror(ENOMEM));
-		return AGENT_EXIT_FAILURE;
-	}
-	err = read_small(path, text, NATS_CREDS_MAX + 1);
+	err = read_small(path, text, sizeof(text));
 	if (err && err != -EFBIG) {
-		free(text);
 		pr_err("output nats: cannot read --nats-creds %s: %s; name the credentials file "
 		       "of the NATS user the agent publishes as\n", shown, strerror(-err));
 		return AGENT_EXIT_USAGE;
@@ -117,9 +111,8 @@ static int creds_check(const char *path)
 		snprintf(reason, sizeof(reason), "its NKey seed is not valid (%s)",
 			 nats_last_error());
 	free(sig);
-	/* It held a secret. */
-	explicit_bzero(text, NATS_CREDS_MAX + 1);
-	free(text);
+	/* It held a secret: read onto the stack, so that no heap copy outlives this. */
+	explicit_bzero(text, sizeof(text));
 	if (why) {
 		pr_err("output nats: --nats-creds %s is not a NATS credentials file: %s; name the "
 		       ".creds file made for the agent's NATS user\n", shown, why);
