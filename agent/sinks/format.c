@@ -54,12 +54,10 @@ static char *fmt_str(char *p, const char *s)
 
 static char *fmt_ipv4(char *p, __u32 addr)
 {
-	p = fmt_u64(p, addr >> 24);
-	*p++ = '.';
-	p = fmt_u64(p, (addr >> 16) & 0xff);
-	*p++ = '.';
-	p = fmt_u64(p, (addr >> 8) & 0xff);
-	*p++ = '.';
+	for (int shift = 24; shift; shift -= 8) {
+		p = fmt_u64(p, (addr >> shift) & 0xff);
+		*p++ = '.';
+	}
 	return fmt_u64(p, addr & 0xff);
 }
 
