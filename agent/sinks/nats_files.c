@@ -91,6 +91,7 @@ static int creds_check(const char *path)
 	escape_log(shown, sizeof(shown), path);
 	err = read_small(path, text, sizeof(text));
 	if (err && err != -EFBIG) {
+		explicit_bzero(text, sizeof(text)); /* what a failed read got is the secret too */
 		pr_err("output nats: cannot read --nats-creds %s: %s; name the credentials file "
 		       "of the NATS user the agent publishes as\n", shown, strerror(-err));
 		return AGENT_EXIT_USAGE;
