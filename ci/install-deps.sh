@@ -42,7 +42,8 @@ pkgs_bench=(
 )
 # make profile-cpu fetches its flame graph template with npm; any npm will do.
 command -v npm >/dev/null || pkgs_bench+=(npm)
-pkgs_deb=(debhelper lintian)
+# dpkg-buildpackage checks for build-essential beside debian/control's Build-Depends.
+pkgs_deb=(debhelper lintian build-essential)
 # The suites' own: cmocka, bats, the sanitizers' and libFuzzer's runtime,
 # xdp-tools (xdp-loader, and objects for the cost tool), the servers the
 # output and metrics tests talk to, systemd and its container for the units,

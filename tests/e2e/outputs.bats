@@ -511,7 +511,7 @@ rotate_under_flood()
 	! grep -Ev '^([0-9.]+ (Fizz|Buzz|FizzBuzz|Fibonacci)|lost records=[0-9]+ from=[0-9T:.-]+Z to=[0-9T:.-]+Z)$' "$text" ||
 		false
 	[ "$(grep -cv '^lost ' "$text")" -eq "$(sv stdout_delivered)" ]
-	lost=$(grep -o '^lost records=[0-9]*' "$text" | cut -d= -f2 | paste -sd+ | bc)
+	lost=$(awk -F= '/^lost records=/ { n += $2 + 0 } END { print n + 0 }' "$text")
 	echo "lost records in the text: $lost"
 	[ "$lost" -eq "$(sv stdout_lost)" ]
 }

@@ -6,7 +6,8 @@
 # errexit lets one pass; the same file written right passes; and the layout
 # check names a source file that docs/design.md leaves out; a merge conflict
 # left in a file is caught; a C line past 100 columns, tabs counted to their
-# stops, is caught; and the tree itself passes make lint.
+# stops, is caught; a command that no package brings fails make test's run,
+# named with its test; and the tree itself passes make lint.
 
 bats_require_minimum_version 1.5.0
 
@@ -93,6 +94,19 @@ plant()
 	[ "${lines[0]}" = "docs/design.md's layout does not name agent/sinks/sink_planted" ]
 	[ "${lines[1]}" = "docs/design.md's layout does not name bench/cost/" ]
 	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "make test fails on a command no package brings, naming it and its test" {
+	local suite=$BATS_TEST_TMPDIR/calls.bats
+
+	printf '@test "calls one" {\n\tfbf_not_a_command --x || true\n}\n' >"$suite"
+	run "$ROOT/tests/run-all" "$suite"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ok 1 calls one"* ]]
+	[[ "$output" == *"broken: 'fbf_not_a_command' is not installed (called by "*"calls.bats:"*\
+" calls one): add its Debian package to ci/install-deps.sh's lists for make test"* ]]
+	[ "${lines[-1]}" = "1 passed, 1 failed, 0 skipped" ]
 }
 
 @test "a merge conflict left in a tracked file is caught" {
