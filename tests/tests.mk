@@ -11,7 +11,7 @@
 # make test-kernels   the kernel matrix: the suites KERNEL_SUITES names on each
 #                 kernel of KERNELS, booted under QEMU, and on the host's
 #                 (tests/run-kernels; make kernels fetches KERNELS)
-# make test-fresh make demo and make test-prepare, each once, in a fresh
+# make test-fresh make demo and make test, each once, in a fresh
 #                 minimal Debian 12 root of its own (as root; testing/fresh/)
 #
 # `make test` also builds the harnesses and the agent with ASan and UBSan in

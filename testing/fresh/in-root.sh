@@ -4,8 +4,9 @@
 # in-root.sh BASE DIR COMMAND: run the shell command line COMMAND as root in
 # a Debian root of its own: BASE, read only, under an overlay that keeps
 # every change in DIR/upper, mounted at DIR/root with its own /proc, a new
-# /sys (no bpffs on it, as on a new host), the host's /dev and an empty
-# /run (no service manager is seen there, so no package starts a daemon).
+# /sys (no bpffs on it, as on a new host) with the host's cgroups, the
+# host's /dev and an empty /run (no service manager is seen there, so no
+# package starts a daemon).
 # The host's network and DNS. Exits with COMMAND's status.
 #
 # It runs in mount and PID namespaces of its own: every mount it makes is
@@ -24,6 +25,9 @@ mkdir -p "$dir/upper" "$dir/work" "$root"
 mount -t overlay overlay -o "lowerdir=$base,upperdir=$dir/upper,workdir=$dir/work" "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
+# The host's cgroups, as its init mounts them on every host (not bpffs: the
+# first run must mount that).
+! mountpoint -q /sys/fs/cgroup || mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run"
 cp /etc/resolv.conf "$root/etc/resolv.conf"

@@ -5,10 +5,11 @@
 # Debian 12 host. A clone of this tree's HEAD in a fresh minimal root
 # (base-root.sh), and there, once: `make demo`, which must exit 0 and print
 # classified lines, leaving no network namespace behind; and in another
-# fresh root, at the same time, `make test-prepare` (all that make test
-# installs and builds), which must exit 0. Says each one's wall time, when
-# the demo printed its first classified line, the packages each installed
-# and what was downloaded. Exits 1 if any check fails.
+# fresh root, at the same time, `make test`, which must install all that its
+# suites call and pass, every skip saying why. Says each one's wall time,
+# when the demo printed its first classified line, the packages each
+# installed and what was downloaded, make test's closing lines and each
+# failed test's output. Exits 1 if any check fails.
 #
 # Cached between runs in FBF_FRESH_CACHE (/var/cache/fizzbuzzfib-fresh):
 # the base root, and the packages apt downloaded, which later roots take
@@ -118,7 +119,7 @@ check() # DESCRIPTION COMMAND...: one line, ok or not ok
 roots=$SECONDS
 root demo 'make demo; status=$?; echo "netns left: $(ip netns list | wc -l)"; exit $status' &
 demo=$!
-root test 'make test-prepare' &
+root test 'make test' &
 wait "$demo" $!
 
 report demo
@@ -133,13 +134,26 @@ what="make demo prints classified lines ($(grep -c . <<<"$classified"),"
 what+=" the first after ${first:-?} s)"
 check "$what" [ -n "$classified" ]
 check "make demo leaves no network namespace" grep -qx '[0-9]* netns left: 0' "$logs/demo.out"
-check "make test-prepare exits 0 in a fresh root" [ "$(head -n1 "$logs/test.status")" = 0 ]
+# make test's closing lines: each skip with its reason, what broke, the count.
+sed -n '/^[0-9]* $/,$ s/^[0-9]* //p' "$logs/test.out" | grep -E '^(skipped|broken): ' || true
+closing=$(sed -n 's/^[0-9]* \([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p' "$logs/test.out")
+check "make test exits 0 in a fresh root: ${closing:-no closing line}" \
+	[ "$(head -n1 "$logs/test.status")" = 0 ]
+check "every test make test skipped there says why" \
+	[ -z "$(grep -iE '^[0-9]+ +ok [0-9]+ .*# skip *$' "$logs/test.out")" ]
 check "no mount left under $work" [ -z "$(findmnt -rn -o TARGET | grep -F "$work")" ]
-for name in demo test; do
-	[ "$(head -n1 "$logs/$name.status")" = 0 ] || {
-		echo "test-fresh: $name's last lines:"
-		tail -n 20 "$logs/$name.out" "$logs/$name.err"
-	}
-done
+[ "$(head -n1 "$logs/demo.status")" = 0 ] || {
+	echo "test-fresh: demo's last lines:"
+	tail -n 20 "$logs/demo.out" "$logs/demo.err"
+}
+# Each failed test with the lines it printed; or, if none failed, how the run ended.
+if grep -qE '^[0-9]+ +not ok ' "$logs/test.out"; then
+	echo "test-fresh: the tests that failed in the fresh root, with their output:"
+	awk '{ sub(/^[0-9]+ /, "") } /^ +not ok / { n = 40; print; next }
+	     /^ +ok |^# / { n = 0 } n-- > 0' "$logs/test.out"
+elif [ "$(head -n1 "$logs/test.status")" != 0 ]; then
+	echo "test-fresh: test's last lines:"
+	tail -n 20 "$logs/test.out" "$logs/test.err"
+fi
 echo "test-fresh: $((SECONDS - roots)) s for both roots at once, $SECONDS s in all"
 exit $failed

@@ -17,8 +17,8 @@
 #    udev makes. nspawn's /sys must then be writable
 #    (SYSTEMD_NSPAWN_API_VFS_WRITABLE); it is the host kernel's, so the units
 #    that would write to it (sysctl, binfmt, udev's trigger) are masked.
-#  - cgroup2: the host may have the v1 hierarchies; nspawn runs in a cgroup
-#    of its own, CGROUP, under the unified one.
+#  - cgroup2: the host may have the v1 hierarchies, or none mounted; nspawn
+#    runs in a cgroup of its own, CGROUP, under the unified one.
 #  - bpf() is in nspawn's default seccomp filter's deny list: allowed here.
 #    A private network: the container makes its own veths.
 #  - BUILD, read-only at its own path, for the tests' tools (rawflood, the
@@ -40,8 +40,9 @@ dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" --keep-directory-symlink
 
 mkdir -p /run/systemd/nspawn
 mount -t tmpfs tmpfs /run/systemd/nspawn
+# Where none is mounted (a root whose /sys is new, as make test-fresh's), it is mounted.
 if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
-	umount -R /sys/fs/cgroup
+	! mountpoint -q /sys/fs/cgroup || umount -R /sys/fs/cgroup
 	mount -t cgroup2 cgroup2 /sys/fs/cgroup
 fi
 mkdir -p "/sys/fs/cgroup/$cgroup"
