@@ -201,13 +201,15 @@ $(call obj,agent/sinks/sink_ipfix.c): CFLAGS += $(FIXBUF_CFLAGS)
 # The Debian packages each purpose needs, installed if missing, said in a
 # line: deps-demo, deps-test, deps-bench, deps-deb, deps-kernels, deps-fresh
 # (ci/install-deps.sh lists them); make deps installs them all. make test's
-# also downloads the udev package for the service test.
+# also downloads the udev package for the service test, and the benchmarks'
+# the flame graph's template from npm: no test reads the network.
 DEPS_PURPOSES := $(shell ci/install-deps.sh --purposes)
 .PHONY: $(DEPS_PURPOSES:%=deps-%) $(DEPS_PURPOSES:%=check-deps-%)
 deps: deps-all
 $(DEPS_PURPOSES:%=deps-%): deps-%:
 	$(Q)ci/install-deps.sh $*
 	$(if $(filter test kernels all,$*),$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs)
+	$(if $(filter bench test kernels all,$*),$(Q)bench/profile/profile_cpu.sh --fetch-template)
 
 # Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels.
 kernels:

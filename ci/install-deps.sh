@@ -40,7 +40,7 @@ pkgs_bench=(
 	g++ libbenchmark-dev valgrind gnuplot-nox linux-perf ethtool
 	nats-server nfdump softflowd pmacct curl procps
 )
-# make profile-cpu fetches its flame graph template with npm; any npm will do.
+# make deps-bench fetches profile-cpu's flame graph template with npm; any npm will do.
 command -v npm >/dev/null || pkgs_bench+=(npm)
 # dpkg-buildpackage checks for build-essential beside debian/control's Build-Depends.
 pkgs_deb=(debhelper lintian build-essential)

@@ -6,6 +6,11 @@
 # interactive flame graph that opens offline, the hottest functions and the
 # samples themselves.
 #
+# profile_cpu.sh --fetch-template: install the flame graph's HTML template
+# from npm into $FBF_BUILD/npm, once; make deps-bench and deps-test run it,
+# so that a profile (and the test that makes one) reads nothing from the
+# network.
+#
 # The event is the software cpu-clock, which every machine has, so profiles
 # compare across machines with and without hardware counters. Call chains are
 # unwound from DWARF: the agent keeps frame pointers, but libbpf and libc do
@@ -24,6 +29,26 @@ NPM_DIR=$FBF_BUILD/npm
 TEMPLATE=$NPM_DIR/node_modules/d3-flame-graph/dist/templates/d3-flamegraph-base.html
 FREQ=999
 
+if [ "${1:-}" = --fetch-template ]; then
+	[ ! -f "$TEMPLATE" ] || exit 0
+	profile_need npm "install Node.js and npm (Debian: apt-get install npm)"
+	log=$(mktemp)
+	npm install --prefix "$NPM_DIR" --no-save --no-audit --no-fund --ignore-scripts \
+		--loglevel=error "$D3_FLAMEGRAPH" >"$log" 2>&1 || {
+		echo "$PROFILE_NAME: npm install $D3_FLAMEGRAPH failed: $(tail -n 1 "$log")" >&2
+		rm -f "$log"
+		exit 3
+	}
+	rm -f "$log"
+	echo "$PROFILE_NAME: $D3_FLAMEGRAPH installed into $NPM_DIR for the flame graph"
+	exit 0
+fi
+[ -f "$TEMPLATE" ] || {
+	echo "$PROFILE_NAME: the flame graph template ($D3_FLAMEGRAPH) is not in $NPM_DIR;" \
+		"'make deps-bench' installs it" >&2
+	exit 3
+}
+
 profile_init "${1:?usage: profile_cpu.sh OUTDIR}"
 profile_need perf "install Debian's linux-perf package"
 
@@ -37,17 +62,6 @@ if perf stat -x, -e instructions -- true 2>&1 | grep -q '<not supported>'; then
 else
 	echo "$PROFILE_NAME: sampling the software cpu-clock event (hardware counters exist, but" \
 		"cpu-clock works everywhere, so profiles compare across machines)"
-fi
-
-if [ ! -f "$TEMPLATE" ]; then
-	profile_need npm "install Node.js and npm (Debian: apt-get install npm)"
-	echo "$PROFILE_NAME: installing $D3_FLAMEGRAPH into $NPM_DIR for the flame graph (once)"
-	npm install --prefix "$NPM_DIR" --no-save --no-audit --no-fund --ignore-scripts \
-		--loglevel=error "$D3_FLAMEGRAPH" >"$PROFILE_WORK/npm.log" 2>&1 || {
-		echo "$PROFILE_NAME: npm install $D3_FLAMEGRAPH failed:" \
-			"$(tail -n 1 "$PROFILE_WORK/npm.log")" >&2
-		exit 3
-	}
 fi
 
 # Events go to /dev/null through the normal formatting path, so the profile

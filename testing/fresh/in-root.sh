@@ -7,7 +7,8 @@
 # /sys (no bpffs on it, as on a new host) with the host's cgroups, the
 # host's /dev and an empty /run (no service manager is seen there, so no
 # package starts a daemon).
-# The host's network and DNS. Exits with COMMAND's status.
+# The host's network, DNS and local certificate authorities. Exits with
+# COMMAND's status.
 #
 # It runs in mount and PID namespaces of its own: every mount it makes is
 # in that namespace, so they all go with it on every way out, SIGKILL
@@ -31,6 +32,12 @@ mount -t sysfs sysfs "$root/sys"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The host's own certificate authorities, part of its network where a proxy
+# inspects TLS (npm's registry is HTTPS): the root trusts what the host does.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	chroot "$root" update-ca-certificates >/dev/null 2>&1
+fi
 
 # A login's environment, none of this host's.
 env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
