@@ -54,11 +54,14 @@ static void worker_step(struct worker *w)
 
 	/*
 	 * The start line: each thread was woken on its own, so none calls
-	 * before all are awake, or the first would run its loop alone.
+	 * before all are awake, or the first would run its loop alone. It
+	 * yields as it waits: a real-time thread that spun would keep its CPU
+	 * from another's waiting thread of the same priority (two cost runs at
+	 * once, each pinned to every CPU, each waiting on the other) for ever.
 	 */
 	atomic_fetch_add(&pool->ready, 1);
 	while (atomic_load(&pool->ready) < pool->n)
-		;
+		sched_yield();
 	w->start_ns = now_ns();
 	w->err = bpf_prog_test_run_opts(pool->prog_fd, &opts) ? -errno : 0;
 	w->end_ns = now_ns();
