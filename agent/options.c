@@ -59,7 +59,8 @@ const struct agent_option agent_options[] = {
 		 "CPU's events go to its own map, so this is what one CPU holds while the agent "
 		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
 		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
-		 "{memory}. A size that would not fit in the memory the host has available is "
+		 "{memory}. A size whose maps would take more than three quarters of the memory "
+		 "the agent may use (the host's available, or its memory cgroup's room) is "
 		 "refused. Not with --aggregate, which sends no events",
 	  .aggregate_refuses = "has nothing to size; use one of the two" },
 	{ "sample", OPT_SAMPLE, "N", OPTION_NUMBER, FIELD(sample),

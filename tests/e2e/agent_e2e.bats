@@ -527,6 +527,53 @@ assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPO
 		--duration 1
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"--queue-size $size: $cpus CPUs x "*" of kernel memory, more than the "* ]]
+	[[ "$output" == *"--queue-size $size: $cpus CPUs x "*" of kernel memory, more than three "* ]]
+	fbf_xdp_detached
+}
+
+# memcg_make LIMIT: a memory cgroup limited to LIMIT, its directory on stdout,
+# on cgroup v1's memory controller or v2's (cgroup.subtree_control is v2's
+# alone); 1 where neither can be had.
+memcg_make()
+{
+	local dir
+
+	if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+		dir=/sys/fs/cgroup/memory/fbf-test-$$
+		mkdir "$dir" && echo "$1" >"$dir/memory.limit_in_bytes" || return 1
+	elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		dir=/sys/fs/cgroup/fbf-test-$$
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || :
+		mkdir "$dir" && echo "$1" >"$dir/memory.max" || return 1
+	else
+		return 1
+	fi
+	echo "$dir"
+}
+
+# in_memcg DIR CMD...: CMD run in the cgroup DIR, in the server's namespace.
+in_memcg() { fbf_in_srv sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@"; }
+
+# The kernel charges a map to its creator's memory cgroup (FIELD-NOTES 16): a
+# size the host could take but the agent's group cannot is refused the same
+# way, and the size the refusal gives works.
+@test "a queue size past the memory cgroup's limit is refused, with one that fits" {
+	local group fits
+
+	group=$(memcg_make 128M) || skip "no memory cgroup controller to limit the agent with"
+	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 20000000 --duration 1
+	rmdir "$group" || :
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--queue-size 20000000: "*" of kernel memory, more than three quarters of the "*" the agent's memory cgroup has left of its 128 MiB limit; at most "*" fit; use a smaller size; "* ]]
+	fbf_xdp_detached
+	fits=$(grep -Eo 'at most [0-9]+ fit' <<<"$output" | grep -Eo '[0-9]+')
+	group=$(memcg_make 128M)
+	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$fits" --duration 0.2 \
+		--quiet
+	rmdir "$group" || :
+	echo "$output"
+	[ "$status" -eq 0 ]
 	fbf_xdp_detached
 }
