@@ -233,15 +233,51 @@ expected_class()
 	fbf_xdp_detached
 }
 
-@test "refuses an interface owned by a program libxdp cannot share, and leaves it attached" {
-	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
-	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+# The refusal gives the command that removes the program, for the mode it was
+# attached in (`xdp off` alone would leave a generic one on a veth, whose
+# driver has native XDP): the command it gives is run, and the agent then
+# attaches.
+@test "refuses an interface owned by a program libxdp cannot share, and says how to remove it" {
+	local how remove
+
+	for how in xdp xdpgeneric xdpdrv; do
+		ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" "$how" \
+			obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+		echo "$how: $output"
+		[ "$status" -eq 8 ]
+		[ "${#lines[@]}" -eq 1 ]
+		run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+		[[ "$output" == *"name xdp_pass"* ]]
+		fbf_traffic 1
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+		remove=$(grep -Eo "remove it with '[^']+'" <<<"$output" | cut -d"'" -f2)
+		[[ "$remove" == "ip link set dev $FBF_VETH_SRV "xdp*" off" ]]
+		# shellcheck disable=SC2086 # the command as the agent gave it
+		fbf_in_srv $remove
+		fbf_xdp_detached
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.2 --quiet
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "refuses libxdp's dispatcher in the other mode, and says how to remove its programs" {
+	local remove
+
+	fbf_in_srv xdp-loader load -m skb "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	if ! fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_dispatcher; then
+		fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+		skip "libxdp's dispatcher does not load on this kernel (freplace refused)"
+	fi
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --mode native
+	echo "$output"
 	[ "$status" -eq 8 ]
-	[[ "$output" == *"xdp-loader status"* ]]
-	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
-	[[ "$output" == *"name xdp_pass"* ]]
-	fbf_traffic 1
-	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp off
+	[ "${#lines[@]}" -eq 1 ]
+	remove=$(grep -Eo "remove them with '[^']+'" <<<"$output" | cut -d"'" -f2)
+	[ "$remove" = "xdp-loader unload $FBF_VETH_SRV --all" ]
+	# shellcheck disable=SC2086 # the command as the agent gave it
+	fbf_in_srv $remove
+	fbf_xdp_detached
 }
 
 @test "an idle agent sleeps instead of spinning" {
