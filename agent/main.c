@@ -216,12 +216,13 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (stdfds_ensure(&out_closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
+	/* Before the first log line: under --json each is an object. */
+	log_setup(opts->verbose, opts->json);
 	if (out_closed && outputs_has(opts, &output_stdout)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
 	}
-	log_setup(opts->verbose, opts->json);
 	/* The names as given are for the kernel only; people and parsers get them escaped. */
 	escape_log(a->iface, sizeof(a->iface), opts->iface_given);
 	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface_given);
