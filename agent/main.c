@@ -55,10 +55,12 @@ static void transport_describe(const struct attach_spec *spec, const struct agen
 		snprintf(per_cpu, sizeof(per_cpu), " per CPU on %d CPUs (%s)", mem.cpus, total);
 	}
 	if (spec->max_sources)
-		n = snprintf(buf, size, "packets counted per source for up to %u sources, "
-			     "reported every %g s", spec->max_sources, opts->aggregate_ns / 1e9);
+		n = snprintf(buf, size, "packets counted per source for up to %u source%s, "
+			     "reported every %g s", spec->max_sources, plural_s(spec->max_sources),
+			     opts->aggregate_ns / 1e9);
 	else if (spec->transport != FBF_TRANSPORT_RINGBUF)
-		n = snprintf(buf, size, "queue %u events%s", spec->queue_size, per_cpu);
+		n = snprintf(buf, size, "queue %u event%s%s", spec->queue_size,
+			     plural_s(spec->queue_size), per_cpu);
 	else
 		n = snprintf(buf, size, "ring buffer %u bytes (%u events)%s", bytes,
 			     fbf_ring_capacity(bytes), per_cpu);

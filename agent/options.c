@@ -310,6 +310,28 @@ static void field_set(struct agent_options *opts, const struct agent_option *o, 
 		*(__u64 *)p = v;
 }
 
+/*
+ * Why @arg is not seconds parse_seconds_ns() takes (@err its answer): a
+ * number it does not take for its sign or exponent ("-1", "1e12") is still a
+ * number, out of range or written otherwise.
+ */
+static const char *seconds_why(const char *arg, int err, __u64 max)
+{
+	char *end;
+	double v;
+
+	if (err == -ERANGE)
+		return "out of range";
+	if (err == -EDOM)
+		return "finer than a nanosecond (at most nine decimals)";
+	v = strtod(arg, &end);
+	if (end == arg || *end || v != v)
+		return "not a number of seconds";
+	if (v <= 0 || v > max)
+		return "out of range";
+	return "not in plain decimals";
+}
+
 /* A value of a NUMBER, SECONDS or TEXT option, or a usage error that says what is allowed. */
 static void value_option(struct agent_options *opts, const struct agent_option *o,
 			 const char *arg)
@@ -331,10 +353,8 @@ static void value_option(struct agent_options *opts, const struct agent_option *
 		if (!err)
 			break;
 		usage_error("--%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
-			    "e.g. %s", o->name, arg_shown(shown, arg),
-			    err == -ERANGE ? "out of range" :
-			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
-			    "not a number of seconds", o->max, o->max_words, o->example);
+			    "e.g. %s", o->name, arg_shown(shown, arg), seconds_why(arg, err, o->max),
+			    o->max, o->max_words, o->example);
 	case OPTION_TEXT:
 		if (!*arg)
 			usage_error("--%s: %s is empty", o->name, o->unit);
@@ -421,7 +441,7 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 	}
 }
 
-/* Two outputs that write to one place would put every event there twice: refused. */
+/* Two outputs that write to one place would put every event (interval) there twice: refused. */
 static void outputs_distinct(const struct agent_options *opts)
 {
 	char a[ARG_SHOWN_SIZE], b[ARG_SHOWN_SIZE];
@@ -433,9 +453,10 @@ static void outputs_distinct(const struct agent_options *opts)
 		for (j = 0; j < i; j++)
 			if (output_dest_same(&d[j], &d[i]))
 				usage_error("--output '%s' and --output '%s' write to the same "
-					    "place, each event twice; keep one",
+					    "place, each %s twice; keep one",
 					    arg_shown(a, opts->outputs[j]),
-					    arg_shown(b, opts->outputs[i]));
+					    arg_shown(b, opts->outputs[i]),
+					    opts->aggregate_ns ? "interval" : "event");
 	}
 }
 

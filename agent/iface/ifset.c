@@ -160,10 +160,10 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 
 		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
-			pr_warn("interface %s is selected, but the agent serves %u interfaces "
+			pr_warn("interface %s is selected, but the agent serves %u interface%s "
 				"already (--max-ifaces): it is left alone, and so is any other, "
 				"until a link event for it comes after one has gone; raise "
-				"--max-ifaces to serve more\n", full, s->slots);
+				"--max-ifaces to serve more\n", full, s->slots, plural_s(s->slots));
 		s->full_said = true;
 		return;
 	}

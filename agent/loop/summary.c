@@ -139,8 +139,8 @@ static bool sinks_balance(const struct event_sink *sink)
 		accounted = k->figures.delivered + k->figures.lost;
 		if (accounted == offered)
 			continue;
-		pr_warn("output %s: %llu records given but %llu written or lost\n", k->name,
-			offered, accounted);
+		pr_warn("output %s: %llu record%s given but %llu written or lost\n", k->name,
+			offered, plural_s(offered), accounted);
 		ok = false;
 	}
 	return ok;
@@ -178,12 +178,12 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 	if (produced == accounted)
 		return 0;
 	if (d->abandoned && produced > accounted) {
-		pr_warn("stopped during the drain: %llu events left unread, counted as queued\n",
-			produced - accounted);
+		pr_warn("stopped during the drain: %llu event%s left unread, counted as queued\n",
+			produced - accounted, plural_s(produced - accounted));
 		return 0;
 	}
-	pr_warn("%llu events produced but %llu delivered or lost, "
-		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
+	pr_warn("%llu event%s produced but %llu delivered or lost, "
+		"%s by %llu\n", produced, plural_s(produced), accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);
 	return AGENT_EXIT_UNACCOUNTED;
 }

@@ -394,6 +394,37 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	fbf_xdp_detached
 }
 
+# A number the parser does not take for its sign or exponent is still a number:
+# out of range, and the message says the range.
+@test "words: seconds out of range say the range; one of a thing is singular" {
+	local value
+
+	for value in -1 1e12 0 inf; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration "$value"
+		echo "$value: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"--duration '$value': out of range; use seconds greater than 0 and at most 31536000 (one year), "* ]]
+	done
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1e-3
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--duration '1e-3': not in plain decimals; use seconds "* ]]
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration ten
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--duration 'ten': not a number of seconds; use seconds "* ]]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 1 --duration 0.2 --quiet
+	echo "$output"
+	[ "$status" -eq 0 ]
+	if [ "$FBF_TRANSPORT" != ringbuf ]; then
+		[[ "$output" == *", queue 1 event per CPU on "* ]]
+	fi
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --aggregate 1 --max-sources 1 \
+		--duration 0.2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"packets counted per source for up to 1 source, reported every 1 s"* ]]
+}
+
 @test "an xdp_fizzbuzzfib no agent recorded: exit 8, one line, and it stays attached" {
 	local iface=$FBF_VETH_SRV before after expected
 
