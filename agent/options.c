@@ -353,8 +353,8 @@ static void value_option(struct agent_options *opts, const struct agent_option *
 		if (!err)
 			break;
 		usage_error("--%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
-			    "e.g. %s", o->name, arg_shown(shown, arg), seconds_why(arg, err, o->max),
-			    o->max, o->max_words, o->example);
+			    "e.g. %s", o->name, arg_shown(shown, arg),
+			    seconds_why(arg, err, o->max), o->max, o->max_words, o->example);
 	case OPTION_TEXT:
 		if (!*arg)
 			usage_error("--%s: %s is empty", o->name, o->unit);

@@ -231,9 +231,9 @@ int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mo
 	if (mp && (err = other_agent(multiprog_find(mp, 0), iface))) {
 		ret = err;
 	} else if (main_prog && xdp_multiprog__is_legacy(mp)) {
-		pr_err("%s already runs XDP program %s (prog id %u), which was "
-		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
-		       "interface; if it is not wanted, remove it with 'ip link set dev %s %s off'\n",
+		pr_err("%s already runs XDP program %s (prog id %u), which was not attached "
+		       "through libxdp's dispatcher, so libxdp cannot share the interface; if it "
+		       "is not wanted, remove it with 'ip link set dev %s %s off'\n",
 		       iface, xdp_program__name(main_prog), xdp_program__id(main_prog), iface,
 		       ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
 	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {

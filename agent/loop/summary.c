@@ -182,8 +182,8 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 			produced - accounted, plural_s(produced - accounted));
 		return 0;
 	}
-	pr_warn("%llu event%s produced but %llu delivered or lost, "
-		"%s by %llu\n", produced, plural_s(produced), accounted, produced > accounted ? "short" : "over",
+	pr_warn("%llu event%s produced but %llu delivered or lost, %s by %llu\n", produced,
+		plural_s(produced), accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);
 	return AGENT_EXIT_UNACCOUNTED;
 }
