@@ -127,7 +127,8 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
 			FBF_PROG_NAME, shown, strerror(-err));
 	else
-		s->account("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
+		s->account("iface_gone", &c, shown, s->names.json[m - s->m],
+			   xdp_mode_name(m->att.mode), s->json);
 	s->attached--;
 	member_free(s, m, true, park);
 }
@@ -524,7 +525,8 @@ void ifset_account(const struct ifset *s)
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
-			s->account("iface", &c, s->names.log[i], s->names.json[i], s->json);
+			s->account("iface", &c, s->names.log[i], s->names.json[i],
+				   xdp_mode_name(m->att.mode), s->json);
 	}
 }
 
@@ -591,6 +593,7 @@ int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counte
 		if (!m->ifindex)
 			continue;
 		escape_label(out[n].label, sizeof(out[n].label), m->name);
+		out[n].mode = xdp_mode_name(m->att.mode);
 		out[n].c = slot;
 		fbf_counters_since(&out[n].c, &m->base);
 		n++;

@@ -66,7 +66,7 @@ struct ifset {
 	bool json;			/* per-interface accounts as JSON objects */
 	/* Says one interface's share (summary_iface(): the run's account is above this room). */
 	void (*account)(const char *kind, const struct fbf_counters *c, const char *iface,
-			const char *iface_json, bool json);
+			const char *iface_json, const char *mode, bool json);
 
 	/* Its own. */
 	const char *one;		/* the one exact name selected; NULL: patterns */
@@ -163,6 +163,7 @@ int ifset_follow(struct ifset *s);
 /* One interface's share of the counters, for another thread (a metrics scrape). */
 struct ifset_share {
 	char label[ESCAPE_IFNAME_SIZE];	/* its name escaped for a Prometheus label; "": gone */
+	const char *mode;		/* the XDP mode it got: native or skb */
 	struct fbf_counters c;
 };
 

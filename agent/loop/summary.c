@@ -112,13 +112,14 @@ static void account_print(const char *kind, const struct fbf_counters *c,
 }
 
 void summary_iface(const char *kind, const struct fbf_counters *c, const char *iface,
-		   const char *iface_json, bool json)
+		   const char *iface_json, const char *mode, bool json)
 {
 	char line[1024];
 	size_t len;
 
-	len = snprintf(line, sizeof(line), json ? "{\"type\":\"%s\",\"iface\":\"%s\"" :
-			"%s iface=%s", kind, json ? iface_json : iface);
+	len = snprintf(line, sizeof(line), json ? "{\"type\":\"%s\",\"iface\":\"%s\","
+		       "\"mode\":\"%s\"" : "%s iface=%s mode=%s", kind, json ? iface_json : iface,
+		       mode);
 	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, json);
 	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, json);
 	len = put(line, len, sizeof(line), "produced", fbf_events_produced(c), json);

@@ -150,6 +150,26 @@ accounts_add_up()
 	accounts_add_up "$ERR"
 }
 
+# A fleet query by mode sees what each interface got: the agent-wide label is
+# --mode as asked (auto here), and each interface's own mode, skb on a veth
+# under auto, is in iface_info and in its account.
+@test "over patterns: each interface's XDP mode in iface_info and its account; the agent's as asked" {
+	local addr=127.0.0.1:19437 scraped=$FBF_WORK/scraped
+
+	start_many "$OUT" "$ERR" --iface "fbf*" --quiet --metrics "$addr"
+	fbf_in_srv curl -sS --max-time 10 "http://$addr/metrics" >"$scraped"
+	fbf_stop_agent INT
+	grep -E '^fizzbuzzfib_(build|agent|iface)_info' "$scraped"
+	grep -Eq '^fizzbuzzfib_build_info\{version="[^"]+",transport="[a-z]+",mode="auto"\} 1$' \
+		"$scraped"
+	grep -Eq '^fizzbuzzfib_agent_info\{device="fbf\*",transport="[a-z]+",mode="auto",' "$scraped"
+	for name in "$FBF_VETH_SRV" "$DUMMY"; do
+		grep -qx "fizzbuzzfib_iface_info{device=\"$name\",mode=\"skb\"} 1" "$scraped"
+		grep -Eq "${FBF_LOG}iface iface=$name mode=skb packets=" "$ERR"
+	done
+	[ "$(grep -c '^fizzbuzzfib_iface_info{' "$scraped")" -eq 2 ]
+}
+
 @test "--detach with a pattern removes what a killed agent left, on every interface selected" {
 	local id
 
