@@ -43,9 +43,10 @@ const struct agent_option agent_options[] = {
 		 "shell globs (veth*), /extended regex/, and '!' before any of them to exclude "
 		 "what it matches (an exclusion wins; lo only by its exact name)" },
 	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
-	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256,
+	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256, .needs_patterns = true,
 	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
-		 "{default}); one more selected is left alone, said once; its next link event "
+		 "{default}), taken as they come: at start in the kernel's order (by ifindex), "
+		 "up or down; one more selected is left alone, said once; its next link event "
 		 "after one has gone takes it" },
 	{ "mode", 'm', "MODE", OPTION_OWN, FIELD(mode), .def = XDP_MODE_UNSPEC,
 	  .doc = "native, skb or auto (default: the cheaper for the driver; the start line says "
@@ -497,6 +498,11 @@ static void options_end(const struct parse_state *ps)
 		usage_error("--iface names only exclusions, which take away from the names "
 			    "and patterns given; add one, e.g. --iface 'veth*,!veth0'");
 	opts->iface = ifselect_single(&opts->ifaces);
+	/* An option that would do nothing is refused, as --top without --aggregate is. */
+	for (i = 0; i < NR_OPTIONS && opts->iface; i++)
+		if (ps->order[i] && agent_options[i].needs_patterns)
+			usage_error("--%s sets how --iface's patterns are served, and --iface "
+				    "names one interface", agent_options[i].name);
 	needs = last_needing(ps, NULL);
 	if (needs && !opts->aggregate_ns)
 		usage_error("--%s sets how --aggregate counts, and --aggregate is not given",

@@ -66,6 +66,10 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 		       a->iface, a->driver[0] ? a->driver : "unknown");
 		return AGENT_EXIT_NATIVE_UNSUPPORTED;
 	}
+	if (ifstate_raced(err, a->ifindex)) {
+		log_release(false);
+		return AGENT_EXIT_IFACE_GONE;
+	}
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);
 	pr_err("cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,

@@ -162,9 +162,10 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interface%s "
-				"already (--max-ifaces): it is left alone, and so is any other, "
-				"until a link event for it comes after one has gone; raise "
-				"--max-ifaces to serve more\n", full, s->slots, plural_s(s->slots));
+				"already (--max-ifaces; taken as they came, at start by ifindex): "
+				"it is left alone, and so is any other, until a link event for it "
+				"comes after one has gone; raise --max-ifaces to serve more\n", full,
+				s->slots, plural_s(s->slots));
 		s->full_said = true;
 		return;
 	}
@@ -178,6 +179,20 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	      stale_remove(ifindex, shown, &m->lock) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
 	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
+	if (err == AGENT_EXIT_IFACE_GONE && !s->one) {
+		/* Its link event said where it went, or will: nothing to attach to, no fault. */
+		pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
+			"namespace) before %s was attached to it; left alone\n", shown, ifindex,
+			FBF_PROG_NAME);
+		__atomic_fetch_add(&s->vanished, 1, __ATOMIC_RELAXED);
+		member_free(s, m, false, false);
+		return;
+	}
+	if (err == AGENT_EXIT_IFACE_GONE) {
+		pr_err("interface %s (ifindex %d) went away before %s was attached to it; list "
+		       "them with 'ip link'\n", shown, ifindex, FBF_PROG_NAME);
+		err = AGENT_EXIT_NO_IFACE;
+	}
 	if (err) {
 		/* Said why; the agent goes on with the others, or a run of one does not start. */
 		if (err < 0)
@@ -381,9 +396,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 
 static bool member_listed(const struct ifset_member *m)
 {
-	char name[IF_NAMESIZE];
-
-	return if_indextoname(m->ifindex, name) || errno != ENXIO;
+	return !ifstate_gone(m->ifindex);
 }
 
 /* Members whose program looked replaced: replaced, unless their link events say they left. */

@@ -82,6 +82,7 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	__u64 vanished;			/* ... that went away first: atomic, for the metrics */
 	/*
 	 * Those, by ifindex, so that their every link event (carrier, MTU) does
 	 * not load the program and say why again: retried when renamed, or set

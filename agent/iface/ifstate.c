@@ -88,6 +88,8 @@ static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 	*mp = ifstate_progs(ifindex, &err);
 	if (!err)
 		return 0;
+	if (ifstate_raced(err, ifindex))
+		return AGENT_EXIT_IFACE_GONE;
 	pr_err("cannot read the XDP programs on %s: %s\n", iface,
 	       libxdp_errstr(err, buf, sizeof(buf)));
 	return agent_exit_for_errno(err);
@@ -290,6 +292,13 @@ void ifstate_warn_down(const char *name, const char *iface)
 	if (!iface_ioctl(SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
+}
+
+bool ifstate_gone(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return !if_indextoname(ifindex, name) && errno == ENXIO;
 }
 
 void ifstate_driver(int ifindex, char *buf, size_t size)

@@ -120,6 +120,10 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 	}
 	family(out, "ifaces", "gauge", "Interfaces the agent serves now.", s->src->device,
 	       s->nr_shares - 1);
+	family(out, "ifaces_vanished_total", "counter",
+	       "Interfaces selected that went away (deleted, or moved to another namespace) "
+	       "between their link event and the attach.", s->src->device,
+	       __atomic_load_n(&s->src->ifaces->vanished, __ATOMIC_RELAXED));
 	header(out, "iface_info", "gauge",
 	       "Always 1: each interface served now, and the XDP mode its program got.");
 	for (i = 0; i < s->nr_shares - 1; i++)

@@ -435,6 +435,26 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	fbf_in_cli ip link del ch1
 }
 
+# The agent stopped while a veth appears and moves away at once: it reads of
+# both only after, so the attach finds the device gone. A race it handles:
+# an info line and a count, no error.
+@test "an interface gone between its link event and the attach: an info line, counted" {
+	local addr=127.0.0.1:19438
+
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --metrics "$addr"
+	kill -STOP "$FBF_AGENT_PID"
+	fbf_in_srv ip link add ch1 type veth peer name cp1 netns "$FBF_NS_CLI"
+	fbf_in_srv ip link set ch1 netns "$FBF_NS_CLI"
+	kill -CONT "$FBF_AGENT_PID"
+	wait_for 1 grep -c 'info [^ ]*agent: interface ch1 (ifindex [0-9]*) went away' "$ERR"
+	fbf_in_srv curl -sS --max-time 10 "http://$addr/metrics" |
+		grep -qx 'fizzbuzzfib_ifaces_vanished_total{device="ch\*"} 1'
+	fbf_stop_agent INT
+	run grep -E 'error [^ ]*agent: |ch1.*(cannot|No such device)' "$ERR"
+	[ "$status" -eq 1 ]
+	fbf_in_cli ip link del ch1
+}
+
 @test "over patterns on the ring buffer, sampled, and counting by source: each interface exact" {
 	local args sent
 
@@ -467,7 +487,7 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	pairs_add 1 3
 	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
 	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
-	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces)' "$ERR")" -eq 1 ]
+	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start by ifindex)' "$ERR")" -eq 1 ]
 	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
 	gone=ch1
 	[ "$left" != ch1 ] || gone=ch2
@@ -478,4 +498,13 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	fbf_in_srv ip link set "$left" up
 	wait_for 1 attached_count "$ERR" "$left"
 	fbf_stop_agent INT
+	# One is one interface, said so.
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 1 --quiet
+	grep -q 'the agent serves 1 interface already (--max-ifaces; ' "$ERR"
+	fbf_stop_agent INT
+	# With one exact name it would do nothing: refused, as --top without --aggregate is.
+	run_agent --iface "$FBF_VETH_SRV" --max-ifaces 4 --duration 0.2
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--max-ifaces sets how --iface's patterns are served, and --iface names one interface; see "* ]]
 }
