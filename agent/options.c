@@ -59,7 +59,8 @@ const struct agent_option agent_options[] = {
 	  .doc = "Events each CPU's queue or ring holds, {min}..{max} (default: {default}): a "
 		 "CPU's events go to its own map, so this is what one CPU holds while the agent "
 		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
-		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
+		 "of pages. Kernel memory: possible CPUs x (N + 1) x 16 bytes in a queue, N x 24 "
+		 "rounded up in a ring; "
 		 "{memory}. A size whose maps would take more than three quarters of the memory "
 		 "the agent may use (the host's available, or its memory cgroup's room) is "
 		 "refused. Not with --aggregate, which sends no events",
