@@ -162,7 +162,8 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interface%s "
-				"already (--max-ifaces; taken as they came, at start by ifindex): "
+				"already (--max-ifaces; taken as they came, at start those up "
+				"first): "
 				"it is left alone, and so is any other, until a link event for it "
 				"comes after one has gone; raise --max-ifaces to serve more\n", full,
 				s->slots, plural_s(s->slots));
@@ -252,6 +253,47 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	member_gone(s, m, why, err);
 }
 
+static struct ifset_deferred *deferred_find(struct ifset *s, int ifindex)
+{
+	for (unsigned int i = 0; i < IFSET_DEFERRED_MAX; i++)
+		if (s->deferred[i].ifindex == ifindex)
+			return &s->deferred[i];
+	return NULL;
+}
+
+/*
+ * During a listing, with patterns: keep @ev's interface, selected and down,
+ * for its end (deferred_take()), forgetting what was kept of it before.
+ * Whether it was kept; one up, or with no room left, is for the caller.
+ */
+static bool deferred_keep(struct ifset *s, const struct link_event *ev)
+{
+	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
+
+	if (d)
+		d->ifindex = 0;
+	if (s->one || s->listed || ev->up || !ifselect_match(s->sel, ev->name))
+		return false;
+	d = deferred_find(s, 0);
+	if (!d)
+		return false;
+	d->ifindex = ev->ifindex;
+	snprintf(d->name, sizeof(d->name), "%s", ev->name);
+	return true;
+}
+
+/* The listing has ended: the interfaces down in it, in its order. */
+static void deferred_take(struct ifset *s)
+{
+	for (unsigned int i = 0; i < IFSET_DEFERRED_MAX; i++) {
+		struct ifset_deferred d = s->deferred[i];
+
+		s->deferred[i].ifindex = 0;
+		if (d.ifindex && !member_find(s, d.ifindex))
+			member_add(s, d.ifindex, d.name, false);
+	}
+}
+
 /* A link exists now, new, changed or renamed. */
 static void link_present(struct ifset *s, const struct link_event *ev)
 {
@@ -269,8 +311,11 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		return;
 	}
 	/* One interface is taken at start only: the run ends when it goes. */
-	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed))
+	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed)) {
+		/* Renamed out of the patterns while it waited for the listing's end. */
+		deferred_keep(s, ev);
 		return;
+	}
 	/* Refused before: tried again when set up again, or under another name. */
 	r = refused_find(s, ev->ifindex);
 	if (r && !(ev->up && !r->up) && !strcmp(r->name, ev->name)) {
@@ -279,7 +324,8 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	}
 	if (r)
 		r->ifindex = 0;
-	member_add(s, ev->ifindex, ev->name, ev->up);
+	if (!deferred_keep(s, ev))
+		member_add(s, ev->ifindex, ev->name, ev->up);
 }
 
 /*
@@ -319,11 +365,14 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
 	struct ifset_refused *r = refused_find(s, ev->ifindex);
+	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
 	char why[256 + ESCAPE_IFNAME_SIZE];
 	int err = 0;
 
 	if (r)
 		r->ifindex = 0;
+	if (d)
+		d->ifindex = 0;
 	if (!m)
 		return;
 	if (ev->moved)
@@ -378,6 +427,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 				else
 					member_gone(s, &s->m[i], "is gone", true);
 			}
+		deferred_take(s);
 		s->listed = true;
 		break;
 	}

@@ -43,6 +43,8 @@ struct event_sink;
 
 /* Interfaces the program could not be attached to, remembered at once. */
 #define IFSET_REFUSED_MAX 64
+/* Interfaces down in a listing, taken after those up in it; past these, as they come. */
+#define IFSET_DEFERRED_MAX 64
 
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
@@ -93,6 +95,15 @@ struct ifset {
 		char name[IF_NAMESIZE];
 		bool up;
 	} refused[IFSET_REFUSED_MAX];
+	/*
+	 * Selected and down during a listing: taken once it ends, after those up,
+	 * so that with more selected than --max-ifaces the ones that carry
+	 * traffic are served first.
+	 */
+	struct ifset_deferred {
+		int ifindex;		/* 0: free */
+		char name[IF_NAMESIZE];
+	} deferred[IFSET_DEFERRED_MAX];
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };

@@ -487,7 +487,7 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	pairs_add 1 3
 	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
 	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
-	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start by ifindex)' "$ERR")" -eq 1 ]
+	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
 	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
 	gone=ch1
 	[ "$left" != ch1 ] || gone=ch2
@@ -498,10 +498,24 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	fbf_in_srv ip link set "$left" up
 	wait_for 1 attached_count "$ERR" "$left"
 	fbf_stop_agent INT
-	# One is one interface, said so.
+}
+
+# With more selected than --max-ifaces, those up at start are served before
+# those down, whatever their ifindex: the ones that carry traffic first.
+@test "--max-ifaces at start: an interface up is taken before one down listed first" {
+	pairs_add 1 2
+	fbf_in_srv ip link set ch1 down
 	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 1 --quiet
-	grep -q 'the agent serves 1 interface already (--max-ifaces; ' "$ERR"
 	fbf_stop_agent INT
+	cat "$ERR"
+	[ "$(attached_count "$ERR" ch2)" -eq 1 ]
+	[ "$(attached_count "$ERR" ch1)" -eq 0 ]
+	grep -q 'interface ch1 is selected, but the agent serves 1 interface already (--max-ifaces; ' "$ERR"
+	# Without the limit, both, the one down said to be down.
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fbf_stop_agent INT
+	[ "$(attached_count "$ERR" "ch[12]")" -eq 2 ]
+	grep -q 'warning [^ ]*agent: ch1 is down' "$ERR"
 	# With one exact name it would do nothing: refused, as --top without --aggregate is.
 	run_agent --iface "$FBF_VETH_SRV" --max-ifaces 4 --duration 0.2
 	[ "$status" -eq 2 ]
