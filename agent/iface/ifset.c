@@ -163,10 +163,9 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interface%s "
 				"already (--max-ifaces; taken as they came, at start those up "
-				"first): "
-				"it is left alone, and so is any other, until a link event for it "
-				"comes after one has gone; raise --max-ifaces to serve more\n", full,
-				s->slots, plural_s(s->slots));
+				"first): it is left alone, and so is any other, until a link event "
+				"for it comes after one has gone; raise --max-ifaces to serve "
+				"more\n", full, s->slots, plural_s(s->slots));
 		s->full_said = true;
 		return;
 	}
