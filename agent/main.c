@@ -55,10 +55,12 @@ static void transport_describe(const struct attach_spec *spec, const struct agen
 		snprintf(per_cpu, sizeof(per_cpu), " per CPU on %d CPUs (%s)", mem.cpus, total);
 	}
 	if (spec->max_sources)
-		n = snprintf(buf, size, "packets counted per source for up to %u sources, "
-			     "reported every %g s", spec->max_sources, opts->aggregate_ns / 1e9);
+		n = snprintf(buf, size, "packets counted per source for up to %u source%s, "
+			     "reported every %g s", spec->max_sources, plural_s(spec->max_sources),
+			     opts->aggregate_ns / 1e9);
 	else if (spec->transport != FBF_TRANSPORT_RINGBUF)
-		n = snprintf(buf, size, "queue %u events%s", spec->queue_size, per_cpu);
+		n = snprintf(buf, size, "queue %u event%s%s", spec->queue_size,
+			     plural_s(spec->queue_size), per_cpu);
 	else
 		n = snprintf(buf, size, "ring buffer %u bytes (%u events)%s", bytes,
 			     fbf_ring_capacity(bytes), per_cpu);
@@ -216,12 +218,13 @@ static int agent_setup(struct agent *a, int argc, char **argv)
 	if (stdfds_ensure(&out_closed))
 		return AGENT_EXIT_FAILURE;
 	options_parse(argc, argv, opts);
+	/* Before the first log line: under --json each is an object. */
+	log_setup(opts->verbose, opts->json);
 	if (out_closed && outputs_has(opts, &output_stdout)) {
 		pr_err("stdout is closed, so the events have nowhere to go; "
 		       "redirect it (>/dev/null) or run with --quiet\n");
 		return AGENT_EXIT_USAGE;
 	}
-	log_setup(opts->verbose, opts->json);
 	/* The names as given are for the kernel only; people and parsers get them escaped. */
 	escape_log(a->iface, sizeof(a->iface), opts->iface_given);
 	escape_json(a->iface_json, sizeof(a->iface_json), opts->iface_given);

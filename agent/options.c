@@ -43,10 +43,11 @@ const struct agent_option agent_options[] = {
 		 "shell globs (veth*), /extended regex/, and '!' before any of them to exclude "
 		 "what it matches (an exclusion wins; lo only by its exact name)" },
 	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
-	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256,
+	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256, .needs_patterns = true,
 	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
-		 "{default}); one more selected is left alone, said once; its next link event "
-		 "after one has gone takes it" },
+		 "{default}), taken as they come, at start those up before those down; one more "
+		 "selected is left alone, said once; its next link event after one has gone "
+		 "takes it" },
 	{ "mode", 'm', "MODE", OPTION_OWN, FIELD(mode), .def = XDP_MODE_UNSPEC,
 	  .doc = "native, skb or auto (default: the cheaper for the driver; the start line says "
 		 "which)" },
@@ -58,8 +59,10 @@ const struct agent_option agent_options[] = {
 	  .doc = "Events each CPU's queue or ring holds, {min}..{max} (default: {default}): a "
 		 "CPU's events go to its own map, so this is what one CPU holds while the agent "
 		 "catches up, on any number of CPUs. A ring is rounded up to a power-of-two number "
-		 "of pages. Kernel memory: possible CPUs x N x 16 bytes in a queue, 24 in a ring; "
-		 "{memory}. A size that would not fit in the memory the host has available is "
+		 "of pages. Kernel memory: possible CPUs x (N + 1) x 16 bytes in a queue, N x 24 "
+		 "rounded up in a ring; "
+		 "{memory}. A size whose maps would take more than three quarters of the memory "
+		 "the agent may use (the host's available, or its memory cgroup's room) is "
 		 "refused. Not with --aggregate, which sends no events",
 	  .aggregate_refuses = "has nothing to size; use one of the two" },
 	{ "sample", OPT_SAMPLE, "N", OPTION_NUMBER, FIELD(sample),
@@ -309,6 +312,28 @@ static void field_set(struct agent_options *opts, const struct agent_option *o, 
 		*(__u64 *)p = v;
 }
 
+/*
+ * Why @arg is not seconds parse_seconds_ns() takes (@err its answer): a
+ * number it does not take for its sign or exponent ("-1", "1e12") is still a
+ * number, out of range or written otherwise.
+ */
+static const char *seconds_why(const char *arg, int err, __u64 max)
+{
+	char *end;
+	double v;
+
+	if (err == -ERANGE)
+		return "out of range";
+	if (err == -EDOM)
+		return "finer than a nanosecond (at most nine decimals)";
+	v = strtod(arg, &end);
+	if (end == arg || *end || v != v)
+		return "not a number of seconds";
+	if (v <= 0 || v > max)
+		return "out of range";
+	return "not in plain decimals";
+}
+
 /* A value of a NUMBER, SECONDS or TEXT option, or a usage error that says what is allowed. */
 static void value_option(struct agent_options *opts, const struct agent_option *o,
 			 const char *arg)
@@ -331,9 +356,7 @@ static void value_option(struct agent_options *opts, const struct agent_option *
 			break;
 		usage_error("--%s '%s': %s; use seconds greater than 0 and at most %llu (%s), "
 			    "e.g. %s", o->name, arg_shown(shown, arg),
-			    err == -ERANGE ? "out of range" :
-			    err == -EDOM ? "finer than a nanosecond (at most nine decimals)" :
-			    "not a number of seconds", o->max, o->max_words, o->example);
+			    seconds_why(arg, err, o->max), o->max, o->max_words, o->example);
 	case OPTION_TEXT:
 		if (!*arg)
 			usage_error("--%s: %s is empty", o->name, o->unit);
@@ -420,7 +443,7 @@ static void own_option(struct agent_options *opts, int key, const char *arg)
 	}
 }
 
-/* Two outputs that write to one place would put every event there twice: refused. */
+/* Two outputs that write to one place would put every event (interval) there twice: refused. */
 static void outputs_distinct(const struct agent_options *opts)
 {
 	char a[ARG_SHOWN_SIZE], b[ARG_SHOWN_SIZE];
@@ -432,9 +455,10 @@ static void outputs_distinct(const struct agent_options *opts)
 		for (j = 0; j < i; j++)
 			if (output_dest_same(&d[j], &d[i]))
 				usage_error("--output '%s' and --output '%s' write to the same "
-					    "place, each event twice; keep one",
+					    "place, each %s twice; keep one",
 					    arg_shown(a, opts->outputs[j]),
-					    arg_shown(b, opts->outputs[i]));
+					    arg_shown(b, opts->outputs[i]),
+					    opts->aggregate_ns ? "interval" : "event");
 	}
 }
 
@@ -475,6 +499,11 @@ static void options_end(const struct parse_state *ps)
 		usage_error("--iface names only exclusions, which take away from the names "
 			    "and patterns given; add one, e.g. --iface 'veth*,!veth0'");
 	opts->iface = ifselect_single(&opts->ifaces);
+	/* An option that would do nothing is refused, as --top without --aggregate is. */
+	for (i = 0; i < NR_OPTIONS && opts->iface; i++)
+		if (ps->order[i] && agent_options[i].needs_patterns)
+			usage_error("--%s sets how --iface's patterns are served, and --iface "
+				    "names one interface", agent_options[i].name);
 	needs = last_needing(ps, NULL);
 	if (needs && !opts->aggregate_ns)
 		usage_error("--%s sets how --aggregate counts, and --aggregate is not given",

@@ -82,6 +82,7 @@ struct agent_option {
 	const char *min_words;		/* NUMBER: what min means (" (every event)") */
 	const char *doc;		/* --help's words: {min}, {max} and {default} filled in */
 	bool needs_aggregate;		/* it sets how --aggregate counts */
+	bool needs_patterns;		/* it sets how --iface's patterns are served */
 	const char *aggregate_refuses;	/* given with --aggregate: why that is refused */
 	const struct output_kind *needs_output;	/* it sets how outputs of this kind write */
 };

@@ -26,6 +26,12 @@ enum log_level {
  */
 void pr_log(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* "s" after a count of @n, but one: "1 event", "2 events". */
+static inline const char *plural_s(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 #define pr_err(...) pr_log(LOG_LEVEL_ERR, __VA_ARGS__)
 #define pr_warn(...) pr_log(LOG_LEVEL_WARN, __VA_ARGS__)
 #define pr_info(...) pr_log(LOG_LEVEL_INFO, __VA_ARGS__)

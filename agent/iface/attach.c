@@ -18,6 +18,7 @@
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
+#include "transports/transport_memory.h"
 
 /*
  * The driver's own refusal: a driver's message carries its module's name
@@ -65,6 +66,10 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 		       a->iface, a->driver[0] ? a->driver : "unknown");
 		return AGENT_EXIT_NATIVE_UNSUPPORTED;
 	}
+	if (ifstate_raced(err, a->ifindex)) {
+		log_release(false);
+		return AGENT_EXIT_IFACE_GONE;
+	}
 	/* Unexplained: the library's own warnings (a verifier log, say) come first. */
 	log_release(true);
 	pr_err("cannot attach %s to %s in %s mode: %s\n", FBF_PROG_NAME, a->iface,
@@ -110,6 +115,32 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 	return 0;
 }
 
+static const char *events_map_kind(enum fbf_transport transport)
+{
+	return transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue";
+}
+
+/*
+ * The kernel had no room for the event maps, though the options' check found
+ * some: the kernel's own overhead, or memory taken since. The size, not the
+ * system, is what to change: a usage error, with a size that would fit.
+ */
+static int events_no_room(const struct attach_spec *spec)
+{
+	__u32 fits, half = spec->queue_size / 2;
+	struct memory_room r;
+	char room[128];
+
+	memory_room(&r);
+	memory_room_words(&r, room, sizeof(room));
+	fits = transport_memory_fits(spec->transport, r.for_maps);
+	pr_err("cannot create the event %s for %u events: they do not fit in %s "
+	       "(the kernel charges them to the agent's memory cgroup); use a smaller "
+	       "--queue-size, e.g. %u\n", events_map_kind(spec->transport),
+	       spec->queue_size, room, fits < half ? fits : half);
+	return AGENT_EXIT_USAGE;
+}
+
 /* The object of attachment_attach() (@maps given) or attachment_maps_open() (@slot: slots). */
 static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
@@ -146,10 +177,11 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 	 */
 	err = fbf_object_set_iface_slots(&a->obj, slot) ?:
 	      fbf_object_events_create(&a->obj, spec->queue_size, &map_id);
+	if (err == -ENOMEM)
+		return events_no_room(spec);
 	if (err) {
 		pr_err("cannot create the event %s for %u events: %s\n",
-		       spec->transport == FBF_TRANSPORT_RINGBUF ? "ring buffer" : "queue",
-		       spec->queue_size, strerror(-err));
+		       events_map_kind(spec->transport), spec->queue_size, strerror(-err));
 		return agent_exit_for_errno(err);
 	}
 	return 0;

@@ -127,7 +127,8 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
 			FBF_PROG_NAME, shown, strerror(-err));
 	else
-		s->account("iface_gone", &c, shown, s->names.json[m - s->m], s->json);
+		s->account("iface_gone", &c, shown, s->names.json[m - s->m],
+			   xdp_mode_name(m->att.mode), s->json);
 	s->attached--;
 	member_free(s, m, true, park);
 }
@@ -160,10 +161,11 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 
 		escape_log(full, sizeof(full), name);
 		if (!s->full_said)
-			pr_warn("interface %s is selected, but the agent serves %u interfaces "
-				"already (--max-ifaces): it is left alone, and so is any other, "
-				"until a link event for it comes after one has gone; raise "
-				"--max-ifaces to serve more\n", full, s->slots);
+			pr_warn("interface %s is selected, but the agent serves %u interface%s "
+				"already (--max-ifaces; taken as they came, at start those up "
+				"first): it is left alone, and so is any other, until a link event "
+				"for it comes after one has gone; raise --max-ifaces to serve "
+				"more\n", full, s->slots, plural_s(s->slots));
 		s->full_said = true;
 		return;
 	}
@@ -177,6 +179,20 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	      stale_remove(ifindex, shown, &m->lock) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
 	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
+	if (err == AGENT_EXIT_IFACE_GONE && !s->one) {
+		/* Its link event said where it went, or will: nothing to attach to, no fault. */
+		pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
+			"namespace) before %s was attached to it; left alone\n", shown, ifindex,
+			FBF_PROG_NAME);
+		__atomic_fetch_add(&s->vanished, 1, __ATOMIC_RELAXED);
+		member_free(s, m, false, false);
+		return;
+	}
+	if (err == AGENT_EXIT_IFACE_GONE) {
+		pr_err("interface %s (ifindex %d) went away before %s was attached to it; list "
+		       "them with 'ip link'\n", shown, ifindex, FBF_PROG_NAME);
+		err = AGENT_EXIT_NO_IFACE;
+	}
 	if (err) {
 		/* Said why; the agent goes on with the others, or a run of one does not start. */
 		if (err < 0)
@@ -236,6 +252,47 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	member_gone(s, m, why, err);
 }
 
+static struct ifset_deferred *deferred_find(struct ifset *s, int ifindex)
+{
+	for (unsigned int i = 0; i < IFSET_DEFERRED_MAX; i++)
+		if (s->deferred[i].ifindex == ifindex)
+			return &s->deferred[i];
+	return NULL;
+}
+
+/*
+ * During a listing, with patterns: keep @ev's interface, selected and down,
+ * for its end (deferred_take()), forgetting what was kept of it before.
+ * Whether it was kept; one up, or with no room left, is for the caller.
+ */
+static bool deferred_keep(struct ifset *s, const struct link_event *ev)
+{
+	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
+
+	if (d)
+		d->ifindex = 0;
+	if (s->one || s->listed || ev->up || !ifselect_match(s->sel, ev->name))
+		return false;
+	d = deferred_find(s, 0);
+	if (!d)
+		return false;
+	d->ifindex = ev->ifindex;
+	snprintf(d->name, sizeof(d->name), "%s", ev->name);
+	return true;
+}
+
+/* The listing has ended: the interfaces down in it, in its order. */
+static void deferred_take(struct ifset *s)
+{
+	for (unsigned int i = 0; i < IFSET_DEFERRED_MAX; i++) {
+		struct ifset_deferred d = s->deferred[i];
+
+		s->deferred[i].ifindex = 0;
+		if (d.ifindex && !member_find(s, d.ifindex))
+			member_add(s, d.ifindex, d.name, false);
+	}
+}
+
 /* A link exists now, new, changed or renamed. */
 static void link_present(struct ifset *s, const struct link_event *ev)
 {
@@ -253,8 +310,11 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		return;
 	}
 	/* One interface is taken at start only: the run ends when it goes. */
-	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed))
+	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed)) {
+		/* Renamed out of the patterns while it waited for the listing's end. */
+		deferred_keep(s, ev);
 		return;
+	}
 	/* Refused before: tried again when set up again, or under another name. */
 	r = refused_find(s, ev->ifindex);
 	if (r && !(ev->up && !r->up) && !strcmp(r->name, ev->name)) {
@@ -263,7 +323,8 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	}
 	if (r)
 		r->ifindex = 0;
-	member_add(s, ev->ifindex, ev->name, ev->up);
+	if (!deferred_keep(s, ev))
+		member_add(s, ev->ifindex, ev->name, ev->up);
 }
 
 /*
@@ -303,11 +364,14 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
 	struct ifset_refused *r = refused_find(s, ev->ifindex);
+	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
 	char why[256 + ESCAPE_IFNAME_SIZE];
 	int err = 0;
 
 	if (r)
 		r->ifindex = 0;
+	if (d)
+		d->ifindex = 0;
 	if (!m)
 		return;
 	if (ev->moved)
@@ -362,6 +426,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 				else
 					member_gone(s, &s->m[i], "is gone", true);
 			}
+		deferred_take(s);
 		s->listed = true;
 		break;
 	}
@@ -380,9 +445,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 
 static bool member_listed(const struct ifset_member *m)
 {
-	char name[IF_NAMESIZE];
-
-	return if_indextoname(m->ifindex, name) || errno != ENXIO;
+	return !ifstate_gone(m->ifindex);
 }
 
 /* Members whose program looked replaced: replaced, unless their link events say they left. */
@@ -524,7 +587,8 @@ void ifset_account(const struct ifset *s)
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
-			s->account("iface", &c, s->names.log[i], s->names.json[i], s->json);
+			s->account("iface", &c, s->names.log[i], s->names.json[i],
+				   xdp_mode_name(m->att.mode), s->json);
 	}
 }
 
@@ -591,6 +655,7 @@ int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counte
 		if (!m->ifindex)
 			continue;
 		escape_label(out[n].label, sizeof(out[n].label), m->name);
+		out[n].mode = xdp_mode_name(m->att.mode);
 		out[n].c = slot;
 		fbf_counters_since(&out[n].c, &m->base);
 		n++;

@@ -43,6 +43,8 @@ struct event_sink;
 
 /* Interfaces the program could not be attached to, remembered at once. */
 #define IFSET_REFUSED_MAX 64
+/* Interfaces down in a listing, taken after those up in it; past these, as they come. */
+#define IFSET_DEFERRED_MAX 64
 
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
@@ -66,7 +68,7 @@ struct ifset {
 	bool json;			/* per-interface accounts as JSON objects */
 	/* Says one interface's share (summary_iface(): the run's account is above this room). */
 	void (*account)(const char *kind, const struct fbf_counters *c, const char *iface,
-			const char *iface_json, bool json);
+			const char *iface_json, const char *mode, bool json);
 
 	/* Its own. */
 	const char *one;		/* the one exact name selected; NULL: patterns */
@@ -82,6 +84,7 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	__u64 vanished;			/* ... that went away first: atomic, for the metrics */
 	/*
 	 * Those, by ifindex, so that their every link event (carrier, MTU) does
 	 * not load the program and say why again: retried when renamed, or set
@@ -92,6 +95,15 @@ struct ifset {
 		char name[IF_NAMESIZE];
 		bool up;
 	} refused[IFSET_REFUSED_MAX];
+	/*
+	 * Selected and down during a listing: taken once it ends, after those up,
+	 * so that with more selected than --max-ifaces the ones that carry
+	 * traffic are served first.
+	 */
+	struct ifset_deferred {
+		int ifindex;		/* 0: free */
+		char name[IF_NAMESIZE];
+	} deferred[IFSET_DEFERRED_MAX];
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };
@@ -163,6 +175,7 @@ int ifset_follow(struct ifset *s);
 /* One interface's share of the counters, for another thread (a metrics scrape). */
 struct ifset_share {
 	char label[ESCAPE_IFNAME_SIZE];	/* its name escaped for a Prometheus label; "": gone */
+	const char *mode;		/* the XDP mode it got: native or skb */
 	struct fbf_counters c;
 };
 

@@ -88,6 +88,8 @@ static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 	*mp = ifstate_progs(ifindex, &err);
 	if (!err)
 		return 0;
+	if (ifstate_raced(err, ifindex))
+		return AGENT_EXIT_IFACE_GONE;
 	pr_err("cannot read the XDP programs on %s: %s\n", iface,
 	       libxdp_errstr(err, buf, sizeof(buf)));
 	return agent_exit_for_errno(err);
@@ -231,17 +233,21 @@ int ifstate_explain_busy(int ifindex, const char *iface, enum xdp_attach_mode mo
 	if (mp && (err = other_agent(multiprog_find(mp, 0), iface))) {
 		ret = err;
 	} else if (main_prog && xdp_multiprog__is_legacy(mp)) {
-		pr_err("%s already runs XDP program %s (prog id %u), which was "
-		       "not attached through libxdp's dispatcher, so libxdp cannot share the "
-		       "interface; see 'xdp-loader status %s'\n", iface,
-		       xdp_program__name(main_prog), xdp_program__id(main_prog), iface);
+		pr_err("%s already runs XDP program %s (prog id %u), which was not attached "
+		       "through libxdp's dispatcher, so libxdp cannot share the interface; if it "
+		       "is not wanted, remove it with 'ip link set dev %s %s off'\n",
+		       iface, xdp_program__name(main_prog), xdp_program__id(main_prog), iface,
+		       ip_xdp_keyword(xdp_multiprog__attach_mode(mp)));
 	} else if (main_prog && mode != (have = xdp_multiprog__attach_mode(mp))) {
-		pr_err("libxdp's dispatcher is attached to %s in %s mode; use "
-		       "--mode %s or auto to share it, see 'xdp-loader status %s'\n", iface,
-		       xdp_mode_name(have), xdp_mode_name(have), iface);
+		pr_err("libxdp's dispatcher is attached to %s in %s mode; use --mode %s or auto "
+		       "to share it, or if its programs are not wanted, remove them with "
+		       "'xdp-loader unload %s --all'\n", iface, xdp_mode_name(have),
+		       xdp_mode_name(have), iface);
 	} else {
-		pr_err("another XDP program already owns %s and libxdp cannot "
-		       "share it; see 'xdp-loader status %s'\n", iface, iface);
+		pr_err("another XDP program already owns %s and libxdp cannot share it (a "
+		       "dispatcher of another libxdp version, or one full); if it is not wanted, "
+		       "remove it with 'xdp-loader unload %s --all' (see 'xdp-loader status %s')\n",
+		       iface, iface, iface);
 	}
 	xdp_multiprog__close(mp);
 	return ret;
@@ -286,6 +292,13 @@ void ifstate_warn_down(const char *name, const char *iface)
 	if (!iface_ioctl(SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
 		pr_warn("%s is down: no frame reaches %s until it is up ('ip link set %s up')\n",
 			iface, FBF_PROG_NAME, iface);
+}
+
+bool ifstate_gone(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return !if_indextoname(ifindex, name) && errno == ENXIO;
 }
 
 void ifstate_driver(int ifindex, char *buf, size_t size)

@@ -8,6 +8,8 @@
 #ifndef AGENT_IFSTATE_H
 #define AGENT_IFSTATE_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <xdp/libxdp.h>
 
@@ -61,5 +63,17 @@ void ifstate_warn_down(const char *name, const char *iface);
 
 /* @ifindex's driver as ethtool names it ("veth", "virtio_net", "e1000") in @buf; "" if unsaid. */
 void ifstate_driver(int ifindex, char *buf, size_t size);
+
+/* Whether @ifindex is no longer in this network namespace: deleted, or moved away. */
+bool ifstate_gone(int ifindex);
+
+/*
+ * -ENODEV from a request on @ifindex, which is gone since its link event: a
+ * race the caller handles (AGENT_EXIT_IFACE_GONE, said by it, not here).
+ */
+static inline bool ifstate_raced(int err, int ifindex)
+{
+	return (err == -ENODEV || err == -ENXIO) && ifstate_gone(ifindex);
+}
 
 #endif /* AGENT_IFSTATE_H */

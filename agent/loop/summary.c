@@ -112,13 +112,14 @@ static void account_print(const char *kind, const struct fbf_counters *c,
 }
 
 void summary_iface(const char *kind, const struct fbf_counters *c, const char *iface,
-		   const char *iface_json, bool json)
+		   const char *iface_json, const char *mode, bool json)
 {
 	char line[1024];
 	size_t len;
 
-	len = snprintf(line, sizeof(line), json ? "{\"type\":\"%s\",\"iface\":\"%s\"" :
-			"%s iface=%s", kind, json ? iface_json : iface);
+	len = snprintf(line, sizeof(line), json ? "{\"type\":\"%s\",\"iface\":\"%s\","
+		       "\"mode\":\"%s\"" : "%s iface=%s mode=%s", kind, json ? iface_json : iface,
+		       mode);
 	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_FRAMES, json);
 	len = put_group(line, len, sizeof(line), c, FBF_COUNTERS_CLASSES, json);
 	len = put(line, len, sizeof(line), "produced", fbf_events_produced(c), json);
@@ -139,8 +140,8 @@ static bool sinks_balance(const struct event_sink *sink)
 		accounted = k->figures.delivered + k->figures.lost;
 		if (accounted == offered)
 			continue;
-		pr_warn("output %s: %llu records given but %llu written or lost\n", k->name,
-			offered, accounted);
+		pr_warn("output %s: %llu record%s given but %llu written or lost\n", k->name,
+			offered, plural_s(offered), accounted);
 		ok = false;
 	}
 	return ok;
@@ -178,12 +179,12 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 	if (produced == accounted)
 		return 0;
 	if (d->abandoned && produced > accounted) {
-		pr_warn("stopped during the drain: %llu events left unread, counted as queued\n",
-			produced - accounted);
+		pr_warn("stopped during the drain: %llu event%s left unread, counted as queued\n",
+			produced - accounted, plural_s(produced - accounted));
 		return 0;
 	}
-	pr_warn("%llu events produced but %llu delivered or lost, "
-		"%s by %llu\n", produced, accounted, produced > accounted ? "short" : "over",
+	pr_warn("%llu event%s produced but %llu delivered or lost, %s by %llu\n", produced,
+		plural_s(produced), accounted, produced > accounted ? "short" : "over",
 		produced > accounted ? produced - accounted : accounted - produced);
 	return AGENT_EXIT_UNACCOUNTED;
 }

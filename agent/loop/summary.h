@@ -36,12 +36,12 @@ int summary_final(const struct drain *d, const struct fbf_counters *c,
 
 /*
  * One interface's share of the counters, for an agent over several: one
- * line "KIND iface=NAME k=v ..." or, with @json, one object of type @KIND;
- * the frames, the classes, the events produced and lost. The interfaces'
- * shares add up to the summary's figures. @iface is escaped for a log line,
- * @iface_json for a JSON string.
+ * line "KIND iface=NAME mode=MODE k=v ..." or, with @json, one object of type
+ * @KIND; the XDP mode the interface got, the frames, the classes, the events
+ * produced and lost. The interfaces' shares add up to the summary's figures.
+ * @iface is escaped for a log line, @iface_json for a JSON string.
  */
 void summary_iface(const char *kind, const struct fbf_counters *c, const char *iface,
-		   const char *iface_json, bool json);
+		   const char *iface_json, const char *mode, bool json);
 
 #endif /* AGENT_SUMMARY_H */

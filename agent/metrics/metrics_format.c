@@ -120,6 +120,15 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 	}
 	family(out, "ifaces", "gauge", "Interfaces the agent serves now.", s->src->device,
 	       s->nr_shares - 1);
+	family(out, "ifaces_vanished_total", "counter",
+	       "Interfaces selected that went away (deleted, or moved to another namespace) "
+	       "between their link event and the attach.", s->src->device,
+	       __atomic_load_n(&s->src->ifaces->vanished, __ATOMIC_RELAXED));
+	header(out, "iface_info", "gauge",
+	       "Always 1: each interface served now, and the XDP mode its program got.");
+	for (i = 0; i < s->nr_shares - 1; i++)
+		fprintf(out, PREFIX "iface_info{device=\"%s\",mode=\"%s\"} 1\n", sh[i].label,
+			sh[i].mode);
 }
 
 void metrics_format(FILE *out, const struct metrics_snapshot *s)
@@ -129,7 +138,9 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	const char *dev = s->src->device;
 	int i;
 
-	header(out, "build_info", "gauge", "The agent's version, event transport and XDP mode.");
+	header(out, "build_info", "gauge",
+	       "The agent's version, event transport and XDP mode: its interface's, or over "
+	       "several the one asked (auto: each interface's in iface_info).");
 	fprintf(out, PREFIX "build_info{version=\"%s\",transport=\"%s\",mode=\"%s\"} 1\n",
 		s->version, s->src->transport, s->src->mode);
 	header(out, "agent_info", "gauge",

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
 #include <nats/nats.h>
 
 #include "base/escape.h"
@@ -167,6 +168,42 @@ static int nats_options(struct nats_sink *n, const struct output_open_args *o)
 }
 
 /*
+ * No server reachable: if a name of the list does not resolve, that is the
+ * cause, said as ipfix:// says it. Whether one was said.
+ */
+static bool nats_unresolved(const struct sink *s, const struct nats_url *u)
+{
+	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	char host[NATS_URL_SERVER_SIZE], shown[NATS_URL_SERVER_SIZE * 4];
+	struct addrinfo *ai;
+	char *port, *h;
+	int err;
+
+	for (unsigned int i = 0; i < u->nr_servers; i++) {
+		snprintf(host, sizeof(host), "%s", u->servers[i] + strlen("nats://"));
+		port = strrchr(host, ':');
+		if (!port)
+			continue;
+		*port++ = '\0';
+		h = host;
+		if (*h == '[' && h[strlen(h) - 1] == ']') {
+			h[strlen(h) - 1] = '\0';
+			h++;
+		}
+		err = getaddrinfo(h, port, &hints, &ai);
+		if (!err) {
+			freeaddrinfo(ai);
+			continue;
+		}
+		escape_log(shown, sizeof(shown), u->servers[i] + strlen("nats://"));
+		pr_err("output nats: cannot resolve %s (of nats://%s): %s; check the address\n",
+		       shown, s->target, gai_strerror(err));
+		return true;
+	}
+	return false;
+}
+
+/*
  * Connect: 0, or AGENT_EXIT_OUTPUT after one line that blames the server
  * only where it is the cause.
  */
@@ -183,6 +220,9 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct output
 	escape_log(creds, sizeof(creds), o->nats_creds ?: "");
 	switch (st) {
 	case NATS_NO_SERVER:
+		if (nats_unresolved(s, &n->url))
+			break;
+		/* fall through */
 	case NATS_TIMEOUT:
 	case NATS_IO_ERROR:
 		pr_err("output nats: cannot connect to nats://%s: %s; start the server, or check "

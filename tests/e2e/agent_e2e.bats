@@ -233,15 +233,51 @@ expected_class()
 	fbf_xdp_detached
 }
 
-@test "refuses an interface owned by a program libxdp cannot share, and leaves it attached" {
-	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
-	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+# The refusal gives the command that removes the program, for the mode it was
+# attached in (`xdp off` alone would leave a generic one on a veth, whose
+# driver has native XDP): the command it gives is run, and the agent then
+# attaches.
+@test "refuses an interface owned by a program libxdp cannot share, and says how to remove it" {
+	local how remove
+
+	for how in xdp xdpgeneric xdpdrv; do
+		ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" "$how" \
+			obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+		echo "$how: $output"
+		[ "$status" -eq 8 ]
+		[ "${#lines[@]}" -eq 1 ]
+		run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
+		[[ "$output" == *"name xdp_pass"* ]]
+		fbf_traffic 1
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1
+		remove=$(grep -Eo "remove it with '[^']+'" <<<"$output" | cut -d"'" -f2)
+		[[ "$remove" == "ip link set dev $FBF_VETH_SRV "xdp*" off" ]]
+		# shellcheck disable=SC2086 # the command as the agent gave it
+		fbf_in_srv $remove
+		fbf_xdp_detached
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.2 --quiet
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "refuses libxdp's dispatcher in the other mode, and says how to remove its programs" {
+	local remove
+
+	fbf_in_srv xdp-loader load -m skb "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	if ! fbf_in_srv xdp-loader status "$FBF_VETH_SRV" | grep -q xdp_dispatcher; then
+		fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+		skip "libxdp's dispatcher does not load on this kernel (freplace refused)"
+	fi
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --mode native
+	echo "$output"
 	[ "$status" -eq 8 ]
-	[[ "$output" == *"xdp-loader status"* ]]
-	run ip -n "$FBF_NS_SRV" -details link show "$FBF_VETH_SRV"
-	[[ "$output" == *"name xdp_pass"* ]]
-	fbf_traffic 1
-	ip -n "$FBF_NS_SRV" link set dev "$FBF_VETH_SRV" xdp off
+	[ "${#lines[@]}" -eq 1 ]
+	remove=$(grep -Eo "remove them with '[^']+'" <<<"$output" | cut -d"'" -f2)
+	[ "$remove" = "xdp-loader unload $FBF_VETH_SRV --all" ]
+	# shellcheck disable=SC2086 # the command as the agent gave it
+	fbf_in_srv $remove
+	fbf_xdp_detached
 }
 
 @test "an idle agent sleeps instead of spinning" {
@@ -356,6 +392,37 @@ agent_wakeups() { cat "/proc/$FBF_AGENT_PID"/task/*/schedstat | awk '{ n += $3 }
 	[[ "$output" == *"CAP_NET_ADMIN"* ]]
 
 	fbf_xdp_detached
+}
+
+# A number the parser does not take for its sign or exponent is still a number:
+# out of range, and the message says the range.
+@test "words: seconds out of range say the range; one of a thing is singular" {
+	local value
+
+	for value in -1 1e12 0 inf; do
+		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration "$value"
+		echo "$value: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"--duration '$value': out of range; use seconds greater than 0 and at most 31536000 (one year), "* ]]
+	done
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1e-3
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--duration '1e-3': not in plain decimals; use seconds "* ]]
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration ten
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--duration 'ten': not a number of seconds; use seconds "* ]]
+
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 1 --duration 0.2 --quiet
+	echo "$output"
+	[ "$status" -eq 0 ]
+	if [ "$FBF_TRANSPORT" != ringbuf ]; then
+		[[ "$output" == *", queue 1 event per CPU on "* ]]
+	fi
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --aggregate 1 --max-sources 1 \
+		--duration 0.2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"packets counted per source for up to 1 source, reported every 1 s"* ]]
 }
 
 @test "an xdp_fizzbuzzfib no agent recorded: exit 8, one line, and it stays attached" {
@@ -527,6 +594,53 @@ assert m["name"] == "events_cpu0" and m["type"] == sys.argv[1], m' "$FBF_TRANSPO
 		--duration 1
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"--queue-size $size: $cpus CPUs x "*" of kernel memory, more than the "* ]]
+	[[ "$output" == *"--queue-size $size: $cpus CPUs x "*" of kernel memory, more than three "* ]]
+	fbf_xdp_detached
+}
+
+# memcg_make LIMIT: a memory cgroup limited to LIMIT, its directory on stdout,
+# on cgroup v1's memory controller or v2's (cgroup.subtree_control is v2's
+# alone); 1 where neither can be had.
+memcg_make()
+{
+	local dir
+
+	if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+		dir=/sys/fs/cgroup/memory/fbf-test-$$
+		mkdir "$dir" && echo "$1" >"$dir/memory.limit_in_bytes" || return 1
+	elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		dir=/sys/fs/cgroup/fbf-test-$$
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || :
+		mkdir "$dir" && echo "$1" >"$dir/memory.max" || return 1
+	else
+		return 1
+	fi
+	echo "$dir"
+}
+
+# in_memcg DIR CMD...: CMD run in the cgroup DIR, in the server's namespace.
+in_memcg() { fbf_in_srv sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@"; }
+
+# The kernel charges a map to its creator's memory cgroup (FIELD-NOTES 16): a
+# size the host could take but the agent's group cannot is refused the same
+# way, and the size the refusal gives works.
+@test "a queue size past the memory cgroup's limit is refused, with one that fits" {
+	local group fits
+
+	group=$(memcg_make 128M) || skip "no memory cgroup controller to limit the agent with"
+	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size 20000000 --duration 1
+	rmdir "$group" || :
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--queue-size 20000000: "*" of kernel memory, more than three quarters of the "*" the agent's memory cgroup has left of its 128 MiB limit; at most "*" fit; use a smaller size; "* ]]
+	fbf_xdp_detached
+	fits=$(grep -Eo 'at most [0-9]+ fit' <<<"$output" | grep -Eo '[0-9]+')
+	group=$(memcg_make 128M)
+	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$fits" --duration 0.2 \
+		--quiet
+	rmdir "$group" || :
+	echo "$output"
+	[ "$status" -eq 0 ]
 	fbf_xdp_detached
 }

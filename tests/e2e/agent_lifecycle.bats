@@ -60,6 +60,16 @@ wait_exit()
 	[ "$(wc -l <"$ERR")" -eq 1 ]
 	grep -q 'stdout is closed.*--quiet' "$ERR"
 	fbf_xdp_detached
+
+	# Under --json every line on stderr is one JSON object, this one too.
+	status=0
+	fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 0.5 --json >&- 2>"$ERR" || status=$?
+	cat "$ERR"
+	[ "$status" -eq 2 ]
+	[ "$(wc -l <"$ERR")" -eq 1 ]
+	python3 -c 'import json, sys; o = json.load(sys.stdin); assert o["type"] == "log" and \
+		o["level"] == "error" and "stdout is closed" in o["message"], o' <"$ERR"
+	fbf_xdp_detached
 }
 
 # lock_holds_record LOCK: while the agent runs, its lock file is one "PID MAP_ID"

@@ -150,6 +150,26 @@ accounts_add_up()
 	accounts_add_up "$ERR"
 }
 
+# A fleet query by mode sees what each interface got: the agent-wide label is
+# --mode as asked (auto here), and each interface's own mode, skb on a veth
+# under auto, is in iface_info and in its account.
+@test "over patterns: each interface's XDP mode in iface_info and its account; the agent's as asked" {
+	local addr=127.0.0.1:19437 scraped=$FBF_WORK/scraped
+
+	start_many "$OUT" "$ERR" --iface "fbf*" --quiet --metrics "$addr"
+	fbf_in_srv curl -sS --max-time 10 "http://$addr/metrics" >"$scraped"
+	fbf_stop_agent INT
+	grep -E '^fizzbuzzfib_(build|agent|iface)_info' "$scraped"
+	grep -Eq '^fizzbuzzfib_build_info\{version="[^"]+",transport="[a-z]+",mode="auto"\} 1$' \
+		"$scraped"
+	grep -Eq '^fizzbuzzfib_agent_info\{device="fbf\*",transport="[a-z]+",mode="auto",' "$scraped"
+	for name in "$FBF_VETH_SRV" "$DUMMY"; do
+		grep -qx "fizzbuzzfib_iface_info{device=\"$name\",mode=\"skb\"} 1" "$scraped"
+		grep -Eq "${FBF_LOG}iface iface=$name mode=skb packets=" "$ERR"
+	done
+	[ "$(grep -c '^fizzbuzzfib_iface_info{' "$scraped")" -eq 2 ]
+}
+
 @test "--detach with a pattern removes what a killed agent left, on every interface selected" {
 	local id
 
@@ -415,6 +435,26 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	fbf_in_cli ip link del ch1
 }
 
+# The agent stopped while a veth appears and moves away at once: it reads of
+# both only after, so the attach finds the device gone. A race it handles:
+# an info line and a count, no error.
+@test "an interface gone between its link event and the attach: an info line, counted" {
+	local addr=127.0.0.1:19438
+
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --metrics "$addr"
+	kill -STOP "$FBF_AGENT_PID"
+	fbf_in_srv ip link add ch1 type veth peer name cp1 netns "$FBF_NS_CLI"
+	fbf_in_srv ip link set ch1 netns "$FBF_NS_CLI"
+	kill -CONT "$FBF_AGENT_PID"
+	wait_for 1 grep -c 'info [^ ]*agent: interface ch1 (ifindex [0-9]*) went away' "$ERR"
+	fbf_in_srv curl -sS --max-time 10 "http://$addr/metrics" |
+		grep -qx 'fizzbuzzfib_ifaces_vanished_total{device="ch\*"} 1'
+	fbf_stop_agent INT
+	run grep -E 'error [^ ]*agent: |ch1.*(cannot|No such device)' "$ERR"
+	[ "$status" -eq 1 ]
+	fbf_in_cli ip link del ch1
+}
+
 @test "over patterns on the ring buffer, sampled, and counting by source: each interface exact" {
 	local args sent
 
@@ -447,7 +487,7 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	pairs_add 1 3
 	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
 	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
-	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces)' "$ERR")" -eq 1 ]
+	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
 	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
 	gone=ch1
 	[ "$left" != ch1 ] || gone=ch2
@@ -458,4 +498,27 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	fbf_in_srv ip link set "$left" up
 	wait_for 1 attached_count "$ERR" "$left"
 	fbf_stop_agent INT
+}
+
+# With more selected than --max-ifaces, those up at start are served before
+# those down, whatever their ifindex: the ones that carry traffic first.
+@test "--max-ifaces at start: an interface up is taken before one down listed first" {
+	pairs_add 1 2
+	fbf_in_srv ip link set ch1 down
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 1 --quiet
+	fbf_stop_agent INT
+	cat "$ERR"
+	[ "$(attached_count "$ERR" ch2)" -eq 1 ]
+	[ "$(attached_count "$ERR" ch1)" -eq 0 ]
+	grep -q 'interface ch1 is selected, but the agent serves 1 interface already (--max-ifaces; ' "$ERR"
+	# Without the limit, both, the one down said to be down.
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fbf_stop_agent INT
+	[ "$(attached_count "$ERR" "ch[12]")" -eq 2 ]
+	grep -q 'warning [^ ]*agent: ch1 is down' "$ERR"
+	# With one exact name it would do nothing: refused, as --top without --aggregate is.
+	run_agent --iface "$FBF_VETH_SRV" --max-ifaces 4 --duration 0.2
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"--max-ifaces sets how --iface's patterns are served, and --iface names one interface; see "* ]]
 }

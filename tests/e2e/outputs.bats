@@ -842,6 +842,14 @@ rotate_under_flood()
 		[ "${#lines[@]}" -eq 1 ]
 		[[ "$output" == *" error agent: "* ]]
 	done
+	# A name that does not resolve is the cause, said as ipfix:// says it. In the
+	# server namespace, which has no route to a name server: no query leaves.
+	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" \
+		--output "nats://127.0.0.1:$port,server.invalid:4222/x"
+	echo "$status: $output"
+	[ "$status" -eq 14 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"output nats: cannot resolve server.invalid:4222 (of nats://127.0.0.1:$port,server.invalid:4222/x): "*"; check the address" ]]
 	fbf_xdp_detached
 }
 
@@ -878,6 +886,12 @@ refused()
 		refused fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 --output "$1" \
 			--output "$2" "${@:3}"
 		[[ "$output" == *"--output '$1' and --output '$2' write to the same place"* ]]
+		# What is written twice: under --aggregate, intervals.
+		if [[ "$*" == *--aggregate* ]]; then
+			[[ "$output" == *"place, each interval twice; keep one"* ]]
+		else
+			[[ "$output" == *"place, each event twice; keep one"* ]]
+		fi
 	done
 	# Relative to the directory the agent runs in.
 	refused in_dir "$DIR/d" fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --duration 1 \

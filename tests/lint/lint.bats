@@ -151,9 +151,10 @@ plant()
 	[ "$output" = "src/planted.c:3: 101 columns, over 100" ]
 }
 
-@test "this tree: make lint finds nothing" {
+@test "this tree: make lint finds nothing, and says so in one line" {
 	run make -C "$ROOT" --no-print-directory -s lint
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "lint: found nothing: ShellCheck and the bats assertions over every "* ]]
 }

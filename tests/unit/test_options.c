@@ -52,14 +52,14 @@ static unsigned long long field_of(const struct agent_options *opts, const struc
 }
 
 /*
- * A command line every option may join: a file and a NATS output,
+ * A command line every option may join: a pattern in --iface, a file and a NATS output,
  * --aggregate (but beside an option it refuses), and @name.
  */
 static void parse(struct agent_options *opts, const char *name, const char *value)
 {
 	const struct agent_option *o;
 	char option[64];
-	char *argv[] = { "agent", "-i", "lo", "-o", "file:/nonexistent/x",
+	char *argv[] = { "agent", "-i", "lo,veth*", "-o", "file:/nonexistent/x",
 			 "-o", "nats://localhost:4222/s", "--aggregate", "2", NULL, NULL };
 	int argc = 9;
 
