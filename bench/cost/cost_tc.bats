@@ -101,15 +101,18 @@ tcx_or_clsact()
 }
 
 @test "cost-compare takes each object's program: a renamed program compares" {
+	# A verdict either way (the timing is the host's): what matters is that both ran.
 	cost compare "$TYPES/cost_tc_probe_mixed.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o" "" "" \
 		xdp_cost_other xdp_pass
-	[ "$status" -eq 0 ]
+	[ "$status" -le 1 ]
 	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "${lines[-1]}" =~ ^cost-compare:\ (PASS|REGRESSION): ]]
+	[[ "${lines[-1]}" != *"verified-instructions"* ]]
 	run make -s cost-compare BASE="$TYPES/cost_tc_probe_mixed.bpf.o" \
 		CANDIDATE="$FBF_BUILD/xdp_pass.bpf.o" BASE_PROG=xdp_cost_other CANDIDATE_PROG=xdp_pass
 	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "$output" =~ cost-compare:\ (PASS|REGRESSION): ]]
 }
 
 @test "bad input across types: each one line and exit 12" {
