@@ -11,12 +11,14 @@
 COST_RUN := $(OUTPUT)/bench/cost_run
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
+	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
 	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
 	       cost_probe_maps_of_maps.bpf.o)
+# bench/cost/cost_state.bats's, from testing/cost_state.bpf.c.
+COST_STATE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_state.bpf.o cost_state_big.bpf.o)
 
 .PHONY: cost cost-compare
 
@@ -26,7 +28,7 @@ COST_KERNELS = $(if $(filter command line environment,$(origin KERNELS)),$(strip
 COST_FETCH = $(if $(COST_KERNELS),$(if $(FBF_KERNELS),,kernels))
 
 bench-build: $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats
-test-build: $(COST_PROBES)
+test-build: $(COST_PROBES) $(COST_STATE_PROBES)
 
 $(COST_RUN): $(COST_OBJS)
 	$(call msg,BINARY,$@)
@@ -44,6 +46,12 @@ $(COST_PROBES): testing/cost_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
+
+$(OUTPUT)/testing/cost_state_big.bpf.o: COST_STATE_FLAGS := -DCOST_STATE_BIG
+$(COST_STATE_PROBES): testing/cost_state.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_STATE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \

@@ -11,6 +11,7 @@
 
 #include "cost_exits.h"
 #include "cost_object.h"
+#include "cost_state.h"
 
 /* The verifier's last lines a refusal shows: where it stopped, and why. */
 #define REFUSAL_LINES 6
@@ -107,7 +108,7 @@ static bool is_percpu(enum bpf_map_type type)
 }
 
 /* One "MAP KEY VALUE" line into the loaded object's map; the same value on every CPU. */
-static int fill_entry(struct bpf_object *obj, const char *file, int line_no, char *line)
+static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char *line)
 {
 	char *name = strtok(line, " \t\n"), *key_hex = strtok(NULL, " \t\n");
 	char *value_hex = strtok(NULL, " \t\n");
@@ -123,7 +124,7 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 			"them)\n", file, line_no);
 		return COST_EXIT_MAPS;
 	}
-	map = bpf_object__find_map_by_name(obj, name);
+	map = bpf_object__find_map_by_name(cp->obj, name);
 	if (!map) {
 		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
 			"file OBJ lists its maps)\n", file, line_no, name);
@@ -152,6 +153,7 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 			name, strerror(errno));
 		goto out;
 	}
+	cost_state_filled(&cp->state, map, 1);
 	err = 0;
 out:
 	free(key);
@@ -159,7 +161,7 @@ out:
 	return err;
 }
 
-static int fill_maps(struct bpf_object *obj, const char *file)
+static int fill_maps(struct cost_prog *cp, const char *file)
 {
 	char line[4096];
 	int line_no = 0, err = 0;
@@ -171,7 +173,7 @@ static int fill_maps(struct bpf_object *obj, const char *file)
 		return COST_EXIT_MAPS;
 	}
 	while (!err && fgets(line, sizeof(line), f))
-		err = fill_entry(obj, file, ++line_no, line);
+		err = fill_entry(cp, file, ++line_no, line);
 	fclose(f);
 	return err;
 }
@@ -252,12 +254,13 @@ static int open_object(struct cost_prog *cp, const char *path, const char *name)
  * A refused load again, without the statistics log, so that libbpf retries
  * it with the verifier's full log and prints that: its last lines say why.
  */
-static int tell_refusal(struct cost_prog *cp, const char *path, const char *name)
+static int tell_refusal(struct cost_prog *cp, const char *path, const char *name,
+			const char *globals)
 {
 	int err;
 
 	bpf_object__close(cp->obj);
-	err = open_object(cp, path, name);
+	err = open_object(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	libbpf_log_len = 0;
@@ -271,13 +274,14 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 }
 
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 runs, __u32 cpus)
+		   const char *maps_file, const char *globals, __u32 runs, __u32 cpus)
 {
 	int err;
 
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
-	err = open_object(cp, path, name);
+	cp->state.nr = 0;
+	err = open_object(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	err = cost_events_prepare(&cp->events, cp->obj, runs, cpus) ?:
@@ -293,7 +297,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		/* Its maps go with the object, which a refusal opens again. */
 		cost_events_close(&cp->events);
 		if (load_err != EPERM) {
-			err = tell_refusal(cp, path, name);
+			err = tell_refusal(cp, path, name, globals);
 			if (err)
 				return err;
 		}
@@ -308,7 +312,16 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: reading %s's event maps: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
-	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
+	if (maps_file)
+		err = cost_state_is_dump(maps_file) ?
+		      cost_state_fill_dumps(&cp->state, cp->obj, maps_file) :
+		      fill_maps(cp, maps_file);
+	err = err ?: cost_state_count(&cp->state, cp->obj, false);
+	if (err > 0)
+		return err;
+	if (err)
+		fprintf(stderr, "cost: counting %s's map entries: %s\n", path, strerror(-err));
+	return err ? COST_EXIT_FAILED : 0;
 }
 
 int cost_prog_get(struct cost_prog *cp, __u32 id)
@@ -318,6 +331,7 @@ int cost_prog_get(struct cost_prog *cp, __u32 id)
 
 	cp->obj = NULL;
 	memset(&cp->events, 0, sizeof(cp->events));
+	cp->state.nr = 0;
 	cp->fd = bpf_prog_get_fd_by_id(id);
 	if (cp->fd < 0) {
 		fprintf(stderr, "cost: no BPF program has id %u: %s (bpftool prog list shows "

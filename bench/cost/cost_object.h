@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "cost_events.h"
+#include "cost_state.h"
 #include "kernel_cases.h"
 
 /* The verifier's statistics of a load: a few lines, whatever the program. */
@@ -24,6 +25,7 @@ struct cost_prog {
 	int fd;
 	char name[COST_PROG_NAME_LEN];
 	struct cost_events events;	/* the maps it sends events to (cost_events.h) */
+	struct cost_state state;	/* what MAPS filled, and what the runs changed */
 	char log[COST_STATS_LOG_SIZE];	/* the verifier's statistics of the load */
 };
 
@@ -34,8 +36,10 @@ struct cost_prog {
 void cost_object_init(void);
 
 /*
- * Open @path, choose its XDP program (@name, or the only one if NULL), load
- * it and fill its maps from @maps_file (NULL: none). A program that sends
+ * Open @path, choose its XDP program (@name, or the only one if NULL), set
+ * its global variables from @globals (SET, cost_state_set_globals(); NULL:
+ * none), load it and fill its maps from @maps_file (NULL: none): "MAP KEY
+ * VALUE" lines, or bpftool's dumps (cost_state_fill_dumps()). A program that sends
  * events is measured sending them, its event maps made to hold @runs runs of
  * a frame on each of @cpus CPUs at once, and an array of them given one per
  * CPU (cost_events_prepare()). Returns 0, or prints one line on stderr (and
@@ -43,7 +47,7 @@ void cost_object_init(void);
  * says what went wrong.
  */
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 runs, __u32 cpus);
+		   const char *maps_file, const char *globals, __u32 runs, __u32 cpus);
 
 /*
  * The XDP program another process loaded, by its id (bpftool prog list shows
