@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   what any XDP object costs:
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+#                 what any XDP object costs, in the state MAPS and SET give it:
 #                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
 #                 the whole path on a veth, beside bare XDP_PASS (as root); with KERNELS,
 #                 the verifier's figures on those kernels too, each booted under QEMU
-# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   two
-#                 objects side by side in one run, with the gate's statistics and verdict
+# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=...]
+#                 [KERNELS=...]   two objects side by side in one run, with the gate's
+#                 statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -54,11 +56,11 @@ $(COST_STATE_PROBES): testing/cost_state.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_STATE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats

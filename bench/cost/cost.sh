@@ -17,7 +17,10 @@
 #
 # PROG names the XDP program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
-# hex bytes (docs/benchmarks.md). Settings, from the environment:
+# hex bytes, or a map's `bpftool map dump -j` named NAME.json after it, or a
+# directory of those (docs/benchmarks.md). State, from the environment:
+#   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
+# Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
@@ -35,17 +38,26 @@ live_rounds=${FBF_COST_LIVE_ROUNDS:-3}
 flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
+globals=${FBF_COST_SET:-}
 exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11
 
 usage()
 {
 	cat >&2 <<-EOF
-	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
-	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
+	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE|DIR]
+	                         [SET=NAME=VALUE,...] [KERNELS=...]
 	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
 	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS]]
+	           (SET: FBF_COST_SET=NAME=VALUE,... in the environment)
 	EOF
 	exit $exit_usage
+}
+
+# need_maps PATH: MAPS is a directory of dumps or a readable file, or the run ends here.
+need_maps()
+{
+	[ -d "$1" ] || need_file MAPS "$1"
 }
 
 # need_file WHAT PATH: PATH is a readable file, or the run ends here.
@@ -138,12 +150,14 @@ shift || usage
 work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
+[ -z "$globals" ] || load_args+=(-s "$globals")
+export FBF_COST_SET=$globals
 
 case $cmd in
 measure)
 	obj=${1:-} prog=${2:-} maps=${3:-}
 	need_file OBJ "$obj"
-	[ -z "$maps" ] || need_file MAPS "$maps"
+	[ -z "$maps" ] || need_maps "$maps"
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
@@ -165,7 +179,7 @@ compare)
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
-	[ -z "$maps" ] || need_file MAPS "$maps"
+	[ -z "$maps" ] || need_maps "$maps"
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	arms=("base=$base" "base-again=$base" "candidate=$candidate")

@@ -7,8 +7,8 @@
 #
 #   none  xdp_pass-native  xdp_pass-skb  prog-native  prog-skb
 #
-# The program is loaded and attached by cost_run (its maps filled from MAPS
-# first, as `make cost` tests them); the arms take turns in an order that
+# The program is loaded and attached by cost_run (its globals set from
+# FBF_COST_SET and its maps filled from MAPS first, as `make cost` tests them); the arms take turns in an order that
 # rotates each round. Per arm and round, rows "cost/live/ARM<TAB>measure<TAB>value":
 # throughput (frames/s the flood reached: frames sent over its seconds),
 # latency (ns per packet from BPF run-time statistics, which add about 20 ns
@@ -29,6 +29,7 @@ arms=(none xdp_pass-native xdp_pass-skb prog-native prog-skb)
 load_args=()
 [ -z "$prog" ] || load_args+=(-p "$prog")
 [ -z "$maps" ] || load_args+=(-m "$maps")
+[ -z "${FBF_COST_SET:-}" ] || load_args+=(-s "$FBF_COST_SET")
 
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
