@@ -63,7 +63,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_state.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
