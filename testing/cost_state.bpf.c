@@ -2,7 +2,8 @@
 /*
  * An XDP program configured as libbpf-style programs are, for the cost tool's
  * state tests (bench/cost/cost_state.bats): a const volatile global decides
- * which TCP port it drops, a hash map which IP protocols it blocks, and it
+ * which TCP port it drops, a hash map which IP protocols it blocks, an LPM
+ * trie which sources it drops, and it
  * counts the frames it sees into a .bss global and a per-CPU array, so that
  * each piece of state shows in the actions the table gives and in what the
  * runs changed. Built twice:
@@ -39,6 +40,20 @@ struct {
 	__type(value, __u32);
 } cost_blocked SEC(".maps");
 
+struct cost_prefix {
+	__u32 prefixlen;
+	__u32 addr;		/* network order */
+};
+
+/* IPv4 source prefixes dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 64);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct cost_prefix);
+	__type(value, __u32);
+} cost_sources SEC(".maps");
+
 /* Read on every IPv4 frame, at its protocol's index: a large table the program consults. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -71,6 +86,7 @@ int xdp_cost_state(struct xdp_md *ctx)
 	struct ethhdr *eth = data;
 	struct iphdr *ip = data + sizeof(*eth);
 	struct tcphdr *tcp = (void *)(ip + 1);
+	struct cost_prefix source = { .prefixlen = 32 };
 	__u32 proto, slot;
 	__u64 *weight;
 
@@ -79,6 +95,9 @@ int xdp_cost_state(struct xdp_md *ctx)
 		return counted(XDP_PASS);
 	if (cost_bias < 0)
 		return counted(XDP_PASS);
+	source.addr = ip->saddr;
+	if (bpf_map_lookup_elem(&cost_sources, &source))
+		return counted(XDP_DROP);
 	proto = ip->protocol;
 	if (bpf_map_lookup_elem(&cost_blocked, &proto))
 		return counted(XDP_DROP);

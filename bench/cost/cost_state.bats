@@ -92,6 +92,19 @@ load_pinned()
 	[ "$(action ipv4-udp)" = XDP_PASS ]
 }
 
+@test "an LPM trie's dump fills it: its prefix decides the frame" {
+	load_pinned "$OBJ"
+	# 10.0.0.0/24, which holds the TCP and UDP shapes' source 10.0.0.254.
+	bpftool map update pinned "$PIN/maps/cost_sources" key 24 0 0 0 10 0 0 0 value 1 0 0 0
+	bpftool map dump -j pinned "$PIN/maps/cost_sources" >"$DUMPS/cost_sources.json"
+	cost measure "$OBJ" "" "$DUMPS/cost_sources.json"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_DROP ]
+	# Batched where the kernel has it for tries, else one update an entry: the table says which.
+	state | grep -E 'cost_sources \(lpm_trie\) 1 entry in (a batch update|one update an entry \(no batch update\)), '
+}
+
 @test "xdp-filter measured with the port xdp-filter allowed, from the dump of its own map" {
 	[ -f "$XDP_TOOLS_BPF/xdpfilt_dny_all.o" ] || skip "xdp-tools is missing (make deps)"
 	command -v xdp-filter >/dev/null || skip "xdp-filter is missing: install xdp-tools"
