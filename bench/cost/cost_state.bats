@@ -62,7 +62,7 @@ load_pinned()
 	state | grep -F 'filled from MAPS: cost_blocked (hash) 1 entry in a batch update'
 	# The program counts every frame into .bss and per action into a per-CPU array.
 	state | grep -F 'Changed by the runs: cost_actions (percpu_array) 0 -> 2 non-zero entries'
-	state | grep -F 'Unchanged: cost_blocked (1 entry), cost_table (0 non-zero entries)'
+	state | grep -F 'Unchanged: cost_blocked (1 entry), cost_sources (0 entries), cost_table (0 non-zero'
 }
 
 @test "a dump of a map without BTF, a directory of dumps, and SET's globals, together" {
