@@ -149,6 +149,14 @@ static int value_all(struct cursor *c, __u8 *value)
 	return 0;
 }
 
+static int cpu_past(const struct cursor *c, long cpu)
+{
+	fprintf(stderr, "cost: %s: entry %zu has a value for CPU %ld, and this host's map %s "
+		"has %d: dump it on a host with as many CPUs, or give one \"value\" for all\n",
+		c->path, c->entry, cpu, c->shape->map, c->shape->nr_cpus);
+	return COST_EXIT_DUMP_SIZE;
+}
+
 /* A per-CPU map's "values": [{"cpu":N,"value":[...]},...]; CPUs it leaves out are zero. */
 static int values_per_cpu(struct cursor *c, __u8 *value)
 {
@@ -195,10 +203,7 @@ static int values_per_cpu(struct cursor *c, __u8 *value)
 		if (!eat(c, '}') || cpu < 0)
 			return syntax(c, "a CPU's value without its \"cpu\" or its end");
 		if (cpu >= sh->nr_cpus) {
-			fprintf(stderr, "cost: %s: entry %zu has a value for CPU %ld, and this host's "
-				"map %s has %d: dump it on a host with as many CPUs, or give one "
-				"\"value\" for all\n", c->path, c->entry, cpu, sh->map, sh->nr_cpus);
-			return COST_EXIT_DUMP_SIZE;
+			return cpu_past(c, cpu);
 		}
 		memcpy(value + cpu * sh->stride, c->bytes, sh->value_size);
 	} while (eat(c, ','));

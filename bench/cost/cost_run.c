@@ -178,8 +178,8 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 			return COST_EXIT_USAGE;
 		}
 		if (id && (maps_file || globals)) {
-			fprintf(stderr, "cost: %s: MAPS and SET set an object's own state, not that "
-				"of a program another process loaded\n", arms[a].path);
+			fprintf(stderr, "cost: %s: MAPS and SET set an object's own state, "
+				"not that of a program another process loaded\n", arms[a].path);
 			return COST_EXIT_USAGE;
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :

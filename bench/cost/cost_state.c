@@ -83,11 +83,12 @@ static const struct btf_var_secinfo *find_global(struct bpf_object *obj, const c
 			continue;
 		for (int i = 0; i < btf_vlen(sec); i++, vsi++) {
 			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+			const char *sec_name = btf__name_by_offset(btf, sec->name_off);
 
-			if (!btf_is_var(var) || strcmp(btf__name_by_offset(btf, var->name_off), name))
+			if (!btf_is_var(var) ||
+			    strcmp(btf__name_by_offset(btf, var->name_off), name))
 				continue;
-			*map = bpf_object__find_map_by_name(obj,
-							    btf__name_by_offset(btf, sec->name_off));
+			*map = bpf_object__find_map_by_name(obj, sec_name);
 			if (*map)
 				return vsi;
 		}
@@ -105,12 +106,11 @@ static void list_globals(struct bpf_object *obj, char *buf, size_t size)
 	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
 		const struct btf_type *sec = btf__type_by_id(btf, id);
 		const struct btf_var_secinfo *vsi = btf_var_secinfos(sec);
-		const char *sec_name = btf_is_datasec(sec) ? btf__name_by_offset(btf, sec->name_off) :
-				       "";
+		const char *sec_name = btf__name_by_offset(btf, sec->name_off);
 
 		/* The data sections libbpf makes maps of: not .maps, license or .kconfig. */
-		if (strncmp(sec_name, ".rodata", 7) && strncmp(sec_name, ".data", 5) &&
-		    strncmp(sec_name, ".bss", 4))
+		if (!btf_is_datasec(sec) || (strncmp(sec_name, ".rodata", 7) &&
+		    strncmp(sec_name, ".data", 5) && strncmp(sec_name, ".bss", 4)))
 			continue;
 		for (int i = 0; i < btf_vlen(sec) && len < size; i++, vsi++) {
 			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
@@ -469,7 +469,8 @@ int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after)
 		int err;
 
 		/* What the program cannot write (.rodata) cannot change. */
-		if (!is_countable(bpf_map__type(map)) || bpf_map__map_flags(map) & BPF_F_RDONLY_PROG)
+		if (!is_countable(bpf_map__type(map)) ||
+		    bpf_map__map_flags(map) & BPF_F_RDONLY_PROG)
 			continue;
 		sm = slot(st, map);
 		if (!sm)

@@ -20,7 +20,7 @@ struct cost_state_map {
 	__u64 filled;		/* entries written from MAPS */
 	bool per_element;	/* the map type has no batch update: one call an entry */
 	double fill_s;		/* seconds to read and write them */
-	bool counted;		/* a type whose entries can be counted (no queue, ring, map of maps) */
+	bool counted;		/* of a type whose entries can be counted: state, not events */
 	__u64 before, after;	/* entries after the fill and after the runs (arrays: non-zero) */
 	__u64 digest_before, digest_after;	/* of the entries, in any order */
 };
