@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loading a user's object: see cost_object.h. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,28 +84,6 @@ static bool print_refusal(void)
 	return true;
 }
 
-static int hex_bytes(const char *hex, __u8 *out, size_t size)
-{
-	if (!strncmp(hex, "0x", 2))
-		hex += 2;
-	if (strlen(hex) != 2 * size)
-		return -EINVAL;
-	for (size_t i = 0; i < size; i++) {
-		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-
-		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
-			return -EINVAL;
-		out[i] = strtoul(byte, NULL, 16);
-	}
-	return 0;
-}
-
-static bool is_percpu(enum bpf_map_type type)
-{
-	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-}
-
 /* One "MAP KEY VALUE" line into the loaded object's map; the same value on every CPU. */
 static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char *line)
 {
@@ -133,7 +110,7 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
 	stride = value_size;
-	if (is_percpu(bpf_map__type(map))) {
+	if (cost_map_is_percpu(bpf_map__type(map))) {
 		copies = libbpf_num_possible_cpus();
 		stride = (value_size + 7) / 8 * 8;
 	}
@@ -141,7 +118,8 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 	value = calloc(copies, stride);
 	if (!key || !value)
 		goto out;
-	if (hex_bytes(key_hex, key, key_size) || hex_bytes(value_hex, value, value_size)) {
+	if (cost_hex_bytes(key_hex, key, key_size) ||
+	    cost_hex_bytes(value_hex, value, value_size)) {
 		fprintf(stderr, "cost: %s:%d: map %s takes a key of %zu bytes and a value of "
 			"%zu, in hex\n", file, line_no, name, key_size, value_size);
 		goto out;

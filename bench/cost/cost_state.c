@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The state a program is measured in: see cost_state.h. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -40,7 +41,7 @@ static struct cost_state_map *slot(struct cost_state *st, struct bpf_map *map)
 	return &st->maps[st->nr++];
 }
 
-static bool is_percpu(enum bpf_map_type type)
+bool cost_map_is_percpu(enum bpf_map_type type)
 {
 	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
 	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
@@ -62,9 +63,25 @@ static bool is_countable(enum bpf_map_type type)
 /* One value's bytes in a lookup or update: a per-CPU map's, one 8-aligned copy per CPU. */
 static size_t value_bytes(const struct bpf_map *map, int *nr_cpus, size_t *stride)
 {
-	*nr_cpus = is_percpu(bpf_map__type(map)) ? libbpf_num_possible_cpus() : 0;
+	*nr_cpus = cost_map_is_percpu(bpf_map__type(map)) ? libbpf_num_possible_cpus() : 0;
 	*stride = *nr_cpus ? (bpf_map__value_size(map) + 7) / 8 * 8 : bpf_map__value_size(map);
 	return *stride * (*nr_cpus ?: 1);
+}
+
+int cost_hex_bytes(const char *hex, __u8 *out, size_t size)
+{
+	if (!strncmp(hex, "0x", 2))
+		hex += 2;
+	if (strlen(hex) != 2 * size)
+		return -EINVAL;
+	for (size_t i = 0; i < size; i++) {
+		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
+
+		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
+			return -EINVAL;
+		out[i] = strtoul(byte, NULL, 16);
+	}
+	return 0;
 }
 
 /* --- Global variables --- */
@@ -148,20 +165,6 @@ static bool put_integer(const char *text, bool is_signed, __u8 *out, size_t size
 	return true;
 }
 
-static bool put_hex(const char *text, __u8 *out, size_t size)
-{
-	if (strncmp(text, "0x", 2) || strlen(text + 2) != 2 * size)
-		return false;
-	for (size_t i = 0; i < size; i++) {
-		char byte[3] = { text[2 + 2 * i], text[3 + 2 * i], '\0' };
-		char *end;
-
-		out[i] = strtoul(byte, &end, 16);
-		if (*end)
-			return false;
-	}
-	return true;
-}
 
 /* One NAME=VALUE into its variable's bytes in its map's initial value. */
 static int set_global(struct bpf_object *obj, const char *path, char *assignment)
@@ -207,7 +210,7 @@ static int set_global(struct bpf_object *obj, const char *path, char *assignment
 	else
 		ok = false;
 	/* Any variable may be given as its bytes: a struct, an array, an address. */
-	ok = ok || put_hex(eq + 1, data + vsi->offset, vsi->size);
+	ok = ok || !cost_hex_bytes(eq + 1, data + vsi->offset, vsi->size);
 	err = ok ? bpf_map__set_initial_value(map, data, size) : 0;
 	free(data);
 	if (!ok) {

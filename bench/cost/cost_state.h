@@ -12,6 +12,15 @@
 #include <stdbool.h>
 #include <bpf/libbpf.h>
 
+/* Is a map of @type per-CPU: one value for each possible CPU? */
+bool cost_map_is_percpu(enum bpf_map_type type);
+
+/*
+ * @size bytes from @hex, "0x" optional, two digits a byte in the order they
+ * are stored: 0, or -EINVAL if it is not that many.
+ */
+int cost_hex_bytes(const char *hex, __u8 *out, size_t size);
+
 /* Maps of one object the tool keeps account of: more are left unaccounted. */
 #define COST_STATE_MAPS 64
 
