@@ -103,6 +103,8 @@ load_pinned()
 	[ "$(action ipv4-udp)" = XDP_DROP ]
 	# Batched where the kernel has it for tries, else one update an entry: the table says which.
 	state | grep -E 'cost_sources \(lpm_trie\) 1 entry in (a batch update|one update an entry \(no batch update\)), '
+	# Counted after the runs too, a key at a time where lookups come in no batches.
+	state | grep -F 'Unchanged: cost_sources (1 entry), cost_blocked (0 entries)'
 }
 
 @test "xdp-filter measured with the port xdp-filter allowed, from the dump of its own map" {

@@ -18,6 +18,8 @@
 
 /* The kernel's errno for a map type without the operation (not in userspace's headers). */
 #define ENOTSUPP_KERNEL 524
+/* Entries a batch of lookups reads while counting a map's entries. */
+#define COUNT_BATCH 4096
 /* A map's name as the kernel keeps it, and bpftool shows it: 15 characters. */
 #define KERNEL_NAME_LEN (BPF_OBJ_NAME_LEN - 1)
 
@@ -425,41 +427,93 @@ static __u64 fnv1a(__u64 h, const __u8 *p, size_t n)
 	return h;
 }
 
+/* What a census of a map's entries adds up: how many, and a digest of them in any order. */
+struct census {
+	size_t key_size, value_bytes;
+	bool array;		/* count an entry only if its value is not all zero */
+	__u64 entries, digest;
+};
+
+static void tally(struct census *c, const __u8 *key, const __u8 *value)
+{
+	bool zero = true;
+
+	for (size_t i = 0; c->array && zero && i < c->value_bytes; i++)
+		zero = !value[i];
+	if (c->array && zero)
+		return;
+	c->entries++;
+	c->digest += fnv1a(fnv1a(0xcbf29ce484222325ULL, key, c->key_size), value, c->value_bytes);
+}
+
+/*
+ * Every entry in batches of lookups (5.6: arrays and hashes), a few thousand
+ * a call: 0, -EOPNOTSUPP where the map type has none, or -errno.
+ */
+static int census_batched(int fd, struct census *c, __u8 *keys, __u8 *values)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	/* A hash's position is a bucket's index, an array's a key: room for either. */
+	__u64 token[2][4] = {};
+	bool first = true;
+
+	for (;;) {
+		__u32 count = COUNT_BATCH;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : token[0], token[1], keys, values,
+					       &count, &opts);
+
+		/* Too many entries in one hash bucket for a batch: walked one by one. */
+		if (err && first && (errno == ENOTSUPP_KERNEL || errno == EOPNOTSUPP ||
+				     errno == EINVAL || errno == ENOSPC))
+			return -EOPNOTSUPP;
+		if (err && errno != ENOENT)
+			return -errno;
+		for (__u32 i = 0; i < count; i++)
+			tally(c, keys + i * c->key_size, values + i * c->value_bytes);
+		if (err)
+			return 0;
+		memcpy(token[0], token[1], sizeof(token[0]));
+		first = false;
+	}
+}
+
+/* Every entry, one key and one lookup at a time: for map types without batches. */
+static int census_walked(int fd, struct census *c, __u8 *key, __u8 *next, __u8 *value)
+{
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, c->key_size);
+		prev = key;
+		/* Gone since: an LRU's eviction, the program's delete. */
+		if (!bpf_map_lookup_elem(fd, key, value))
+			tally(c, key, value);
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
 /* @map's entries (an array's: those not all zero) and a digest of them in any order. */
 static int count_entries(const struct bpf_map *map, __u64 *entries, __u64 *digest)
 {
-	size_t key_size = bpf_map__key_size(map), stride, vb;
-	int fd = bpf_map__fd(map), nr_cpus, err = 0;
-	bool array = is_array(bpf_map__type(map));
-	__u8 *key, *next, *value;
-	void *prev = NULL;
+	struct census c = { .key_size = bpf_map__key_size(map),
+			    .array = is_array(bpf_map__type(map)) };
+	int fd = bpf_map__fd(map), nr_cpus, err = -ENOMEM;
+	size_t stride;
+	__u8 *keys, *values;
 
-	vb = value_bytes(map, &nr_cpus, &stride);
-	key = calloc(1, key_size);
-	next = calloc(1, key_size);
-	value = malloc(vb);
-	*entries = *digest = 0;
-	if (!key || !next || !value)
-		err = -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, next)) {
-		bool zero = true;
-
-		memcpy(key, next, key_size);
-		prev = key;
-		if (bpf_map_lookup_elem(fd, key, value))
-			continue;	/* gone since: an LRU's eviction, the program's delete */
-		for (size_t i = 0; array && zero && i < vb; i++)
-			zero = !value[i];
-		if (array && zero)
-			continue;
-		(*entries)++;
-		*digest += fnv1a(fnv1a(0xcbf29ce484222325ULL, key, key_size), value, vb);
+	c.value_bytes = value_bytes(map, &nr_cpus, &stride);
+	keys = calloc(COUNT_BATCH, c.key_size);
+	values = calloc(COUNT_BATCH, c.value_bytes);
+	if (keys && values)
+		err = census_batched(fd, &c, keys, values);
+	if (err == -EOPNOTSUPP) {
+		c.entries = c.digest = 0;
+		err = census_walked(fd, &c, keys, keys + c.key_size, values);
 	}
-	if (!err && errno != ENOENT)
-		err = -errno;
-	free(key);
-	free(next);
-	free(value);
+	free(keys);
+	free(values);
+	*entries = c.entries;
+	*digest = c.digest;
 	return err;
 }
 
