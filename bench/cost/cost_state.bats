@@ -92,6 +92,20 @@ load_pinned()
 	[ "$(action ipv4-udp)" = XDP_PASS ]
 }
 
+@test "cost-compare fills both objects' maps and globals, and says so for each" {
+	load_pinned "$OBJ"
+	bpftool map update pinned "$PIN/maps/cost_blocked" key 17 0 0 0 value 1 0 0 0
+	bpftool map dump -j pinned "$PIN/maps/cost_blocked" >"$DUMPS/cost_blocked.json"
+	FBF_COST_SET=cost_drop_port=80 cost compare "$OBJ" "$OBJ" "" "$DUMPS"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	for arm in base candidate; do
+		grep -F "State of the $arm: filled from MAPS: cost_blocked (hash) 1 entry in a batch" \
+			<<<"$output"
+		grep -F "Globals set before the load (SET): cost_drop_port=80." <<<"$output"
+	done
+}
+
 @test "an LPM trie's dump fills it: its prefix decides the frame" {
 	load_pinned "$OBJ"
 	# 10.0.0.0/24, which holds the TCP and UDP shapes' source 10.0.0.254.
