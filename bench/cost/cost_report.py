@@ -139,7 +139,8 @@ def state_note(path, arm, who=""):
         return ""
     parts = []
     for name, (kind, n, how, seconds) in filled.items():
-        how = "a batch update" if how == "batch" else "one update an entry (no batch update)"
+        how = {"batch": "a batch update", "element": "one update an entry (no batch update)",
+               "lines": "MAPS's lines, one update each"}[how]
         parts.append(f"{name} ({kind}) {entries(int(n), '')} in {how}, {float(seconds):.2f} s")
     note = (f"State{who}: filled from MAPS: " + "; ".join(parts) + "." if parts else
             f"State{who}: no map filled from MAPS (each as the object declares it).")

@@ -178,8 +178,9 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 			return COST_EXIT_USAGE;
 		}
 		if (id && (maps_file || globals)) {
-			fprintf(stderr, "cost: %s: MAPS and SET set an object's own state, "
-				"not that of a program another process loaded\n", arms[a].path);
+			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, and SET its "
+				"globals, not those of a program another process loaded\n",
+				arms[a].path);
 			return COST_EXIT_USAGE;
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :

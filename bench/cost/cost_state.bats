@@ -92,6 +92,15 @@ load_pinned()
 	[ "$(action ipv4-udp)" = XDP_PASS ]
 }
 
+@test "MAPS's hex lines fill as before, and the table says how" {
+	printf '# protocol 17 blocked\ncost_blocked 11000000 01000000\n' >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-udp)" = XDP_DROP ]
+	[ "$(action ipv4-tcp)" = XDP_PASS ]
+	state | grep -F "filled from MAPS: cost_blocked (hash) 1 entry in MAPS's lines, one update each"
+}
+
 @test "cost-compare fills both objects' maps and globals, and says so for each" {
 	load_pinned "$OBJ"
 	bpftool map update pinned "$PIN/maps/cost_blocked" key 17 0 0 0 value 1 0 0 0

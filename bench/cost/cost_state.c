@@ -318,7 +318,7 @@ static int write_dump(struct cost_state_map *sm, const char *file, const struct 
 		return 0;
 	if (errno != ENOTSUPP_KERNEL && errno != EOPNOTSUPP)
 		return refused(sm->map, file, count, errno);
-	sm->per_element = true;
+	sm->how = "element";
 	for (; done < d->nr; done++)
 		if (bpf_map_update_elem(fd, d->keys + done * key_size,
 					d->values + done * d->value_bytes, BPF_ANY))
@@ -414,7 +414,7 @@ void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n)
 
 	if (sm) {
 		sm->filled += n;
-		sm->per_element = true;
+		sm->how = "lines";
 	}
 }
 
@@ -559,7 +559,7 @@ void cost_state_print(struct cost_state *st, struct bpf_object *obj, const char 
 		if (sm->filled)
 			printf("#filled\t%s\t%s\t%s\t%llu\t%s\t%.3f\n", arm, bpf_map__name(sm->map),
 			       type_name(sm->map), (unsigned long long)sm->filled,
-			       sm->per_element ? "element" : "batch", sm->fill_s);
+			       sm->how ?: "batch", sm->fill_s);
 		if (measured && !err && sm->counted)
 			printf("#changed\t%s\t%s\t%s\t%llu\t%llu\t%s\t%s\n", arm,
 			       bpf_map__name(sm->map), type_name(sm->map),

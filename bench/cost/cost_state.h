@@ -27,7 +27,7 @@ int cost_hex_bytes(const char *hex, __u8 *out, size_t size);
 struct cost_state_map {
 	struct bpf_map *map;
 	__u64 filled;		/* entries written from MAPS */
-	bool per_element;	/* the map type has no batch update: one call an entry */
+	const char *how;	/* "batch"; "element": no batch update for the type; "lines" */
 	double fill_s;		/* seconds to read and write them */
 	bool counted;		/* of a type whose entries can be counted: state, not events */
 	__u64 before, after;	/* entries after the fill and after the runs (arrays: non-zero) */
@@ -74,9 +74,12 @@ void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n);
 int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after);
 
 /*
- * "#filled<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>ENTRIES<TAB>batch|element<TAB>SECONDS" for each
- * map filled, and after runs (@measured) "#changed<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>BEFORE
- * <TAB>AFTER<TAB>entries|non-zero" for each map the runs changed (bench/cost/cost_report.py).
+ * "#filled<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>ENTRIES<TAB>HOW<TAB>SECONDS" for each
+ * map filled (HOW: batch, element or lines, as cost_state_map says), and
+ * after runs (@measured) the maps' entries counted again, and for each map
+ * counted "#changed<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>BEFORE<TAB>AFTER<TAB>UNIT<TAB>WHETHER"
+ * (UNIT: entries, or non-zero for an array; WHETHER: changed or same), which
+ * bench/cost/cost_report.py reads.
  */
 void cost_state_print(struct cost_state *st, struct bpf_object *obj, const char *arm,
 		      bool measured);
