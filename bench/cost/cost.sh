@@ -78,7 +78,9 @@ if [ "${1:-}" = figures ]; then
 	[ $# -ge 3 ] || usage
 	prog=$1 file=${*: -1}
 	set -- "${@:2:$#-2}"
-	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} "$@"
+	# SET's globals too: the verifier prunes what a frozen .rodata value rules out.
+	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} \
+		${globals:+-s "$globals"} "$@"
 	exit
 fi
 
@@ -116,7 +118,7 @@ matrix_run()
 	matrix_args=()
 	[ -n "$kernels" ] || return 0
 	(cd "$tree" && FBF_BUILD=$(cd "$build" && pwd) matrix_measure cost \
-		"$matrix_root" "$kernels" FBF_BUILD bench/cost/cost.sh figures "$prog" \
+		"$matrix_root" "$kernels" "FBF_BUILD FBF_COST_SET" bench/cost/cost.sh figures "$prog" \
 		"${guest_arms[@]}") >&2
 	for kernel in $kernels; do
 		matrix_args+=("on:$(basename "$kernel")=$matrix_root/$(basename "$kernel")/figures.tsv")
