@@ -142,12 +142,24 @@ static void list_globals(struct bpf_object *obj, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/* @v's low @size bytes, in the host's order, as the program reads its variable. */
+static void put_low_bytes(__u8 *out, unsigned long long v, size_t size)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	memcpy(out, (__u8 *)&v + sizeof(v) - size, size);
+#else
+	memcpy(out, &v, size);
+#endif
+}
+
 /* An integer @text into @out's @size bytes, in the host's order, if it fits. */
 static bool put_integer(const char *text, bool is_signed, __u8 *out, size_t size)
 {
 	int bits = size * 8;
 	char *end;
 
+	if (!size || size > sizeof(long long))
+		return false;	/* a 128-bit integer is given as its bytes */
 	errno = 0;
 	if (is_signed) {
 		long long v = strtoll(text, &end, 0);
@@ -155,18 +167,17 @@ static bool put_integer(const char *text, bool is_signed, __u8 *out, size_t size
 
 		if (*end || end == text || errno || (bits < 64 && (v < -lim || v >= lim)))
 			return false;
-		memcpy(out, &v, size);	/* little-endian: the low bytes first */
+		put_low_bytes(out, v, size);
 	} else {
 		unsigned long long v = strtoull(text, &end, 0);
 
 		if (*end || end == text || errno || *text == '-' ||
 		    (bits < 64 && v >> bits))
 			return false;
-		memcpy(out, &v, size);
+		put_low_bytes(out, v, size);
 	}
 	return true;
 }
-
 
 /* One NAME=VALUE into its variable's bytes in its map's initial value. */
 static int set_global(struct bpf_object *obj, const char *path, char *assignment)
@@ -202,8 +213,8 @@ static int set_global(struct bpf_object *obj, const char *path, char *assignment
 		return COST_EXIT_FAILED;
 	}
 	memcpy(data, init, size);
+	/* The variable's type, through its typedefs, const and volatile. */
 	type = btf__type_by_id(btf, btf__resolve_type(btf, vsi->type));
-	type = btf_is_var(type) ? btf__type_by_id(btf, btf__resolve_type(btf, type->type)) : type;
 	if (btf_is_int(type))
 		ok = put_integer(eq + 1, btf_int_encoding(type) & BTF_INT_SIGNED,
 				 data + vsi->offset, vsi->size);
@@ -216,10 +227,10 @@ static int set_global(struct bpf_object *obj, const char *path, char *assignment
 	err = ok ? bpf_map__set_initial_value(map, data, size) : 0;
 	free(data);
 	if (!ok) {
-		fprintf(stderr, "cost: SET: %s=%s does not fit %s, a variable of %u bytes: give %s "
-			"or its %u bytes in hex (0x...)\n", assignment, eq + 1, assignment,
+		fprintf(stderr, "cost: SET: %s=%s does not fit %s, a variable of %u bytes: give "
+			"%sits %u bytes in hex (0x...)\n", assignment, eq + 1, assignment,
 			vsi->size, btf_is_int(type) || btf_is_any_enum(type) ?
-			"an integer it can hold" : "no integer", vsi->size);
+			"an integer it can hold, or " : "", vsi->size);
 		return COST_EXIT_GLOBAL_FIT;
 	}
 	if (err) {
