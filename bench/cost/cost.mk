@@ -11,9 +11,11 @@
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
+# The bare TC program, beside bare XDP_PASS: cost_run type names it by its arm, tc_ok.
+TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
+	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
@@ -73,8 +75,9 @@ TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_st
 COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
 COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
-COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py
-COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ)
+COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
+		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
+COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
 .PHONY: install-cost uninstall-cost
 install: install-cost
@@ -92,3 +95,33 @@ install-cost: $(COST_BUILT)
 
 uninstall-cost:
 	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+
+bench-build: $(TC_OK_OBJ)
+$(TC_OK_OBJ): testing/tc_ok.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The type tests' programs (bench/cost/cost_tc.bats), from testing/cost_types_probe.bpf.c,
+# and Cloudflare's cls_redirect (testing/third_party/cls_redirect): a TC program nobody
+# here wrote. -D__x86_64__: its <stdint.h> is glibc's, which takes -target bpf for a
+# 32-bit target; BPF is 64-bit, as x86-64 is.
+COST_TYPE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_tc_probe.bpf.o \
+		    cost_tc_probe_planted.bpf.o cost_tc_probe_egress.bpf.o \
+		    cost_tc_probe_mixed.bpf.o cost_xdp_tx_probe.bpf.o)
+CLS_REDIRECT_OBJ := $(OUTPUT)/testing/cls_redirect.bpf.o
+test-build: $(COST_TYPE_PROBES) $(CLS_REDIRECT_OBJ)
+
+$(OUTPUT)/testing/cost_tc_probe_planted.bpf.o: COST_TYPE_FLAGS := -DCOST_PLANTED
+$(OUTPUT)/testing/cost_tc_probe_egress.bpf.o: COST_TYPE_FLAGS := -DCOST_TCX_EGRESS
+$(OUTPUT)/testing/cost_tc_probe_mixed.bpf.o: COST_TYPE_FLAGS := -DCOST_MIXED
+$(OUTPUT)/testing/cost_xdp_tx_probe.bpf.o: COST_TYPE_FLAGS := -DCOST_XDP_TX
+$(COST_TYPE_PROBES): testing/cost_types_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_TYPE_FLAGS) -c $< -o $@
+
+$(CLS_REDIRECT_OBJ): testing/third_party/cls_redirect/test_cls_redirect.c \
+		     testing/third_party/cls_redirect/test_cls_redirect.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@

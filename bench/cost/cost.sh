@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What any XDP object costs (make cost, make cost-compare):
+# What any XDP or TC object costs (make cost, make cost-compare):
 #
 #   cost.sh measure OBJECT [PROG [MAPS]]
 #       the verifier's figures, every frame shape of the corpus through
-#       BPF_PROG_TEST_RUN beside bare XDP_PASS (cost_run), on one CPU and on
-#       1, 2, 4, ... CPUs at once, the whole path on a veth in native and skb
-#       mode (cost_live.sh): one table, and cost.bmf.json in FBF_COST_OUT
-#   cost.sh compare BASE CANDIDATE [PROG [MAPS]]
+#       BPF_PROG_TEST_RUN beside the bare program of its type (XDP_PASS,
+#       TC_ACT_OK: cost_run type names it), on one CPU and on 1, 2, 4, ... CPUs
+#       at once, the whole path on a veth in each mode of its type (XDP: native
+#       and skb; TC: the hook its section names) (cost_live.sh): one table, and
+#       cost.bmf.json in FBF_COST_OUT
+#   cost.sh compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG]]]]
 #       both objects side by side in one run (the base twice, for the A/A),
-#       judged with the regression gate's statistics: exit 0 or 1 and a line
+#       judged with the regression gate's statistics: exit 0 or 1 and a line;
+#       BASE_PROG and CANDIDATE_PROG name each object's program where the
+#       names differ (PROG names both)
 #   cost.sh figures PROG ARM=OBJECT... FILE
 #       (in a guest) the static figures of each arm's object, as the kernel it
 #       runs on makes them, into FILE (bench/kernel/matrix.bash)
 #
-# PROG names the XDP program in an object with several; MAPS is a file of
+# PROG names the program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
 # hex bytes, or a map's `bpftool map dump -j` named NAME.json after it, or a
 # directory of those (docs/benchmarks.md). State, from the environment:
@@ -39,18 +43,26 @@ flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
 globals=${FBF_COST_SET:-}
-exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11
+exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
+# FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
+# make's variables, and is told so.
 usage()
 {
-	cat >&2 <<-EOF
-	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
-	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE|DIR]
-	                         [SET=NAME=VALUE,...] [KERNELS=...]
-	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
-	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS]]
-	           (SET: FBF_COST_SET=NAME=VALUE,... in the environment)
-	EOF
+	if [ -n "${FBF_COST_INSTALLED:-}" ]; then
+		cat >&2 <<-EOF
+		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
+		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG]]]]
+		(PROG, MAPS: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
+		man fizzbuzzfib-cost)
+		EOF
+	else
+		cat >&2 <<-EOF
+		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
+		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+		EOF
+	fi
 	exit $exit_usage
 }
 
@@ -136,16 +148,27 @@ time_arms()
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#prog' -e '^#type' -e '^#action' -e $'\tcost/prog\t' >>"$file"
+		grep -v -e '^#prog' -e '^#type' -e '^#action' -e '^#refused' \
+			-e $'\tcost/prog\t' >>"$file"
 }
 
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
 	  exit $exit_failed; }
-for tool in "$build/bench/cost_run" "$build/xdp_pass.bpf.o"; do
+for tool in "$build/bench/cost_run" "$build/xdp_pass.bpf.o" "$build/tc_ok.bpf.o"; do
 	[ -e "$tool" ] || { echo "cost: $tool is missing: run make bench-build" >&2
 			    exit $exit_failed; }
 done
+
+# prog_type OBJECT PROG: "TYPE BARE_ARM MODE..." of the object's program (cost_run type);
+# an object the tool cannot measure ends the run with cost_run's line and status.
+prog_type()
+{
+	"$build/bench/cost_run" type ${2:+-p "$2"} "$1" || exit
+}
+
+# arm NAME OBJECT PROG: the arm as cost_run takes it, NAME:PROG=OBJECT where PROG is given.
+arm() { echo "$1${3:+:$3}=$2"; }
 
 cmd=${1:-}
 shift || usage
@@ -162,15 +185,18 @@ measure)
 	[ -z "$maps" ] || need_maps "$maps"
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
-	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
-	time_arms "$work/samples.tsv" "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
+	type=$(prog_type "$obj" "$prog")
+	read -r type bare modes <<<"$type"
+	matrix_prepare "$bare=$build/$bare.bpf.o" "prog=$obj"
+	time_arms "$work/samples.tsv" "$bare=$build/$bare.bpf.o" "prog=$obj"
 	live=()
 	if [ "$live_rounds" -gt 0 ]; then
 		command -v ethtool >/dev/null ||
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
-		FBF_BUILD=$build "$here/cost_live.sh" "$obj" "$prog" "$maps" "$live_rounds" \
-			"$flood_seconds" >"$work/live.tsv"
+		# shellcheck disable=SC2086 # $modes: one word per mode
+		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
+			"$live_rounds" "$flood_seconds" $modes >"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
 	matrix_run
@@ -179,13 +205,22 @@ measure)
 	;;
 compare)
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
+	base_prog=${5:-$prog} candidate_prog=${6:-$prog}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_maps "$maps"
-	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
-	arms=("base=$base" "base-again=$base" "candidate=$candidate")
-	matrix_prepare "base=$base" "candidate=$candidate"
+	base_type=$(prog_type "$base" "$base_prog")
+	candidate_type=$(prog_type "$candidate" "$candidate_prog")
+	if [ "${base_type%%$'\t'*}" != "${candidate_type%%$'\t'*}" ]; then
+		echo "cost: the base's program is ${base_type%%$'\t'*}, the candidate's" \
+		     "${candidate_type%%$'\t'*}: compare programs of one type" >&2
+		exit $exit_type_option
+	fi
+	arms=("$(arm base "$base" "$base_prog")" "$(arm base-again "$base" "$base_prog")"
+	      "$(arm candidate "$candidate" "$candidate_prog")")
+	matrix_prepare "$(arm base "$base" "$base_prog")" \
+		"$(arm candidate "$candidate" "$candidate_prog")"
 	time_arms "$work/samples.tsv" "${arms[@]}"
 	matrix_run
 	status=0

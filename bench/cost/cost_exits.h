@@ -12,14 +12,15 @@ enum cost_exit {
 	COST_EXIT_REGRESSION = 1,	/* cost-compare: the candidate costs more */
 	COST_EXIT_USAGE = 2,		/* wrong arguments */
 	COST_EXIT_OPEN = 3,		/* OBJ missing, or not a BPF object */
-	COST_EXIT_NO_XDP = 4,		/* no XDP program in OBJ */
-	COST_EXIT_SEVERAL = 5,		/* several XDP programs and no PROG= */
-	COST_EXIT_NO_PROG = 6,		/* no XDP program named PROG */
+	COST_EXIT_NO_XDP = 4,		/* no XDP or TC program in OBJ */
+	COST_EXIT_SEVERAL = 5,		/* several XDP or TC programs and no PROG= */
+	COST_EXIT_NO_PROG = 6,		/* no XDP or TC program named PROG */
 	COST_EXIT_REFUSED = 7,		/* the verifier refused the program */
 	COST_EXIT_MAPS = 8,		/* MAPS file wrong: syntax, map name, sizes */
 	COST_EXIT_UNCONFIGURED = 9,	/* every frame aborted: maps it needs are empty */
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
 	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
+	COST_EXIT_TYPE_OPTION = 12,	/* an option the program's type does not take */
 	/* State (cost_state.h), from 20 */
 	COST_EXIT_DUMP_SIZE = 20,	/* a MAPS dump's key or value is not its map's size */
 	COST_EXIT_DUMP_MAP = 21,	/* a MAPS dump names a map the object lacks */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "cost_args.h"
 #include "cost_exits.h"
 #include "cost_object.h"
 #include "cost_state.h"
@@ -156,12 +157,33 @@ static int fill_maps(struct cost_prog *cp, const char *file)
 	return err;
 }
 
+/* "a (xdp), b (sched_cls)": each program of the object and its type, for a line on stderr. */
+static const char *list_progs(struct bpf_object *obj, char *buf, size_t size)
+{
+	struct bpf_program *p;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	bpf_object__for_each_program(p, obj) {
+		const char *type = libbpf_bpf_prog_type_str(bpf_program__type(p));
+		bool known = type && strcmp(type, "unspec");
+
+		if (len >= size)
+			break;
+		len += snprintf(buf + len, size - len, "%s%s (%s%s%s)", len ? ", " : "",
+				bpf_program__name(p), known ? type : "section ",
+				known ? "" : bpf_program__section_name(p),
+				known ? "" : ", unknown to libbpf");
+	}
+	return len ? buf : "none";
+}
+
 /* The program to measure: the one named, or the only one of a type the tool measures. */
 static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_program *p;
 	int nr_typed = 0;
-	char types[64], sections[128];
+	char types[64], sections[128], progs[512];
 
 	bpf_object__for_each_program(p, cp->obj) {
 		const struct cost_type *type = cost_type_of(p);
@@ -173,21 +195,21 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 			cp->type = type;
 		}
 	}
+	list_progs(cp->obj, progs, sizeof(progs));
+	cost_type_list(types, sizeof(types), false);
 	if (!nr_typed) {
-		fprintf(stderr, "cost: %s has no %s program (no %s function)\n", path,
-			cost_type_list(types, sizeof(types), false),
-			cost_type_list(sections, sizeof(sections), true));
+		fprintf(stderr, "cost: %s has no %s program (no %s function); its programs: %s\n",
+			path, types, cost_type_list(sections, sizeof(sections), true), progs);
 		return COST_EXIT_NO_XDP;
 	}
 	if (name && !cp->prog) {
-		fprintf(stderr, "cost: %s has no %s program named %s (bpftool prog loadall "
-			"shows its names)\n", path, cost_type_list(types, sizeof(types), false),
-			name);
+		fprintf(stderr, "cost: %s has no %s program named %s; its programs: %s\n", path,
+			types, name, progs);
 		return COST_EXIT_NO_PROG;
 	}
 	if (!name && nr_typed > 1) {
-		fprintf(stderr, "cost: %s has %d %s programs: name one with PROG=NAME\n", path,
-			nr_typed, cost_type_list(types, sizeof(types), false));
+		fprintf(stderr, "cost: %s has %d %s programs: name one with %s; its programs: "
+			"%s\n", path, nr_typed, types, COST_ARG_PROG, progs);
 		return COST_EXIT_SEVERAL;
 	}
 	/* Only it: the object's other programs may need targets this tool cannot give. */
@@ -214,7 +236,7 @@ static void tell_open_error(const char *path, int err)
 		"with clang -target bpf\n", path, why);
 }
 
-static int open_object(struct cost_prog *cp, const char *path, const char *name)
+int cost_prog_open(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_map *map;
 	int err;
@@ -245,7 +267,7 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 	int err;
 
 	bpf_object__close(cp->obj);
-	err = open_object(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
+	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	libbpf_log_len = 0;
@@ -266,7 +288,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
 	cp->state.nr = 0;
-	err = open_object(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
+	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	err = cost_events_prepare(&cp->events, cp->obj, runs, cpus) ?:

@@ -39,6 +39,13 @@ struct cost_prog {
 void cost_object_init(void);
 
 /*
+ * Open @path and choose its program of a type the tool measures (@name, or
+ * the only one if NULL), not yet loaded: 0, or one line and the cost_exit
+ * status. cost_prog_close() closes it.
+ */
+int cost_prog_open(struct cost_prog *cp, const char *path, const char *name);
+
+/*
  * Open @path, choose its program of a type the tool measures (@name, or the
  * only one if NULL), set its global variables from @globals (SET,
  * cost_state_set_globals(); NULL: none), load it and fill its maps from

@@ -11,12 +11,12 @@
 #include "cost_hold.h"
 #include "cost_type.h"
 
-static const char *const xdp_actions[] = {
-	[XDP_ABORTED] = "XDP_ABORTED",
-	[XDP_DROP] = "XDP_DROP",
-	[XDP_PASS] = "XDP_PASS",
-	[XDP_TX] = "XDP_TX",
-	[XDP_REDIRECT] = "XDP_REDIRECT",
+static const struct cost_action xdp_actions[] = {
+	{ XDP_ABORTED, "XDP_ABORTED" },
+	{ XDP_DROP, "XDP_DROP" },
+	{ XDP_PASS, "XDP_PASS" },
+	{ XDP_TX, "XDP_TX" },
+	{ XDP_REDIRECT, "XDP_REDIRECT" },
 };
 
 /* Aborting every frame, or answering with no XDP action at all, is not what a user runs. */
