@@ -81,7 +81,7 @@ load_pinned()
 	[ "$status" -eq 0 ]
 	[ "$(action ipv4-tcp)" = XDP_DROP ]
 	[ "$(action ipv4-udp)" = XDP_DROP ]
-	[ "$(action ipv4-none)" = XDP_PASS ]
+	[ "$(action ipv6)" = XDP_PASS ]
 	state | grep -F 'cost_blocked (hash) 1 entry in a batch update'
 	state | grep -F 'cost_table (array) 16 entries in a batch update'
 	state | grep -F 'Globals set before the load (SET): cost_drop_port=80,cost_bias=7.'
