@@ -54,11 +54,14 @@ static void worker_step(struct worker *w)
 
 	/*
 	 * The start line: each thread was woken on its own, so none calls
-	 * before all are awake, or the first would run its loop alone.
+	 * before all are awake, or the first would run its loop alone. Each
+	 * wait yields: a thread of another real-time process (a second run of
+	 * this tool) may hold the CPU a peer needs, and would never give it up
+	 * to a thread spinning at its own priority.
 	 */
 	atomic_fetch_add(&pool->ready, 1);
 	while (atomic_load(&pool->ready) < pool->n)
-		;
+		sched_yield();
 	w->start_ns = now_ns();
 	w->err = bpf_prog_test_run_opts(pool->prog_fd, &opts) ? -errno : 0;
 	w->end_ns = now_ns();
