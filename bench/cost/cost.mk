@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
-#                 what any XDP object costs, in the state MAPS and SET give it:
+#                 what any XDP or TC object costs, in the state MAPS and SET give it:
 #                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
-#                 the whole path on a veth, beside bare XDP_PASS (as root); with KERNELS,
-#                 the verifier's figures on those kernels too, each booted under QEMU
-# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=...]
-#                 [KERNELS=...]   two objects side by side in one run, with the gate's
-#                 statistics and verdict
+#                 the whole path on a veth, beside the bare program of its type (as
+#                 root); with KERNELS, the verifier's figures on those kernels too, each
+#                 booted under QEMU
+# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
+#                 [MAPS=FILE|DIR] [SET=...] [KERNELS=...]   two objects side by side in
+#                 one run, with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -65,9 +66,11 @@ cost: check-deps all bench-build $(COST_FETCH)
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
-		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
+		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
+		"$(BASE_PROG)" "$(CANDIDATE_PROG)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_state.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
+	     bench/cost/cost_state.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
@@ -92,9 +95,11 @@ install-cost: $(COST_BUILT)
 	$(Q)sed 's|@COSTDIR@|$(COSTDIR)|g' bench/cost/fizzbuzzfib-cost.in \
 		>$(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
 	$(Q)chmod 0755 $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+	$(Q)install -D -m 0644 man/fizzbuzzfib-cost.8 $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-cost.8
 
 uninstall-cost:
-	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost \
+		$(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-cost.8
 
 bench-build: $(TC_OK_OBJ)
 $(TC_OK_OBJ): testing/tc_ok.bpf.c

@@ -14,7 +14,7 @@
 # on egress, the frames sent against those the server veth received.
 
 # shellcheck disable=SC2034 # read by cost_live.sh
-live_counted="the frames the hook saw against those that went on: into the stack on ingress \
+live_counted="the share of the frames the hook saw that went on: into the stack on ingress \
 (the server veth's otherhost drops), out of the veth on egress"
 
 live_setup() { :; }

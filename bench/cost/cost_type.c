@@ -2,6 +2,7 @@
 /* The program types the cost tool measures: see cost_type.h. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cost_type.h"
 
@@ -23,6 +24,13 @@ const struct cost_type *cost_type_of(struct bpf_program *prog)
 		    bpf_program__type(prog) == types[i]->prog_type)
 			return types[i];
 	return NULL;
+}
+
+void cost_type_unlink(struct cost_attached *at)
+{
+	if (at->link_fd >= 0)
+		close(at->link_fd);
+	at->link_fd = -1;
 }
 
 bool cost_type_is_bare(const char *arm)

@@ -69,6 +69,9 @@ const struct cost_type *cost_type_of(struct bpf_program *prog);
 /* The type whose programs have kernel type @type, or NULL. */
 const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type);
 
+/* A detach() for a program attached through a BPF link: the link closed. */
+void cost_type_unlink(struct cost_attached *at);
+
 /* Whether @arm names a type's bare program (its bare_arm). */
 bool cost_type_is_bare(const char *arm);
 

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -117,9 +116,7 @@ static void tc_detach(struct cost_attached *at)
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = at->ifindex,
 		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
 
-	if (at->link_fd >= 0)
-		close(at->link_fd);
-	at->link_fd = -1;
+	cost_type_unlink(at);
 	if (at->hook)
 		bpf_tc_hook_destroy(&hook);
 	at->hook = 0;

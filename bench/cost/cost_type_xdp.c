@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
@@ -46,13 +45,6 @@ static int xdp_attach(const struct bpf_program *prog, int prog_fd, unsigned int 
 	return 0;
 }
 
-static void xdp_detach(struct cost_attached *at)
-{
-	if (at->link_fd >= 0)
-		close(at->link_fd);
-	at->link_fd = -1;
-}
-
 const struct cost_type cost_type_xdp = {
 	.name = "xdp",
 	.label = "XDP",
@@ -64,6 +56,6 @@ const struct cost_type cost_type_xdp = {
 	.answered = xdp_answered,
 	.hold = cost_hold,
 	.attach = xdp_attach,
-	.detach = xdp_detach,
+	.detach = cost_type_unlink,
 	.modes = "native|skb",
 };
