@@ -373,7 +373,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		return COST_EXIT_FAILED;
 	}
 	ret = load_arms(arms, nr_arms, repeat, 1);
-	if (!ret)
+	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	for (int round = 0; !ret && round < rounds; round++) {
 		for (int k = 0; !ret && k < nr_arms; k++) {
@@ -516,7 +516,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 		most = counts[c] > most ? counts[c] : most;
 	/* Every thread's sends of one step, which are emptied before the next. */
 	ret = load_arms(arms, nr_arms, repeat, most);
-	if (!ret)
+	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
