@@ -2,11 +2,11 @@
 /*
  * An XDP program configured as libbpf-style programs are, for the cost tool's
  * state tests (bench/cost/cost_state.bats): a const volatile global decides
- * which TCP port it drops, a hash map which IP protocols it blocks, an LPM
- * trie which sources it drops, and it
- * counts the frames it sees into a .bss global and a per-CPU array, so that
- * each piece of state shows in the actions the table gives and in what the
- * runs changed. Built twice:
+ * which TCP port it drops (in host order, or in network order in another),
+ * a hash map which IP protocols it blocks, an LPM trie which sources it
+ * drops, and it counts the frames it sees into a .bss global and a per-CPU
+ * array, so that each piece of state shows in the actions the table gives
+ * and in what the runs changed. Built twice:
  *
  *   (plain)          its table of weights holds 16 entries
  *   -DCOST_STATE_BIG the same with 1,000,000: what loading a large dump costs
@@ -27,6 +27,8 @@
 
 /* The TCP destination port to drop, in host order; 0: none. */
 const volatile __u16 cost_drop_port = 0;
+/* The same in network order, as a program that compares it with the header keeps it. */
+const volatile __be16 cost_drop_port_be = 0;
 /* A signed setting: a negative value makes every IPv4 frame pass untouched. */
 const volatile int cost_bias = 0;
 /* Frames seen: the program's own write to .bss. */
@@ -107,6 +109,9 @@ int xdp_cost_state(struct xdp_md *ctx)
 		return counted(XDP_DROP);
 	if (cost_drop_port && proto == IPPROTO_TCP && (void *)(tcp + 1) <= data_end &&
 	    tcp->dest == bpf_htons(cost_drop_port))
+		return counted(XDP_DROP);
+	if (cost_drop_port_be && proto == IPPROTO_TCP && (void *)(tcp + 1) <= data_end &&
+	    tcp->dest == cost_drop_port_be)
 		return counted(XDP_DROP);
 	return counted(XDP_PASS);
 }

@@ -85,6 +85,11 @@ load_pinned()
 	state | grep -F 'cost_blocked (hash) 1 entry in a batch update'
 	state | grep -F 'cost_table (array) 16 entries in a batch update'
 	state | grep -F 'Globals set before the load (SET): cost_drop_port=80,cost_bias=7.'
+	# A __be16 global is given as a number and stored in network order, as the header has it.
+	FBF_COST_SET=cost_drop_port_be=80 cost measure "$OBJ"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
 	# A negative signed global: every IPv4 frame passes before any map is read.
 	FBF_COST_SET=cost_bias=-1 cost measure "$OBJ" "" "$DUMPS"
 	[ "$status" -eq 0 ]
@@ -113,6 +118,23 @@ load_pinned()
 			<<<"$output"
 		grep -F "Globals set before the load (SET): cost_drop_port=80." <<<"$output"
 	done
+}
+
+@test "SET on a TC program nobody here wrote: Cloudflare's cls_redirect, its address and port" {
+	local obj=$FBF_BUILD/testing/cls_redirect.bpf.o
+
+	[ -f "$obj" ] || skip "$obj is missing: make test-build"
+	# Both are __be32 and __be16: numbers, stored in network order.
+	FBF_COST_SET=ENCAPSULATION_IP=0x0a000001,ENCAPSULATION_PORT=2483 cost measure "$obj"
+	[ "$status" -eq 0 ]
+	state | grep -F 'Globals set before the load (SET): ENCAPSULATION_IP=0x0a000001,ENCAPSULATION_PORT=2483.'
+	state | grep -E 'Changed by the runs: metrics_map \(percpu_array\) 0 -> [1-9]'
+	FBF_COST_SET=ENCAPSULATION_PORT=70000 cost measure "$obj"
+	[ "$status" -eq 23 ]
+	[ "${#lines[@]}" -eq 1 ]
+	FBF_COST_SET=ENCAPSULATION_ADDR=1 cost measure "$obj"
+	[ "$status" -eq 22 ]
+	[[ "$output" == *"(it has: ENCAPSULATION_IP, ENCAPSULATION_PORT)" ]]
 }
 
 @test "an LPM trie's dump fills it: its prefix decides the frame" {

@@ -142,18 +142,42 @@ static void list_globals(struct bpf_object *obj, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
-/* @v's low @size bytes, in the host's order, as the program reads its variable. */
-static void put_low_bytes(__u8 *out, unsigned long long v, size_t size)
+/* @v's low @size bytes, in network order or the host's, as the program reads its variable. */
+static void put_low_bytes(__u8 *out, unsigned long long v, size_t size, bool network)
 {
+	for (size_t i = 0; i < size; i++, v >>= 8)
+		out[network ? size - 1 - i : i] = v & 0xff;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	memcpy(out, (__u8 *)&v + sizeof(v) - size, size);
-#else
-	memcpy(out, &v, size);
+	if (!network)
+		for (size_t i = 0; i < size / 2; i++) {
+			__u8 b = out[i];
+
+			out[i] = out[size - 1 - i];
+			out[size - 1 - i] = b;
+		}
 #endif
 }
 
-/* An integer @text into @out's @size bytes, in the host's order, if it fits. */
-static bool put_integer(const char *text, bool is_signed, __u8 *out, size_t size)
+/*
+ * Is the variable of type @id in network order: a __be16, __be32 or __be64
+ * (an address, a port), whatever const or volatile wraps it?
+ */
+static bool is_network_order(const struct btf *btf, __u32 id)
+{
+	for (int depth = 0; id && depth < 32; depth++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_typedef(t) && !strncmp(btf__name_by_offset(btf, t->name_off), "__be", 4))
+			return true;
+		if (!btf_is_mod(t) && !btf_is_typedef(t) && !btf_is_var(t))
+			return false;
+		id = t->type;
+	}
+	return false;
+}
+
+/* An integer @text into @out's @size bytes, in the order the program reads, if it fits. */
+static bool put_integer(const char *text, bool is_signed, bool network, __u8 *out, size_t size)
 {
 	int bits = size * 8;
 	char *end;
@@ -167,14 +191,14 @@ static bool put_integer(const char *text, bool is_signed, __u8 *out, size_t size
 
 		if (*end || end == text || errno || (bits < 64 && (v < -lim || v >= lim)))
 			return false;
-		put_low_bytes(out, v, size);
+		put_low_bytes(out, v, size, network);
 	} else {
 		unsigned long long v = strtoull(text, &end, 0);
 
 		if (*end || end == text || errno || *text == '-' ||
 		    (bits < 64 && v >> bits))
 			return false;
-		put_low_bytes(out, v, size);
+		put_low_bytes(out, v, size, network);
 	}
 	return true;
 }
@@ -190,7 +214,7 @@ static int set_global(struct bpf_object *obj, const char *path, char *assignment
 	const void *init;
 	size_t size;
 	__u8 *data;
-	bool ok;
+	bool ok, network;
 	int err;
 
 	if (!eq || eq == assignment || !eq[1]) {
@@ -215,11 +239,12 @@ static int set_global(struct bpf_object *obj, const char *path, char *assignment
 	memcpy(data, init, size);
 	/* The variable's type, through its typedefs, const and volatile. */
 	type = btf__type_by_id(btf, btf__resolve_type(btf, vsi->type));
+	network = is_network_order(btf, vsi->type);
 	if (btf_is_int(type))
-		ok = put_integer(eq + 1, btf_int_encoding(type) & BTF_INT_SIGNED,
+		ok = put_integer(eq + 1, btf_int_encoding(type) & BTF_INT_SIGNED, network,
 				 data + vsi->offset, vsi->size);
 	else if (btf_is_any_enum(type))
-		ok = put_integer(eq + 1, btf_kflag(type), data + vsi->offset, vsi->size);
+		ok = put_integer(eq + 1, btf_kflag(type), network, data + vsi->offset, vsi->size);
 	else
 		ok = false;
 	/* Any variable may be given as its bytes: a struct, an array, an address. */

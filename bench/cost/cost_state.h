@@ -42,8 +42,9 @@ struct cost_state {
 /*
  * Before the load: each "NAME=VALUE" of the comma-separated @set written into
  * the object's global variable NAME: an integer (decimal, 0x hex, negative
- * for a signed type) for an integer or enum, else the variable's bytes in
- * hex ("0x0a000001"), as many as it has. Returns 0, or prints one line and
+ * for a signed type) for an integer or enum, stored in network order where
+ * its type is a __be16, __be32 or __be64, else the variable's bytes in hex
+ * ("0x0a000001"), as many as it has. Returns 0, or prints one line and
  * returns COST_EXIT_USAGE (not NAME=VALUE), COST_EXIT_NO_GLOBAL (no such
  * variable; the line names those the object has) or COST_EXIT_GLOBAL_FIT.
  */
