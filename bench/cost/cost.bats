@@ -180,6 +180,24 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[[ "${lines[-1]}" != *CPUs* ]]
 }
 
+@test "two runs of the CPUs part at once both finish: their threads yield at the start line" {
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: nothing runs at once"
+	local pids=() i st
+	# Real-time threads that spun there without yielding locked two runs out for good;
+	# SIGKILL ends such a pair, where SIGTERM reaches only their sleeping main threads.
+	for i in 1 2; do
+		timeout -s KILL 60 "$FBF_BUILD/bench/cost_run" cpus -r 2 -n 1000 \
+			"prog=$PROBE.bpf.o" >"$BATS_TEST_TMPDIR/cpus$i.tsv" &
+		pids+=($!)
+	done
+	for i in 1 2; do
+		st=0
+		wait "${pids[i - 1]}" || st=$?
+		[ "$st" -eq 0 ]
+		grep -q $'^prog\tcost/cpus/2\tlatency\t' "$BATS_TEST_TMPDIR/cpus$i.tsv"
+	done
+}
+
 @test "the project's program is measured sending to each CPU's own queue or ring, not the spare" {
 	local read size
 

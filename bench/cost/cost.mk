@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   what any XDP or TC object
-#                 costs: the verifier's figures, each frame shape through
-#                 BPF_PROG_TEST_RUN, and the whole path on a veth, beside the bare program
-#                 of its type (as root); with KERNELS, the verifier's figures on those
-#                 kernels too, each booted under QEMU
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+#                 what any XDP or TC object costs, in the state MAPS and SET give it:
+#                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
+#                 the whole path on a veth, beside the bare program of its type (as
+#                 root); with KERNELS, the verifier's figures on those kernels too, each
+#                 booted under QEMU
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
-#                 [MAPS=FILE] [KERNELS=...]   two objects side by side in one run, with the
-#                 gate's statistics and verdict
+#                 [MAPS=FILE|DIR] [SET=...] [KERNELS=...]   two objects side by side in
+#                 one run, with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -16,12 +17,15 @@ TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
+	     bench/cost/cost_state.c bench/cost/cost_dump.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
 	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
 	       cost_probe_maps_of_maps.bpf.o)
+# bench/cost/cost_state.bats's, from testing/cost_state.bpf.c.
+COST_STATE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_state.bpf.o cost_state_big.bpf.o)
 
 .PHONY: cost cost-compare
 
@@ -31,7 +35,7 @@ COST_KERNELS = $(if $(filter command line environment,$(origin KERNELS)),$(strip
 COST_FETCH = $(if $(COST_KERNELS),$(if $(FBF_KERNELS),,kernels))
 
 bench-build: $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats
-test-build: $(COST_PROBES)
+test-build: $(COST_PROBES) $(COST_STATE_PROBES)
 
 $(COST_RUN): $(COST_OBJS)
 	$(call msg,BINARY,$@)
@@ -50,16 +54,23 @@ $(COST_PROBES): testing/cost_probe.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
 
+$(OUTPUT)/testing/cost_state_big.bpf.o: COST_STATE_FLAGS := -DCOST_STATE_BIG
+$(COST_STATE_PROBES): testing/cost_state.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_STATE_FLAGS) -c $< -o $@
+
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
+	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
+	     bench/cost/cost_state.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out

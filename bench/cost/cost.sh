@@ -21,7 +21,10 @@
 #
 # PROG names the program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
-# hex bytes (docs/benchmarks.md). Settings, from the environment:
+# hex bytes, or a map's `bpftool map dump -j` named NAME.json after it, or a
+# directory of those (docs/benchmarks.md). State, from the environment:
+#   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
+# Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
@@ -39,6 +42,7 @@ live_rounds=${FBF_COST_LIVE_ROUNDS:-3}
 flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
+globals=${FBF_COST_SET:-}
 exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
 # FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
@@ -49,16 +53,23 @@ usage()
 		cat >&2 <<-EOF
 		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
 		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG]]]]
-		(PROG, MAPS: "" to leave one out; man fizzbuzzfib-cost)
+		(PROG, MAPS: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
+		man fizzbuzzfib-cost)
 		EOF
 	else
 		cat >&2 <<-EOF
-		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
+		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
-		            CANDIDATE_PROG=NAME] [MAPS=FILE] [KERNELS=...]
+		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
 		EOF
 	fi
 	exit $exit_usage
+}
+
+# need_maps PATH: MAPS is a directory of dumps or a readable file, or the run ends here.
+need_maps()
+{
+	[ -d "$1" ] || need_file MAPS "$1"
 }
 
 # need_file WHAT PATH: PATH is a readable file, or the run ends here.
@@ -79,7 +90,9 @@ if [ "${1:-}" = figures ]; then
 	[ $# -ge 3 ] || usage
 	prog=$1 file=${*: -1}
 	set -- "${@:2:$#-2}"
-	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} "$@"
+	# SET's globals too: the verifier prunes what a frozen .rodata value rules out.
+	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} \
+		${globals:+-s "$globals"} "$@"
 	exit
 fi
 
@@ -117,7 +130,7 @@ matrix_run()
 	matrix_args=()
 	[ -n "$kernels" ] || return 0
 	(cd "$tree" && FBF_BUILD=$(cd "$build" && pwd) matrix_measure cost \
-		"$matrix_root" "$kernels" FBF_BUILD bench/cost/cost.sh figures "$prog" \
+		"$matrix_root" "$kernels" "FBF_BUILD FBF_COST_SET" bench/cost/cost.sh figures "$prog" \
 		"${guest_arms[@]}") >&2
 	for kernel in $kernels; do
 		matrix_args+=("on:$(basename "$kernel")=$matrix_root/$(basename "$kernel")/figures.tsv")
@@ -162,12 +175,14 @@ shift || usage
 work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
+[ -z "$globals" ] || load_args+=(-s "$globals")
+export FBF_COST_SET=$globals
 
 case $cmd in
 measure)
 	obj=${1:-} prog=${2:-} maps=${3:-}
 	need_file OBJ "$obj"
-	[ -z "$maps" ] || need_file MAPS "$maps"
+	[ -z "$maps" ] || need_maps "$maps"
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	type=$(prog_type "$obj" "$prog")
@@ -193,7 +208,7 @@ compare)
 	base_prog=${5:-$prog} candidate_prog=${6:-$prog}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
-	[ -z "$maps" ] || need_file MAPS "$maps"
+	[ -z "$maps" ] || need_maps "$maps"
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	base_type=$(prog_type "$base" "$base_prog")
 	candidate_type=$(prog_type "$candidate" "$candidate_prog")

@@ -21,6 +21,11 @@ enum cost_exit {
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
 	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
 	COST_EXIT_TYPE_OPTION = 12,	/* an option the program's type does not take */
+	/* State (cost_state.h), from 20 */
+	COST_EXIT_DUMP_SIZE = 20,	/* a MAPS dump's key or value is not its map's size */
+	COST_EXIT_DUMP_MAP = 21,	/* a MAPS dump names a map the object lacks */
+	COST_EXIT_NO_GLOBAL = 22,	/* SET names a global variable the object lacks */
+	COST_EXIT_GLOBAL_FIT = 23,	/* SET's value does not fit its variable */
 };
 
 #endif /* FBF_COST_EXITS_H */

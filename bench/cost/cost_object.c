@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loading a user's object: see cost_object.h. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "cost_args.h"
 #include "cost_exits.h"
 #include "cost_object.h"
+#include "cost_state.h"
 
 /* The verifier's last lines a refusal shows: where it stopped, and why. */
 #define REFUSAL_LINES 6
@@ -85,30 +85,8 @@ static bool print_refusal(void)
 	return true;
 }
 
-static int hex_bytes(const char *hex, __u8 *out, size_t size)
-{
-	if (!strncmp(hex, "0x", 2))
-		hex += 2;
-	if (strlen(hex) != 2 * size)
-		return -EINVAL;
-	for (size_t i = 0; i < size; i++) {
-		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-
-		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
-			return -EINVAL;
-		out[i] = strtoul(byte, NULL, 16);
-	}
-	return 0;
-}
-
-static bool is_percpu(enum bpf_map_type type)
-{
-	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-}
-
 /* One "MAP KEY VALUE" line into the loaded object's map; the same value on every CPU. */
-static int fill_entry(struct bpf_object *obj, const char *file, int line_no, char *line)
+static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char *line)
 {
 	char *name = strtok(line, " \t\n"), *key_hex = strtok(NULL, " \t\n");
 	char *value_hex = strtok(NULL, " \t\n");
@@ -124,7 +102,7 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 			"them)\n", file, line_no);
 		return COST_EXIT_MAPS;
 	}
-	map = bpf_object__find_map_by_name(obj, name);
+	map = bpf_object__find_map_by_name(cp->obj, name);
 	if (!map) {
 		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
 			"file OBJ lists its maps)\n", file, line_no, name);
@@ -133,7 +111,7 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
 	stride = value_size;
-	if (is_percpu(bpf_map__type(map))) {
+	if (cost_map_is_percpu(bpf_map__type(map))) {
 		copies = libbpf_num_possible_cpus();
 		stride = (value_size + 7) / 8 * 8;
 	}
@@ -141,7 +119,8 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 	value = calloc(copies, stride);
 	if (!key || !value)
 		goto out;
-	if (hex_bytes(key_hex, key, key_size) || hex_bytes(value_hex, value, value_size)) {
+	if (cost_hex_bytes(key_hex, key, key_size) ||
+	    cost_hex_bytes(value_hex, value, value_size)) {
 		fprintf(stderr, "cost: %s:%d: map %s takes a key of %zu bytes and a value of "
 			"%zu, in hex\n", file, line_no, name, key_size, value_size);
 		goto out;
@@ -161,6 +140,7 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 				line_no, name, strerror(errno));
 		goto out;
 	}
+	cost_state_filled(&cp->state, map, 1);
 	err = 0;
 out:
 	free(key);
@@ -168,7 +148,7 @@ out:
 	return err;
 }
 
-static int fill_maps(struct bpf_object *obj, const char *file)
+static int fill_maps(struct cost_prog *cp, const char *file)
 {
 	char line[4096];
 	int line_no = 0, err = 0;
@@ -180,7 +160,7 @@ static int fill_maps(struct bpf_object *obj, const char *file)
 		return COST_EXIT_MAPS;
 	}
 	while (!err && fgets(line, sizeof(line), f))
-		err = fill_entry(obj, file, ++line_no, line);
+		err = fill_entry(cp, file, ++line_no, line);
 	fclose(f);
 	return err;
 }
@@ -289,12 +269,13 @@ int cost_prog_open(struct cost_prog *cp, const char *path, const char *name)
  * A refused load again, without the statistics log, so that libbpf retries
  * it with the verifier's full log and prints that: its last lines say why.
  */
-static int tell_refusal(struct cost_prog *cp, const char *path, const char *name)
+static int tell_refusal(struct cost_prog *cp, const char *path, const char *name,
+			const char *globals)
 {
 	int err;
 
 	bpf_object__close(cp->obj);
-	err = cost_prog_open(cp, path, name);
+	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	libbpf_log_len = 0;
@@ -308,13 +289,14 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 }
 
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 runs, __u32 cpus)
+		   const char *maps_file, const char *globals, __u32 runs, __u32 cpus)
 {
 	int err;
 
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
-	err = cost_prog_open(cp, path, name);
+	cp->state.nr = 0;
+	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
 	err = cost_events_prepare(&cp->events, cp->obj, runs, cpus) ?:
@@ -330,7 +312,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		/* Its maps go with the object, which a refusal opens again. */
 		cost_events_close(&cp->events);
 		if (load_err != EPERM) {
-			err = tell_refusal(cp, path, name);
+			err = tell_refusal(cp, path, name, globals);
 			if (err)
 				return err;
 		}
@@ -345,7 +327,16 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: reading %s's event maps: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
-	return maps_file ? fill_maps(cp->obj, maps_file) : 0;
+	if (maps_file)
+		err = cost_state_is_dump(maps_file) ?
+		      cost_state_fill_dumps(&cp->state, cp->obj, maps_file) :
+		      fill_maps(cp, maps_file);
+	err = err ?: cost_state_count(&cp->state, cp->obj, false);
+	if (err > 0)
+		return err;
+	if (err)
+		fprintf(stderr, "cost: counting %s's map entries: %s\n", path, strerror(-err));
+	return err ? COST_EXIT_FAILED : 0;
 }
 
 int cost_prog_get(struct cost_prog *cp, __u32 id)
@@ -355,6 +346,7 @@ int cost_prog_get(struct cost_prog *cp, __u32 id)
 
 	cp->obj = NULL;
 	memset(&cp->events, 0, sizeof(cp->events));
+	cp->state.nr = 0;
 	cp->fd = bpf_prog_get_fd_by_id(id);
 	if (cp->fd < 0) {
 		fprintf(stderr, "cost: no BPF program has id %u: %s (bpftool prog list shows "

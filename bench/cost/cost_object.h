@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "cost_events.h"
+#include "cost_state.h"
 #include "cost_type.h"
 #include "kernel_cases.h"
 
@@ -27,6 +28,7 @@ struct cost_prog {
 	int fd;
 	char name[COST_PROG_NAME_LEN];
 	struct cost_events events;	/* the maps it sends events to (cost_events.h) */
+	struct cost_state state;	/* what MAPS filled, and what the runs changed */
 	char log[COST_STATS_LOG_SIZE];	/* the verifier's statistics of the load */
 };
 
@@ -45,8 +47,10 @@ int cost_prog_open(struct cost_prog *cp, const char *path, const char *name);
 
 /*
  * Open @path, choose its program of a type the tool measures (@name, or the
- * only one if NULL), load
- * it and fill its maps from @maps_file (NULL: none). A program that sends
+ * only one if NULL), set its global variables from @globals (SET,
+ * cost_state_set_globals(); NULL: none), load it and fill its maps from
+ * @maps_file (NULL: none): "MAP KEY VALUE" lines, or bpftool's dumps
+ * (cost_state_fill_dumps()). A program that sends
  * events is measured sending them, its event maps made to hold @runs runs of
  * a frame on each of @cpus CPUs at once, and an array of them given one per
  * CPU (cost_events_prepare()). Returns 0, or prints one line on stderr (and
@@ -54,7 +58,7 @@ int cost_prog_open(struct cost_prog *cp, const char *path, const char *name);
  * says what went wrong.
  */
 int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
-		   const char *maps_file, __u32 runs, __u32 cpus);
+		   const char *maps_file, const char *globals, __u32 runs, __u32 cpus);
 
 /*
  * The program another process loaded, by its id (bpftool prog list shows

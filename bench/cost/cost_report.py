@@ -17,7 +17,9 @@ and prog for measure; base, base-again and candidate for compare), "#prog<TAB>ar
 lines, "#type<TAB>arm<TAB>type" and "#action<TAB>arm<TAB>value<TAB>name" (the names of the
 program type's actions, bench/cost/cost_type.h),
 "#map" lines (bench/cost/cost_events.h: each event map, the events read out of it, and
-which arrays of maps were filled, one map per CPU), shown as the table's notes;
+which arrays of maps were filled, one map per CPU), "#filled" and "#changed" lines
+(bench/cost/cost_state.h: what MAPS filled, and each map's entries before and after the
+runs), shown as the table's notes;
 LIVE rows: "benchmark<TAB>measure<TAB>value".
 
 SAMPLES also holds cost_run cpus's rows, benchmark cost/cpus/N: shown by measure as the CPUs
@@ -120,6 +122,46 @@ def maps_note(arm_maps, who=""):
         note += (" " if note else "") + (f"Maps of maps{who} left as the object leaves them "
                                           "(not of queues or rings, or not an array): " +
                                           ", ".join(left) + ".")
+    return note
+
+
+def entries(n, kind):
+    noun = "entry" if n == 1 else "entries"
+    return f"{n:,} {'non-zero ' if kind == 'non-zero' else ''}{noun}"
+
+
+def state_note(path, arm, who=""):
+    """What state the runs met (bench/cost/cost_state.h): the globals SET set (cost.sh
+    exports them), the maps MAPS filled, and what the runs changed, from the first of
+    cost_run's runs that printed them."""
+    filled, counted = {}, {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "#filled" and fields[1] == arm:
+                filled.setdefault(fields[2], fields[3:])
+            elif fields[0] == "#changed" and fields[1] == arm:
+                counted.setdefault(fields[2], fields[3:])
+    if not filled and not counted:
+        return ""
+    parts = []
+    for name, (kind, n, how, seconds) in filled.items():
+        how = {"batch": "a batch update", "element": "one update an entry (no batch update)",
+               "lines": "MAPS's lines, one update each"}[how]
+        parts.append(f"{name} ({kind}) {entries(int(n), '')} in {how}, {float(seconds):.2f} s")
+    note = (f"State{who}: filled from MAPS: " + "; ".join(parts) + "." if parts else
+            f"State{who}: no map filled from MAPS (each as the object declares it).")
+    if os.environ.get("FBF_COST_SET"):
+        note += f" Globals set before the load (SET): {os.environ['FBF_COST_SET']}."
+    changed = [f"{name} ({kind}) {entries(int(before), unit).split()[0]} -> "
+               f"{entries(int(after), unit)}"
+               for name, (kind, before, after, unit, how) in counted.items() if how == "changed"]
+    same = [f"{name} ({entries(int(before), unit)})"
+            for name, (kind, before, after, unit, how) in counted.items() if how == "same"]
+    note += (" Changed by the runs: " + "; ".join(changed) + "." if changed else
+             " The runs changed no map.")
+    if same and changed:
+        note += " Unchanged: " + ", ".join(same) + "."
     return note
 
 
@@ -309,6 +351,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
     note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused)) if n)
     if note:
         print(note + "\n")
+    note = state_note(samples_path, "prog")
+    if note:
+        print(note + "\n")
     if not live:
         # No live part: no column for the frames with nothing attached.
         rows = [r[:4] + r[5:] for r in rows]
@@ -417,6 +462,8 @@ def compare(out_dir, samples_path, confirm_path, kernels):
           "above the larger of its floor and the A/A change, and confirmed by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
     notes = [maps_note(maps[arm], f" of the {arm}") for arm in (gate.BASE, gate.CANDIDATE)]
+    notes += [state_note(samples_path, arm, f" of the {arm}")
+              for arm in (gate.BASE, gate.CANDIDATE)]
     if any(notes):
         print(" ".join(n for n in notes if n) + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",

@@ -3,9 +3,10 @@
  * The cost tool's loader and runner, for any object with a program of a type
  * it measures (cost_type.h; bench/cost/cost.sh drives it):
  *
- *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
- *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
- *   cost_run attach [-p PROG] [-m MAPS] IFACE MODE OBJECT
+ *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] [-s SET] ARM=OBJECT...
+ *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] [-s SET]
+ *            ARM=OBJECT...
+ *   cost_run attach [-p PROG] [-m MAPS] [-s SET] IFACE MODE OBJECT
  *   cost_run type [-p PROG] OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
@@ -31,7 +32,10 @@
  * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded, "#type<TAB>ARM<TAB>TYPE"
  * and "#action<TAB>ARM<TAB>VALUE<TAB>NAME" for its type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
- * (cost_events_print()): which path the runs sent to.
+ * (cost_events_print()): which path the runs sent to. -s sets global variables
+ * before the load, -m fills maps after it (cost_state.h): "#filled" lines say
+ * what MAPS filled, and after the rounds "#changed" lines what each map held
+ * before and after them (cost_state_print()).
  *
  * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
  * CPU this process may use (-c: a comma-separated list of counts instead):
@@ -99,16 +103,17 @@ struct arm {
 	double all_ns, overlap_ns, span_ns;
 };
 
-static const char *prog_name, *maps_file, *counts_list;
+static const char *prog_name, *maps_file, *globals, *counts_list;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
-		"[-m MAPS] ARM=OBJECT|ARM=id:PROG_ID...\n"
-		"       cost_run attach [-p PROG] [-m MAPS] IFACE %s|%s OBJECT\n"
+		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
+		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
+		"OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n", MAX_ARMS, cost_type_xdp.modes,
 		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
@@ -190,15 +195,16 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 				"them)\n", arms[a].path);
 			return COST_EXIT_USAGE;
 		}
-		if (id && maps_file) {
-			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, not those of a "
-				"program another process loaded\n", arms[a].path);
+		if (id && (maps_file || globals)) {
+			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, and SET its "
+				"globals, not those of a program another process loaded\n",
+				arms[a].path);
 			return COST_EXIT_USAGE;
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
 		      cost_prog_load(&arms[a].cp, arms[a].path,
 				     pass ? NULL : arms[a].prog ?: prog_name,
-				     pass ? NULL : maps_file, runs, cpus);
+				     pass ? NULL : maps_file, pass ? NULL : globals, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -245,6 +251,8 @@ static void close_arms(struct arm *arms, int nr_arms, bool measured)
 	for (int a = 0; a < nr_arms; a++) {
 		if (measured)
 			cost_events_print(&arms[a].cp.events, arms[a].name);
+		if (arms[a].cp.obj)
+			cost_state_print(&arms[a].cp.state, arms[a].cp.obj, arms[a].name, measured);
 		cost_prog_close(&arms[a].cp);
 	}
 }
@@ -583,7 +591,7 @@ static int attach(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* Runs: 0, the object's own sizes: a live run is read as it goes. */
-	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0, 1);
+	ret = cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
 	if (ret)
 		goto out;
 	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
@@ -640,7 +648,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -648,6 +656,7 @@ int main(int argc, char **argv)
 		case 'n': repeat = atoi(optarg); break;
 		case 'p': prog_name = optarg; break;
 		case 'm': maps_file = optarg; break;
+		case 's': globals = optarg; break;
 		default: return usage();
 		}
 	}

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The state a program is measured in: see cost_state.h. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "cost_dump.h"
+#include "cost_exits.h"
+#include "cost_state.h"
+
+/* The kernel's errno for a map type without the operation (not in userspace's headers). */
+#define ENOTSUPP_KERNEL 524
+/* Entries a batch of lookups reads while counting a map's entries. */
+#define COUNT_BATCH 4096
+/* A map's name as the kernel keeps it, and bpftool shows it: 15 characters. */
+#define KERNEL_NAME_LEN (BPF_OBJ_NAME_LEN - 1)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct cost_state_map *slot(struct cost_state *st, struct bpf_map *map)
+{
+	for (int i = 0; i < st->nr; i++)
+		if (st->maps[i].map == map)
+			return &st->maps[i];
+	if (st->nr == COST_STATE_MAPS)
+		return NULL;
+	memset(&st->maps[st->nr], 0, sizeof(st->maps[0]));
+	st->maps[st->nr].map = map;
+	return &st->maps[st->nr++];
+}
+
+bool cost_map_is_percpu(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+static bool is_array(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+/* Map types whose entries userspace can walk and read: state, not events or maps. */
+static bool is_countable(enum bpf_map_type type)
+{
+	return is_array(type) || type == BPF_MAP_TYPE_HASH || type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       type == BPF_MAP_TYPE_LRU_HASH || type == BPF_MAP_TYPE_LRU_PERCPU_HASH ||
+	       type == BPF_MAP_TYPE_LPM_TRIE;
+}
+
+/* One value's bytes in a lookup or update: a per-CPU map's, one 8-aligned copy per CPU. */
+static size_t value_bytes(const struct bpf_map *map, int *nr_cpus, size_t *stride)
+{
+	*nr_cpus = cost_map_is_percpu(bpf_map__type(map)) ? libbpf_num_possible_cpus() : 0;
+	*stride = *nr_cpus ? (bpf_map__value_size(map) + 7) / 8 * 8 : bpf_map__value_size(map);
+	return *stride * (*nr_cpus ?: 1);
+}
+
+int cost_hex_bytes(const char *hex, __u8 *out, size_t size)
+{
+	if (!strncmp(hex, "0x", 2))
+		hex += 2;
+	if (strlen(hex) != 2 * size)
+		return -EINVAL;
+	for (size_t i = 0; i < size; i++) {
+		char byte[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
+
+		if (!isxdigit((unsigned char)byte[0]) || !isxdigit((unsigned char)byte[1]))
+			return -EINVAL;
+		out[i] = strtoul(byte, NULL, 16);
+	}
+	return 0;
+}
+
+/* --- Global variables --- */
+
+/* The datasec variable @name: its map (.rodata, .data, .bss), offset and size. */
+static const struct btf_var_secinfo *find_global(struct bpf_object *obj, const char *name,
+						 struct bpf_map **map)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+
+	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *sec = btf__type_by_id(btf, id);
+		const struct btf_var_secinfo *vsi = btf_var_secinfos(sec);
+
+		if (!btf_is_datasec(sec))
+			continue;
+		for (int i = 0; i < btf_vlen(sec); i++, vsi++) {
+			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+			const char *sec_name = btf__name_by_offset(btf, sec->name_off);
+
+			if (!btf_is_var(var) ||
+			    strcmp(btf__name_by_offset(btf, var->name_off), name))
+				continue;
+			*map = bpf_object__find_map_by_name(obj, sec_name);
+			if (*map)
+				return vsi;
+		}
+	}
+	return NULL;
+}
+
+/* The variables @obj has, for a message: "a, b, c" into @buf. */
+static void list_globals(struct bpf_object *obj, char *buf, size_t size)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (__u32 id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *sec = btf__type_by_id(btf, id);
+		const struct btf_var_secinfo *vsi = btf_var_secinfos(sec);
+		const char *sec_name = btf__name_by_offset(btf, sec->name_off);
+
+		/* The data sections libbpf makes maps of: not .maps, license or .kconfig. */
+		if (!btf_is_datasec(sec) || (strncmp(sec_name, ".rodata", 7) &&
+		    strncmp(sec_name, ".data", 5) && strncmp(sec_name, ".bss", 4)))
+			continue;
+		for (int i = 0; i < btf_vlen(sec) && len < size; i++, vsi++) {
+			const struct btf_type *var = btf__type_by_id(btf, vsi->type);
+
+			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+					btf__name_by_offset(btf, var->name_off));
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, size, "none");
+}
+
+/* @v's low @size bytes, in network order or the host's, as the program reads its variable. */
+static void put_low_bytes(__u8 *out, unsigned long long v, size_t size, bool network)
+{
+	for (size_t i = 0; i < size; i++, v >>= 8)
+		out[network ? size - 1 - i : i] = v & 0xff;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	if (!network)
+		for (size_t i = 0; i < size / 2; i++) {
+			__u8 b = out[i];
+
+			out[i] = out[size - 1 - i];
+			out[size - 1 - i] = b;
+		}
+#endif
+}
+
+/*
+ * Is the variable of type @id in network order: a __be16, __be32 or __be64
+ * (an address, a port), whatever const or volatile wraps it?
+ */
+static bool is_network_order(const struct btf *btf, __u32 id)
+{
+	for (int depth = 0; id && depth < 32; depth++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_typedef(t) && !strncmp(btf__name_by_offset(btf, t->name_off), "__be", 4))
+			return true;
+		if (!btf_is_mod(t) && !btf_is_typedef(t) && !btf_is_var(t))
+			return false;
+		id = t->type;
+	}
+	return false;
+}
+
+/* An integer @text into @out's @size bytes, in the order the program reads, if it fits. */
+static bool put_integer(const char *text, bool is_signed, bool network, __u8 *out, size_t size)
+{
+	int bits = size * 8;
+	char *end;
+
+	if (!size || size > sizeof(long long))
+		return false;	/* a 128-bit integer is given as its bytes */
+	errno = 0;
+	if (is_signed) {
+		long long v = strtoll(text, &end, 0);
+		long long lim = bits < 64 ? 1LL << (bits - 1) : 0;
+
+		if (*end || end == text || errno || (bits < 64 && (v < -lim || v >= lim)))
+			return false;
+		put_low_bytes(out, v, size, network);
+	} else {
+		unsigned long long v = strtoull(text, &end, 0);
+
+		if (*end || end == text || errno || *text == '-' ||
+		    (bits < 64 && v >> bits))
+			return false;
+		put_low_bytes(out, v, size, network);
+	}
+	return true;
+}
+
+/* One NAME=VALUE into its variable's bytes in its map's initial value. */
+static int set_global(struct bpf_object *obj, const char *path, char *assignment)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vsi;
+	const struct btf_type *type;
+	char *eq = strchr(assignment, '='), names[512];
+	struct bpf_map *map;
+	const void *init;
+	size_t size;
+	__u8 *data;
+	bool ok, network;
+	int err;
+
+	if (!eq || eq == assignment || !eq[1]) {
+		fprintf(stderr, "cost: SET: '%s' is not NAME=VALUE\n", assignment);
+		return COST_EXIT_USAGE;
+	}
+	*eq = '\0';
+	vsi = find_global(obj, assignment, &map);
+	if (!vsi) {
+		list_globals(obj, names, sizeof(names));
+		fprintf(stderr, "cost: SET: %s has no global variable %s (it has: %s)\n", path,
+			assignment, names);
+		return COST_EXIT_NO_GLOBAL;
+	}
+	init = bpf_map__initial_value(map, &size);
+	data = init ? malloc(size) : NULL;
+	if (!data || vsi->offset + vsi->size > size) {
+		free(data);
+		fprintf(stderr, "cost: SET: %s's %s could not be read\n", path, assignment);
+		return COST_EXIT_FAILED;
+	}
+	memcpy(data, init, size);
+	/* The variable's type, through its typedefs, const and volatile. */
+	type = btf__type_by_id(btf, btf__resolve_type(btf, vsi->type));
+	network = is_network_order(btf, vsi->type);
+	if (btf_is_int(type))
+		ok = put_integer(eq + 1, btf_int_encoding(type) & BTF_INT_SIGNED, network,
+				 data + vsi->offset, vsi->size);
+	else if (btf_is_any_enum(type))
+		ok = put_integer(eq + 1, btf_kflag(type), network, data + vsi->offset, vsi->size);
+	else
+		ok = false;
+	/* Any variable may be given as its bytes: a struct, an array, an address. */
+	ok = ok || !cost_hex_bytes(eq + 1, data + vsi->offset, vsi->size);
+	err = ok ? bpf_map__set_initial_value(map, data, size) : 0;
+	free(data);
+	if (!ok) {
+		fprintf(stderr, "cost: SET: %s=%s does not fit %s, a variable of %u bytes: give "
+			"%sits %u bytes in hex (0x...)\n", assignment, eq + 1, assignment,
+			vsi->size, btf_is_int(type) || btf_is_any_enum(type) ?
+			"an integer it can hold, or " : "", vsi->size);
+		return COST_EXIT_GLOBAL_FIT;
+	}
+	if (err) {
+		fprintf(stderr, "cost: SET: %s: %s\n", assignment, strerror(-err));
+		return COST_EXIT_FAILED;
+	}
+	return 0;
+}
+
+int cost_state_set_globals(struct bpf_object *obj, const char *path, const char *set)
+{
+	char *list = set ? strdup(set) : NULL, *tok, *save;
+	int err = 0;
+
+	if (set && !list)
+		return COST_EXIT_FAILED;
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save))
+		err = set_global(obj, path, tok);
+	free(list);
+	return err;
+}
+
+/* --- Maps from dumps --- */
+
+bool cost_state_is_dump(const char *path)
+{
+	struct stat st;
+
+	return (!stat(path, &st) && S_ISDIR(st.st_mode)) || cost_dump_is_json(path);
+}
+
+/* The map a dump's file names: by its object name, or as the kernel cut it to 15 characters. */
+static struct bpf_map *find_map(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+
+	if (map || strlen(name) != KERNEL_NAME_LEN)
+		return map;
+	bpf_object__for_each_map(map, obj)
+		if (!strncmp(bpf_map__name(map), name, KERNEL_NAME_LEN))
+			return map;
+	return NULL;
+}
+
+static int no_map(struct bpf_object *obj, const char *file, const char *name)
+{
+	struct bpf_map *map;
+	char names[512];
+	size_t len = 0;
+
+	names[0] = '\0';
+	bpf_object__for_each_map(map, obj)
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+					bpf_map__name(map));
+	fprintf(stderr, "cost: %s: the object has no map named %s (a dump fills the map its "
+		"file is named after, NAME.json; the object's maps: %s)\n", file, name, names);
+	return COST_EXIT_DUMP_MAP;
+}
+
+/* Why the map refused entry @i of @file: one line, and its status. */
+static int refused(const struct bpf_map *map, const char *file, size_t i, int err)
+{
+	if (err == E2BIG && is_array(bpf_map__type(map))) {
+		fprintf(stderr, "cost: %s: entry %zu's key is past the end of array %s (%u "
+			"entries): the dump of a larger map?\n", file, i + 1, bpf_map__name(map),
+			bpf_map__max_entries(map));
+		return COST_EXIT_DUMP_SIZE;
+	}
+	if (err == E2BIG) {
+		fprintf(stderr, "cost: %s: map %s is full at entry %zu (max_entries %u): the dump "
+			"of a larger map?\n", file, bpf_map__name(map), i + 1,
+			bpf_map__max_entries(map));
+		return COST_EXIT_DUMP_SIZE;
+	}
+	fprintf(stderr, "cost: %s: entry %zu: map %s refused it: %s\n", file, i + 1,
+		bpf_map__name(map), strerror(err));
+	return COST_EXIT_MAPS;
+}
+
+/*
+ * Every entry of @d into @map in one batch update (5.6; the kernel walks the
+ * entries itself); one call an entry where the map type has no batch update.
+ */
+static int write_dump(struct cost_state_map *sm, const char *file, const struct cost_dump *d)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
+	int fd = bpf_map__fd(sm->map);
+	size_t key_size = bpf_map__key_size(sm->map), done = 0;
+	__u32 count = d->nr;
+
+	if (!d->nr)
+		return 0;
+	if (!bpf_map_update_batch(fd, d->keys, d->values, &count, &opts))
+		return 0;
+	if (errno != ENOTSUPP_KERNEL && errno != EOPNOTSUPP)
+		return refused(sm->map, file, count, errno);
+	sm->how = "element";
+	for (; done < d->nr; done++)
+		if (bpf_map_update_elem(fd, d->keys + done * key_size,
+					d->values + done * d->value_bytes, BPF_ANY))
+			return refused(sm->map, file, done, errno);
+	return 0;
+}
+
+static int fill_dump(struct cost_state *st, struct bpf_object *obj, const char *file,
+		     const char *name)
+{
+	struct cost_dump_shape shape = { .map = name };
+	struct cost_state_map *sm;
+	struct cost_dump d;
+	struct bpf_map *map = find_map(obj, name);
+	double start = now_s();
+	int err;
+
+	if (!map)
+		return no_map(obj, file, name);
+	sm = slot(st, map);
+	if (!sm) {
+		fprintf(stderr, "cost: %s: more than %d maps filled\n", file, COST_STATE_MAPS);
+		return COST_EXIT_MAPS;
+	}
+	shape.key_size = bpf_map__key_size(map);
+	shape.value_size = bpf_map__value_size(map);
+	value_bytes(map, &shape.nr_cpus, &shape.stride);
+	err = cost_dump_read(file, &shape, &d);
+	if (err)
+		return err;
+	err = write_dump(sm, file, &d);
+	if (!err)
+		sm->filled += d.nr;
+	sm->fill_s += now_s() - start;
+	cost_dump_free(&d);
+	return err;
+}
+
+/* NAME.json: the map's name, or NULL for any other file. */
+static char *dump_name(const char *file)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	size_t len = strlen(base);
+
+	if (len <= 5 || strcmp(base + len - 5, ".json"))
+		return strdup(base);
+	return strndup(base, len - 5);
+}
+
+static int is_json_file(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".json");
+}
+
+int cost_state_fill_dumps(struct cost_state *st, struct bpf_object *obj, const char *path)
+{
+	struct dirent **files;
+	char file[PATH_MAX], *name;
+	struct stat sb;
+	int n, err = 0;
+
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) {
+		name = dump_name(path);
+		err = name ? fill_dump(st, obj, path, name) : COST_EXIT_FAILED;
+		free(name);
+		return err;
+	}
+	n = scandir(path, &files, is_json_file, alphasort);
+	if (n <= 0) {
+		fprintf(stderr, "cost: MAPS: %s holds no dump: one NAME.json a map, from bpftool "
+			"map dump -j name NAME\n", path);
+		if (n == 0)
+			free(files);
+		return COST_EXIT_MAPS;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(file, sizeof(file), "%s/%s", path, files[i]->d_name);
+		name = err ? NULL : dump_name(file);
+		if (name)
+			err = fill_dump(st, obj, file, name);
+		free(name);
+		free(files[i]);
+	}
+	free(files);
+	return err;
+}
+
+void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n)
+{
+	struct cost_state_map *sm = slot(st, map);
+
+	if (sm) {
+		sm->filled += n;
+		sm->how = "lines";
+	}
+}
+
+/* --- What the runs changed --- */
+
+static __u64 fnv1a(__u64 h, const __u8 *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* What a census of a map's entries adds up: how many, and a digest of them in any order. */
+struct census {
+	size_t key_size, value_bytes;
+	bool array;		/* count an entry only if its value is not all zero */
+	__u64 entries, digest;
+};
+
+static void tally(struct census *c, const __u8 *key, const __u8 *value)
+{
+	bool zero = true;
+
+	for (size_t i = 0; c->array && zero && i < c->value_bytes; i++)
+		zero = !value[i];
+	if (c->array && zero)
+		return;
+	c->entries++;
+	c->digest += fnv1a(fnv1a(0xcbf29ce484222325ULL, key, c->key_size), value, c->value_bytes);
+}
+
+/*
+ * Every entry in batches of lookups (5.6: arrays and hashes), a few thousand
+ * a call: 0, -EOPNOTSUPP where the map type has none, or -errno.
+ */
+static int census_batched(int fd, struct census *c, __u8 *keys, __u8 *values)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	/* A hash's position is a bucket's index, an array's a key: room for either. */
+	__u64 token[2][4] = {};
+	bool first = true;
+
+	for (;;) {
+		__u32 count = COUNT_BATCH;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : token[0], token[1], keys, values,
+					       &count, &opts);
+
+		/* Too many entries in one hash bucket for a batch: walked one by one. */
+		if (err && first && (errno == ENOTSUPP_KERNEL || errno == EOPNOTSUPP ||
+				     errno == EINVAL || errno == ENOSPC))
+			return -EOPNOTSUPP;
+		if (err && errno != ENOENT)
+			return -errno;
+		for (__u32 i = 0; i < count; i++)
+			tally(c, keys + i * c->key_size, values + i * c->value_bytes);
+		if (err)
+			return 0;
+		memcpy(token[0], token[1], sizeof(token[0]));
+		first = false;
+	}
+}
+
+/* Every entry, one key and one lookup at a time: for map types without batches. */
+static int census_walked(int fd, struct census *c, __u8 *key, __u8 *next, __u8 *value)
+{
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, c->key_size);
+		prev = key;
+		/* Gone since: an LRU's eviction, the program's delete. */
+		if (!bpf_map_lookup_elem(fd, key, value))
+			tally(c, key, value);
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* @map's entries (an array's: those not all zero) and a digest of them in any order. */
+static int count_entries(const struct bpf_map *map, __u64 *entries, __u64 *digest)
+{
+	struct census c = { .key_size = bpf_map__key_size(map),
+			    .array = is_array(bpf_map__type(map)) };
+	int fd = bpf_map__fd(map), nr_cpus, err = -ENOMEM;
+	size_t stride;
+	__u8 *keys, *values;
+
+	c.value_bytes = value_bytes(map, &nr_cpus, &stride);
+	keys = calloc(COUNT_BATCH, c.key_size);
+	values = calloc(COUNT_BATCH, c.value_bytes);
+	if (keys && values)
+		err = census_batched(fd, &c, keys, values);
+	if (err == -EOPNOTSUPP) {
+		c.entries = c.digest = 0;
+		err = census_walked(fd, &c, keys, keys + c.key_size, values);
+	}
+	free(keys);
+	free(values);
+	*entries = c.entries;
+	*digest = c.digest;
+	return err;
+}
+
+int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj) {
+		struct cost_state_map *sm;
+		int err;
+
+		/* What the program cannot write (.rodata) cannot change. */
+		if (!is_countable(bpf_map__type(map)) ||
+		    bpf_map__map_flags(map) & BPF_F_RDONLY_PROG)
+			continue;
+		sm = slot(st, map);
+		if (!sm)
+			return 0;
+		sm->counted = true;
+		err = count_entries(map, after ? &sm->after : &sm->before,
+				    after ? &sm->digest_after : &sm->digest_before);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const char *type_name(const struct bpf_map *map)
+{
+	return libbpf_bpf_map_type_str(bpf_map__type(map)) ?: "map";
+}
+
+void cost_state_print(struct cost_state *st, struct bpf_object *obj, const char *arm,
+		      bool measured)
+{
+	int err = measured ? cost_state_count(st, obj, true) : 0;
+
+	if (err)
+		fprintf(stderr, "cost: %s: counting its maps' entries: %s\n", arm, strerror(-err));
+	for (int i = 0; i < st->nr; i++) {
+		const struct cost_state_map *sm = &st->maps[i];
+
+		if (sm->filled)
+			printf("#filled\t%s\t%s\t%s\t%llu\t%s\t%.3f\n", arm, bpf_map__name(sm->map),
+			       type_name(sm->map), (unsigned long long)sm->filled,
+			       sm->how ?: "batch", sm->fill_s);
+		if (measured && !err && sm->counted)
+			printf("#changed\t%s\t%s\t%s\t%llu\t%llu\t%s\t%s\n", arm,
+			       bpf_map__name(sm->map), type_name(sm->map),
+			       (unsigned long long)sm->before, (unsigned long long)sm->after,
+			       is_array(bpf_map__type(sm->map)) ? "non-zero" : "entries",
+			       sm->digest_before != sm->digest_after ? "changed" : "same");
+	}
+}
