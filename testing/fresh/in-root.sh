@@ -39,7 +39,14 @@ if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
 	chroot "$root" update-ca-certificates >/dev/null 2>&1
 fi
 
+# The root becomes the namespace's own root, as a host's is, not a chroot:
+# a container started in it (the service test's systemd-nspawn) pivots its own
+# root there, and nsenter into it finds that root only at the top of the tree.
+cd "$root"
+pivot_root . mnt
+cd /
+umount -l /mnt
 # A login's environment, none of this host's.
-env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
+exec env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	chroot "$root" /bin/bash -c "$command"
+	/bin/bash -c "$command"

@@ -53,6 +53,10 @@ fbf_box_up()
 	if ! kill -0 "$FBF_BOX_NSPAWN" 2>/dev/null || [ "$i" -eq 600 ] || [ -z "$FBF_BOX_PID" ]; then
 		echo "the container did not boot:" >&2
 		tail -n 20 "$dir.log" >&2
+		# What failed on the way, which the last lines may not show.
+		grep -F 'FAILED' "$dir.log" >&2 || true
+		[ -z "$FBF_BOX_PID" ] ||
+			timeout 10 nsenter -t "$FBF_BOX_PID" -a systemctl --failed --no-pager >&2 || true
 		return 1
 	fi
 	# PID 1 started before udevd, so it does not listen to udev yet.
