@@ -11,12 +11,15 @@
 COST_RUN := $(OUTPUT)/bench/cost_run
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
+	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
 	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
 	       cost_probe_maps_of_maps.bpf.o)
+# bench/cost/cost_capture.bats's: a program that rewrites its frames.
+COST_REWRITE := $(OUTPUT)/testing/cost_rewrite.bpf.o
 
 .PHONY: cost cost-compare
 
@@ -26,12 +29,12 @@ COST_KERNELS = $(if $(filter command line environment,$(origin KERNELS)),$(strip
 COST_FETCH = $(if $(COST_KERNELS),$(if $(FBF_KERNELS),,kernels))
 
 bench-build: $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats
-test-build: $(COST_PROBES)
+test-build: $(COST_PROBES) $(COST_REWRITE)
 
 $(COST_RUN): $(COST_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -lpcap -lpthread -o $@
 
 $(OUTPUT)/testing/cost_probe_planted.bpf.o: COST_PROBE_FLAGS := -DCOST_PLANTED
 $(OUTPUT)/testing/cost_probe_two.bpf.o: COST_PROBE_FLAGS := -DCOST_TWO_PROGS
@@ -45,6 +48,11 @@ $(COST_PROBES): testing/cost_probe.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
 
+$(COST_REWRITE): testing/cost_rewrite.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
@@ -53,7 +61,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_capture.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out

@@ -20,6 +20,10 @@ enum cost_exit {
 	COST_EXIT_UNCONFIGURED = 9,	/* every frame aborted: maps it needs are empty */
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
 	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
+	COST_EXIT_CAPTURE_FORMAT = 12,	/* PCAP is not a pcap or pcapng capture */
+	COST_EXIT_CAPTURE_TRUNCATED = 13, /* PCAP was cut short */
+	COST_EXIT_CAPTURE_EMPTY = 14,	/* PCAP holds no frame */
+	COST_EXIT_CAPTURE_UNSEEN = 15,	/* none of PCAP's frames can run: cooked, too long */
 };
 
 #endif /* FBF_COST_EXITS_H */
