@@ -12,6 +12,7 @@ COST_RUN := $(OUTPUT)/bench/cost_run
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
+	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \

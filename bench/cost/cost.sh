@@ -122,7 +122,7 @@ time_arms()
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#prog' -e $'\tcost/prog\t' >>"$file"
+		grep -v -e '^#prog' -e '^#type' -e '^#action' -e $'\tcost/prog\t' >>"$file"
 }
 
 [ "$(id -u)" -eq 0 ] ||

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Loading a user's XDP object: see cost_object.h. */
+/* Loading a user's object: see cost_object.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -176,32 +176,38 @@ static int fill_maps(struct bpf_object *obj, const char *file)
 	return err;
 }
 
-/* The XDP program to measure: the one named, or the only one. */
+/* The program to measure: the one named, or the only one of a type the tool measures. */
 static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_program *p;
-	int nr_xdp = 0;
+	int nr_typed = 0;
+	char types[64], sections[128];
 
 	bpf_object__for_each_program(p, cp->obj) {
-		bool is_xdp = bpf_program__type(p) == BPF_PROG_TYPE_XDP;
+		const struct cost_type *type = cost_type_of(p);
 
-		if (is_xdp)
-			nr_xdp++;
-		if (is_xdp && (name ? !strcmp(bpf_program__name(p), name) : !cp->prog))
+		if (type)
+			nr_typed++;
+		if (type && (name ? !strcmp(bpf_program__name(p), name) : !cp->prog)) {
 			cp->prog = p;
+			cp->type = type;
+		}
 	}
-	if (!nr_xdp) {
-		fprintf(stderr, "cost: %s has no XDP program (no SEC(\"xdp\") function)\n", path);
+	if (!nr_typed) {
+		fprintf(stderr, "cost: %s has no %s program (no %s function)\n", path,
+			cost_type_list(types, sizeof(types), false),
+			cost_type_list(sections, sizeof(sections), true));
 		return COST_EXIT_NO_XDP;
 	}
 	if (name && !cp->prog) {
-		fprintf(stderr, "cost: %s has no XDP program named %s (bpftool prog loadall "
-			"shows its names)\n", path, name);
+		fprintf(stderr, "cost: %s has no %s program named %s (bpftool prog loadall "
+			"shows its names)\n", path, cost_type_list(types, sizeof(types), false),
+			name);
 		return COST_EXIT_NO_PROG;
 	}
-	if (!name && nr_xdp > 1) {
-		fprintf(stderr, "cost: %s has %d XDP programs: name one with PROG=NAME\n", path,
-			nr_xdp);
+	if (!name && nr_typed > 1) {
+		fprintf(stderr, "cost: %s has %d %s programs: name one with PROG=NAME\n", path,
+			nr_typed, cost_type_list(types, sizeof(types), false));
 		return COST_EXIT_SEVERAL;
 	}
 	/* Only it: the object's other programs may need targets this tool cannot give. */
@@ -240,6 +246,7 @@ static int open_object(struct cost_prog *cp, const char *path, const char *name)
 		return COST_EXIT_OPEN;
 	}
 	cp->prog = NULL;
+	cp->type = NULL;
 	err = choose_prog(cp, path, name);
 	if (err)
 		return err;
@@ -328,8 +335,12 @@ int cost_prog_get(struct cost_prog *cp, __u32 id)
 		fprintf(stderr, "cost: reading program %u's info: %s\n", id, strerror(errno));
 		return COST_EXIT_FAILED;
 	}
-	if (info.type != BPF_PROG_TYPE_XDP) {
-		fprintf(stderr, "cost: program %u (%s) is not an XDP program\n", id, info.name);
+	cp->type = cost_type_by_kernel(info.type);
+	if (!cp->type) {
+		char types[64];
+
+		fprintf(stderr, "cost: program %u (%s) is not an %s program\n", id, info.name,
+			cost_type_list(types, sizeof(types), false));
 		return COST_EXIT_NO_XDP;
 	}
 	snprintf(cp->name, sizeof(cp->name), "%s", info.name);

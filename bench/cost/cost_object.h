@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Any XDP object a user brings, loaded as its own loader would: its one XDP
- * program (or the one named), its maps created as declared but private to
- * this process (never pinned, so nothing shared is reused or left behind),
- * and filled from a file of entries if the program reads configuration.
+ * Any object a user brings, loaded as its own loader would: its one program
+ * of a type the tool measures (cost_type.h), or the one named, its maps
+ * created as declared but private to this process (never pinned, so nothing
+ * shared is reused or left behind), and filled from a file of entries if the
+ * program reads configuration.
  */
 #ifndef FBF_COST_OBJECT_H
 #define FBF_COST_OBJECT_H
@@ -11,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "cost_events.h"
+#include "cost_type.h"
 #include "kernel_cases.h"
 
 /* The verifier's statistics of a load: a few lines, whatever the program. */
@@ -21,6 +23,7 @@
 struct cost_prog {
 	struct bpf_object *obj;		/* NULL for a program loaded by another process */
 	struct bpf_program *prog;
+	const struct cost_type *type;	/* its program type (cost_type.h) */
 	int fd;
 	char name[COST_PROG_NAME_LEN];
 	struct cost_events events;	/* the maps it sends events to (cost_events.h) */
@@ -34,7 +37,8 @@ struct cost_prog {
 void cost_object_init(void);
 
 /*
- * Open @path, choose its XDP program (@name, or the only one if NULL), load
+ * Open @path, choose its program of a type the tool measures (@name, or the
+ * only one if NULL), load
  * it and fill its maps from @maps_file (NULL: none). A program that sends
  * events is measured sending them, its event maps made to hold @runs runs of
  * a frame on each of @cpus CPUs at once, and an array of them given one per
@@ -46,10 +50,10 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		   const char *maps_file, __u32 runs, __u32 cpus);
 
 /*
- * The XDP program another process loaded, by its id (bpftool prog list shows
+ * The program another process loaded, by its id (bpftool prog list shows
  * them), to be measured as it runs: with its loader's maps, which this tool
  * neither sizes nor fills nor empties. Returns 0, or prints one line and
- * returns the cost_exit status: no such program, or not an XDP one.
+ * returns the cost_exit status: no such program, or not of a type measured here.
  */
 int cost_prog_get(struct cost_prog *cp, __u32 id);
 

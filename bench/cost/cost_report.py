@@ -12,8 +12,10 @@ FIGURES: the static figures of the same arms on kernel KERNEL of the matrix, boo
 QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate reads them;
 shown, and for compare judged, as benchmark cost/prog@KERNEL.
 
-SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: xdp_pass and prog for
-measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name" lines,
+SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: the bare program, xdp_pass,
+and prog for measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name"
+lines, "#type<TAB>arm<TAB>type" and "#action<TAB>arm<TAB>value<TAB>name" (the names of the
+program type's actions, bench/cost/cost_type.h),
 "#map" lines (bench/cost/cost_events.h: each event map, the events read out of it, and
 which arrays of maps were filled, one map per CPU), shown as the table's notes;
 LIVE rows: "benchmark<TAB>measure<TAB>value".
@@ -40,7 +42,6 @@ from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
 
-ACTIONS = ["XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"]
 STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
 LIVE_ACTIONS = ["passed", "dropped", "redirected", "tx"]
 # The gated timing: every frame shape's run summed, judged as the gate judges its own
@@ -68,12 +69,17 @@ CPUS = ("cost", "")
 
 
 def load(path):
+    """(samples, program names, benchmarks in order, event maps, action names) by arm."""
     samples, names, order, maps = gate.load_samples([path]), {}, [], defaultdict(dict)
+    actions = defaultdict(dict)
     with open(path) as f:
         for line in f:
             if line.startswith("#prog\t"):
                 _, arm, name = line.rstrip("\n").split("\t")
                 names[arm] = name
+            elif line.startswith("#action\t"):
+                _, arm, value, name = line.rstrip("\n").split("\t")
+                actions[arm][int(value)] = name
             elif line.startswith("#map\t"):
                 # One per run of cost_run (on one CPU, on several): the events read add up.
                 _, arm, name, kind, inner, cpus, read = line.rstrip("\n").split("\t")
@@ -85,7 +91,7 @@ def load(path):
                 bench = line.split("\t")[1]
                 if bench not in order:
                     order.append(bench)
-    return samples, names, order, maps
+    return samples, names, order, maps, actions
 
 
 def maps_note(arm_maps, who=""):
@@ -135,9 +141,10 @@ def kernels_note(found):
             "matrix, booted under QEMU: " + ", ".join(f"{n} ({r})" for n, r in found) + ".")
 
 
-def action_name(value):
+def action_name(value, names):
+    """An action's name as the program's type names it (NAMES: load()'s, of its arm)."""
     value = int(value)
-    return ACTIONS[value] if value < len(ACTIONS) else f"unknown ({value})"
+    return names.get(value, f"unknown ({value})")
 
 
 def spread(values):
@@ -203,7 +210,7 @@ def cpus_section(prog, bare):
 
 
 def measure(out_dir, obj, samples_path, live_path, kernels):
-    samples, names, order, maps = load(samples_path)
+    samples, names, order, maps, actions = load(samples_path)
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
     prog, bare = samples["prog"], samples["xdp_pass"]
@@ -222,7 +229,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         action = prog.get((bench, "action"))
         rows.append([bench.replace("cost/", "test_run "), "ns/run", fmt(statistics.median(p)),
                      fmt(statistics.median(b)), "", f"{over:+.1f}", spread_cell(p),
-                     action_name(action[0]) if action else "all shapes"])
+                     action_name(action[0], actions["prog"]) if action else "all shapes"])
         bmf_timing(bmf, bench, "latency", p)
         bmf[bench]["over-xdp-pass"] = {"value": over}
         if action:
@@ -341,7 +348,7 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
 
 
 def compare(out_dir, samples_path, confirm_path, kernels):
-    samples, names, order, maps = load(samples_path)
+    samples, names, order, maps, actions = load(samples_path)
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
     base, cand = samples[gate.BASE], samples[gate.CANDIDATE]
@@ -365,7 +372,8 @@ def compare(out_dir, samples_path, confirm_path, kernels):
             rows.append(row)
         a, c = base.get((bench, "action")), cand.get((bench, "action"))
         if a and c and a[0] != c[0]:
-            changed_actions.append(f"{bench[5:]} {action_name(a[0])} -> {action_name(c[0])}")
+            changed_actions.append(f"{bench[5:]} {action_name(a[0], actions[gate.BASE])} -> "
+                                   f"{action_name(c[0], actions[gate.CANDIDATE])}")
     for n in gate.cpus_counts(samples).get(CPUS, [])[1:]:
         row = timing_row(samples, gate.cpus_bench(CPUS, n), "scaling", "higher",
                          gate.CPUS_FLOOR, 0.0, gated_keys, "x 1 CPU", bmf)

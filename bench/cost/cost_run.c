@@ -1,33 +1,36 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The cost tool's loader and runner, for any XDP object (bench/cost/cost.sh
- * drives it):
+ * The cost tool's loader and runner, for any object with a program of a type
+ * it measures (cost_type.h; bench/cost/cost.sh drives it):
  *
  *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] [-P PCAP] ARM=OBJECT...
  *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
- *   cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT
+ *   cost_run attach [-p PROG] [-m MAPS] IFACE MODE OBJECT
  *   cost_run capture PCAP OUT
  *
  * run: each arm's program loaded side by side, its static figures once, then
  * round after round each arm in turn, starting from a different arm each round
  * so that none always runs first on a cold cache, runs every frame shape of
  * the corpus (cost_corpus.h; -k: the classifier's own shapes alone) through
- * BPF_PROG_TEST_RUN, held in the XDP dispatcher meanwhile (cost_hold.h: else
- * each call waits for two RCU grace periods): the arms' samples of a round
+ * BPF_PROG_TEST_RUN, held where its type needs it meanwhile (an XDP program in
+ * the XDP dispatcher, cost_hold.h: else each call waits for two RCU grace
+ * periods): the arms' samples of a round
  * come from runs well under a second apart (a turn took about 0.2 s on the
  * hosts here), under the same load, and pair round by round. The regression gate measures
  * fizzbuzzfib's builds with it too (bench/gate/gate.sh). ROUNDS 0 gives the
  * static figures alone: what a kernel booted under emulation, where timing
- * means nothing, is asked for. The arm named xdp_pass is the bare program the
- * others are measured against: -p and -m are for the others. Queues and rings
+ * means nothing, is asked for. An arm named after a type's bare program
+ * (xdp_pass) is the bare program the others are measured against: -p and -m
+ * are for the others. Queues and rings
  * the programs send to are sized for one run and emptied after each, untimed,
  * and an array of them gets one per CPU (cost_events.h). Prints
  * "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
  * (bench/gate/gate.py reads them): static figures, each shape's action (in
  * its first pass over the frame as built: a program that keeps state may
  * change its mind), one latency sample per shape and round, and the round's
- * sum as cost/all; and
- * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded, and after the
+ * sum as cost/all; and "#prog<TAB>ARM<TAB>NAME" for the program each arm
+ * loaded, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
+ * for its type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
  * (cost_events_print()): which path the runs sent to.
  *
@@ -59,8 +62,9 @@
  * as it runs; its maps are its loader's, never sized, filled or emptied here,
  * so -m is refused for it and a queue it fills makes later sends cheap.
  *
- * attach: the program on IFACE through a BPF link, which the kernel removes
- * when this process ends however it ends; says "attached" on stderr, then
+ * attach: the program on IFACE in MODE, as its type attaches it (XDP: native
+ * or skb, through a BPF link, which the kernel removes when this process ends
+ * however it ends); says "attached" on stderr, then
  * until SIGINT or SIGTERM empties its event maps as a reader would (live_read())
  * and last prints "#live<TAB>READ", the events it read, if it has any such map.
  *
@@ -79,7 +83,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
-#include <linux/if_link.h>
 
 #include "cost_capture.h"
 #include "cost_corpus.h"
@@ -88,10 +91,10 @@
 #include "cost_hold.h"
 #include "cost_object.h"
 #include "cost_replay.h"
+#include "cost_type.h"
 #include "kernel_cases.h"
 
 #define MAX_ARMS 4
-#define PASS_ARM "xdp_pass"
 #define LIVE_PREFIX "id:"
 /* CPU counts a cpus run may take: 1, 2, 4, ... to 2^31, and the CPUs' own count. */
 #define MAX_COUNTS 33
@@ -118,8 +121,8 @@ static int usage(void)
 		"[-P PCAP] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] ARM=OBJECT|ARM=id:PROG_ID...\n"
-		"       cost_run attach [-p PROG] [-m MAPS] IFACE native|skb OBJECT\n"
-		"       cost_run capture PCAP OUT\n", MAX_ARMS);
+		"       cost_run attach [-p PROG] [-m MAPS] IFACE %s OBJECT\n"
+		"       cost_run capture PCAP OUT\n", MAX_ARMS, cost_type_xdp.modes);
 	return COST_EXIT_USAGE;
 }
 
@@ -134,6 +137,10 @@ static int print_static_figures(const struct arm *arm)
 		return COST_EXIT_FAILED;
 	}
 	printf("#prog\t%s\t%s\n", arm->name, arm->cp.name);
+	printf("#type\t%s\t%s\n", arm->name, arm->cp.type->name);
+	for (__u32 v = 0; v < arm->cp.type->nr_actions; v++)
+		if (arm->cp.type->actions[v])
+			printf("#action\t%s\t%u\t%s\n", arm->name, v, arm->cp.type->actions[v]);
 	printf("%s\tcost/prog\tverified-instructions\t%u\n", arm->name, fig.verified_insns);
 	printf("%s\tcost/prog\ttranslated-instructions\t%u\n", arm->name, fig.xlated_insns);
 	printf("%s\tcost/prog\tjited-bytes\t%u\n", arm->name, fig.jited_bytes);
@@ -183,7 +190,7 @@ static long long live_id(const char *path)
 static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
-		bool pass = !strcmp(arms[a].name, PASS_ARM);
+		bool pass = cost_type_is_bare(arms[a].name);
 		long long id = live_id(arms[a].path);
 		int ret;
 
@@ -218,14 +225,14 @@ static void close_arms(struct arm *arms, int nr_arms, bool measured)
 }
 
 /*
- * A program that aborts every frame, or answers with no XDP action at all,
- * has not measured anything a user would run: the usual reason is
+ * A program that aborts every frame, or answers with no action of its type at
+ * all, has not measured anything a user would run: the usual reason is
  * configuration it reads from a map that nobody filled.
  */
 static int check_configured(const struct arm *arm, const __u32 *actions, size_t nr_shapes)
 {
 	for (size_t i = 0; i < nr_shapes; i++)
-		if (actions[i] != XDP_ABORTED && actions[i] <= XDP_REDIRECT)
+		if (arm->cp.type->answered(actions[i]))
 			return 0;
 	fprintf(stderr, "cost: %s (%s) aborted every frame shape: it reads configuration "
 		"from a map nobody filled; give its entries with MAPS=FILE\n", arm->path,
@@ -237,8 +244,8 @@ static int check_all_configured(const struct arm *arms, int nr_arms,
 				__u32 (*actions)[COST_SHAPES_MAX], size_t nr_shapes)
 {
 	for (int a = 0; a < nr_arms; a++) {
-		int ret = strcmp(arms[a].name, PASS_ARM) ?
-			  check_configured(&arms[a], actions[a], nr_shapes) : 0;
+		int ret = cost_type_is_bare(arms[a].name) ? 0 :
+			  check_configured(&arms[a], actions[a], nr_shapes);
 
 		if (ret)
 			return ret;
@@ -259,15 +266,25 @@ static int drain(struct arm *arm, const struct cost_shape *shape)
 	return COST_EXIT_FAILED;
 }
 
-/* @arm held in the dispatcher while it runs (cost_hold.h): the link's fd, or -1 after one line. */
-static int hold_arm(const struct arm *arm)
+/*
+ * @arm held where its type needs it while it runs (an XDP program in the
+ * dispatcher, cost_hold.h): the link's fd into @link (-1: nothing held), or
+ * COST_EXIT_FAILED after one line.
+ */
+static int hold_arm(const struct arm *arm, int *link)
 {
-	int fd = cost_hold(arm->cp.fd);
+	*link = arm->cp.type->hold ? arm->cp.type->hold(arm->cp.fd) : -1;
+	if (*link >= 0 || !arm->cp.type->hold)
+		return 0;
+	fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
+		strerror(-*link));
+	return COST_EXIT_FAILED;
+}
 
-	if (fd < 0)
-		fprintf(stderr, "cost: %s: attaching it to a loopback of its own: %s\n", arm->name,
-			strerror(-fd));
-	return fd;
+static void release_arm(int link)
+{
+	if (link >= 0)
+		close(link);
 }
 
 /* The frames' own copies come back here: room for what a program may push on them. */
@@ -322,22 +339,33 @@ static int calls_time(int fd, const struct cost_shape *s, int calls, double *ns)
 	return 0;
 }
 
-/* The bare program the call's own cost is read on: XDP_PASS in two instructions, or -errno. */
-static int bare_load(void)
+/*
+ * The bare program a call's own cost is read on, of @type, in two
+ * instructions: its fd, or -errno. It answers as the type's bare arm does
+ * (XDP_PASS, TC_ACT_OK: 0), and is held as the arms are.
+ */
+static int bare_load(const struct cost_type *type, int *link)
 {
 	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = type->prog_type == BPF_PROG_TYPE_XDP ? XDP_PASS : 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "cost_call", "GPL", insns, 2, NULL);
+	int fd = bpf_prog_load(type->prog_type, "cost_call", "GPL", insns, 2, NULL);
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	*link = type->hold ? type->hold(fd) : -1;
+	if (*link >= 0 || !type->hold)
+		return fd;
+	close(fd);
+	return *link;
 }
 
 /*
  * For each shape some arm rewrites, what one call of one run adds to the
  * kernel's time over a run within a repeated call (its timer's reading and
- * the loop's first pass), on bare XDP_PASS, held as the arms are, into
+ * the loop's first pass), on a bare program, held as the arms are, into
  * @call_ns: a single-call timing less this is the run's own.
  */
 static int call_costs(const struct arm *arms, int nr_arms, const struct cost_shape *shapes,
@@ -355,21 +383,19 @@ static int call_costs(const struct arm *arms, int nr_arms, const struct cost_sha
 		if (!any)
 			continue;
 		if (fd < 0) {
-			fd = bare_load();
-			link = fd < 0 ? fd : cost_hold(fd);
-			err = link < 0 ? link : 0;
+			fd = bare_load(arms[0].cp.type, &link);
+			err = fd < 0 ? fd : 0;
 		}
 		err = err ?: calls_time(fd, &shapes[i], calls, &single);
 		err = err ?: kernel_frame_run(fd, shapes[i].frame, shapes[i].len, calls, &repeated,
 					      &action);
 		call_ns[i] = single - repeated;
 	}
-	if (link >= 0)
-		close(link);
+	release_arm(link);
 	if (fd >= 0)
 		close(fd);
 	if (err)
-		fprintf(stderr, "cost: a single run's own cost, on bare XDP_PASS: %s\n",
+		fprintf(stderr, "cost: a single run's own cost, on a bare program: %s\n",
 			strerror(-err));
 	return err ? COST_EXIT_FAILED : 0;
 }
@@ -402,10 +428,10 @@ static int replay_arm(struct arm *arm, int round, int repeat)
 static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, size_t nr_shapes,
 		   int repeat, const double *call_ns)
 {
-	int link = hold_arm(arm), ret = 0, calls = repeat < MAX_CALLS ? repeat : MAX_CALLS;
+	int link, ret = hold_arm(arm, &link), calls = repeat < MAX_CALLS ? repeat : MAX_CALLS;
 
-	if (link < 0)
-		return COST_EXIT_FAILED;
+	if (ret)
+		return ret;
 	arm->all_ns = 0;
 	for (size_t i = 0; !ret && i < nr_shapes; i++) {
 		__u32 action;
@@ -430,7 +456,7 @@ static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, 
 	}
 	if (!ret && pcap_file)
 		ret = replay_arm(arm, round, repeat);
-	close(link);
+	release_arm(link);
 	return ret;
 }
 
@@ -543,18 +569,19 @@ static int cpu_counts(int *counts, int nr_cpus)
 }
 
 /*
- * Every shape on @n CPUs at once for one arm, held in the dispatcher meanwhile
- * (cost_hold.h: else the threads' calls would queue on the dispatcher's lock,
+ * Every shape on @n CPUs at once for one arm, held where its type needs it
+ * meanwhile (an XDP program in the dispatcher, cost_hold.h: else the threads'
+ * calls would queue on the dispatcher's lock,
  * their loops barely overlapping): its ns per run, overlap and span summed
  * over the shapes.
  */
 static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
 {
-	int link = hold_arm(arm), ret = 0;
+	int link, ret = hold_arm(arm, &link);
 
-	if (link < 0)
-		return COST_EXIT_FAILED;
+	if (ret)
+		return ret;
 	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
 	for (size_t i = 0; !ret && i < nr_shapes; i++) {
 		struct cost_cpus_step step;
@@ -573,7 +600,7 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		arm->span_ns += step.span_ns;
 		actions[i] = step.action;
 	}
-	close(link);
+	release_arm(link);
 	return ret;
 }
 
@@ -679,13 +706,13 @@ static int live_read(struct cost_prog *cp, const sigset_t *set)
 
 static int attach(int argc, char **argv)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, opts);
 	struct cost_prog cp = {};
+	struct cost_attached at = { .link_fd = -1 };
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);
 	const char *iface, *mode, *path;
 	unsigned int ifindex;
-	int link_fd, sig, ret;
+	int sig, ret;
 	sigset_t set;
 
 	if (argc - optind != 3)
@@ -693,12 +720,6 @@ static int attach(int argc, char **argv)
 	iface = argv[optind];
 	mode = argv[optind + 1];
 	path = argv[optind + 2];
-	if (!strcmp(mode, "native"))
-		opts.flags = XDP_FLAGS_DRV_MODE;
-	else if (!strcmp(mode, "skb"))
-		opts.flags = XDP_FLAGS_SKB_MODE;
-	else
-		return usage();
 	ifindex = if_nametoindex(iface);
 	if (!ifindex) {
 		fprintf(stderr, "cost: no interface %s: %s\n", iface, strerror(errno));
@@ -713,22 +734,29 @@ static int attach(int argc, char **argv)
 	ret = cost_prog_load(&cp, path, prog_name, maps_file, 0, 1);
 	if (ret)
 		goto out;
-	link_fd = bpf_link_create(cp.fd, ifindex, BPF_XDP, &opts);
-	if (link_fd < 0) {
+	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
+	if (ret == -EINVAL) {
+		fprintf(stderr, "cost: %s is an %s program: it attaches in mode %s, not %s\n",
+			cp.name, cp.type->label, cp.type->modes, mode);
+		ret = COST_EXIT_USAGE;
+		goto out;
+	}
+	if (ret) {
 		fprintf(stderr, "cost: attaching %s to %s in %s mode: %s\n", path, iface, mode,
-			strerror(errno));
+			strerror(-ret));
 		ret = COST_EXIT_FAILED;
 		goto out;
 	}
 	bpf_obj_get_info_by_fd(cp.fd, &info, &info_len);
-	fprintf(stderr, "cost: attached %s (prog id %u) to %s in %s mode\n",
-		cp.name, info.id, iface, mode);
+	fprintf(stderr, "cost: attached %s (prog id %u) to %s %s\n",
+		cp.name, info.id, iface, at.how);
 	if (cp.events.nr) {
 		ret = live_read(&cp, &set);
 	} else {
 		sigwait(&set, &sig);
 		ret = 0;
 	}
+	cp.type->detach(&at);
 out:
 	cost_prog_close(&cp);
 	return ret;

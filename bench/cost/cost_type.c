@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The program types the cost tool measures: see cost_type.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cost_type.h"
+
+static const struct cost_type *const types[] = { &cost_type_xdp };
+#define NR_TYPES (sizeof(types) / sizeof(types[0]))
+
+const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type)
+{
+	for (size_t i = 0; i < NR_TYPES; i++)
+		if (types[i]->prog_type == type)
+			return types[i];
+	return NULL;
+}
+
+const struct cost_type *cost_type_of(const struct bpf_program *prog)
+{
+	return cost_type_by_kernel(bpf_program__type(prog));
+}
+
+bool cost_type_is_bare(const char *arm)
+{
+	for (size_t i = 0; i < NR_TYPES; i++)
+		if (!strcmp(types[i]->bare_arm, arm))
+			return true;
+	return false;
+}
+
+const char *cost_type_list(char *buf, size_t size, bool sections)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_TYPES && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? " or " : "",
+				sections ? types[i]->sections : types[i]->label);
+	return buf;
+}

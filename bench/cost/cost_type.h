@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The program types the cost tool measures, each one file (cost_type_xdp.c)
+ * behind this seam: which programs of an object are of the type, the bare
+ * program they are measured against, the names of their actions, what a test
+ * run needs held meanwhile, and how the live part attaches one to a veth. A
+ * test run hands every type the same context, the frame as data_in.
+ */
+#ifndef FBF_COST_TYPE_H
+#define FBF_COST_TYPE_H
+
+#include <stdbool.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+/* A program attached by the live part: what its type's detach() needs. */
+struct cost_attached {
+	int link_fd;
+	unsigned int ifindex;
+	char how[48];		/* for the "attached" line: "in native mode" */
+};
+
+struct cost_type {
+	const char *name;		/* "xdp": cost_run's #type lines, cost.sh's bare arm */
+	const char *label;		/* "XDP": as messages name the type */
+	const char *sections;		/* "SEC(\"xdp\")": the sections a program of it is in */
+	enum bpf_prog_type prog_type;
+	const char *bare_arm;		/* the arm of the bare program: its object is ARM.bpf.o */
+	const char *const *actions;	/* the name of each action, by value */
+	__u32 nr_actions;
+	/* A real answer to a frame: not an abort nor a value the type has no name for. */
+	bool (*answered)(__u32 action);
+	/* Held while test runs of @prog_fd go on: a link's fd, or -errno; NULL: nothing. */
+	int (*hold)(int prog_fd);
+	/*
+	 * The live part: @prog of the loaded object on @ifindex, in @mode (a
+	 * word of the command line: "native" or "skb" for XDP). 0 or -errno;
+	 * -EINVAL for a mode the type does not take.
+	 */
+	int (*attach)(const struct bpf_program *prog, int prog_fd, unsigned int ifindex,
+		      const char *mode, struct cost_attached *at);
+	void (*detach)(struct cost_attached *at);
+	const char *modes;		/* the modes attach() takes, for a usage line */
+};
+
+extern const struct cost_type cost_type_xdp;
+
+/* The type of @prog, or NULL if the tool measures no program of its type. */
+const struct cost_type *cost_type_of(const struct bpf_program *prog);
+
+/* The type whose programs have kernel type @type, or NULL. */
+const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type);
+
+/* Whether @arm names a type's bare program (its bare_arm). */
+bool cost_type_is_bare(const char *arm);
+
+/*
+ * Every type as a user reads them in an error, "XDP or TC" (@sections:
+ * "SEC(\"xdp\") or ..."), into @buf of @size bytes: @buf.
+ */
+const char *cost_type_list(char *buf, size_t size, bool sections);
+
+#endif /* FBF_COST_TYPE_H */
