@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   what any XDP object costs:
-#                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
-#                 the whole path on a veth, beside bare XDP_PASS (as root); with KERNELS,
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]   what any XDP object
+#                 costs: the verifier's figures, each frame shape (and with PCAP, a capture's
+#                 frames, in order) through BPF_PROG_TEST_RUN, and the whole path on a veth,
+#                 beside bare XDP_PASS (as root); with KERNELS,
 #                 the verifier's figures on those kernels too, each booted under QEMU
-# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]   two
+# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...] two
 #                 objects side by side in one run, with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
@@ -56,11 +57,11 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
-		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
+		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
-		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)"
+		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_capture.bats
 

@@ -3,12 +3,12 @@
 #
 # What any XDP object costs (make cost, make cost-compare):
 #
-#   cost.sh measure OBJECT [PROG [MAPS]]
+#   cost.sh measure OBJECT [PROG [MAPS [PCAP]]]
 #       the verifier's figures, every frame shape of the corpus through
 #       BPF_PROG_TEST_RUN beside bare XDP_PASS (cost_run), on one CPU and on
 #       1, 2, 4, ... CPUs at once, the whole path on a veth in native and skb
 #       mode (cost_live.sh): one table, and cost.bmf.json in FBF_COST_OUT
-#   cost.sh compare BASE CANDIDATE [PROG [MAPS]]
+#   cost.sh compare BASE CANDIDATE [PROG [MAPS [PCAP]]]
 #       both objects side by side in one run (the base twice, for the A/A),
 #       judged with the regression gate's statistics: exit 0 or 1 and a line
 #   cost.sh figures PROG ARM=OBJECT... FILE
@@ -17,7 +17,9 @@
 #
 # PROG names the XDP program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
-# hex bytes (docs/benchmarks.md). Settings, from the environment:
+# hex bytes (docs/benchmarks.md); PCAP is a capture (pcap or pcapng) whose
+# frames run too, in its order (cost_replay.h), and which the live part floods,
+# looping, in place of its one frame. Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
@@ -40,10 +42,11 @@ exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11
 usage()
 {
 	cat >&2 <<-EOF
-	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
-	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [KERNELS=...]
-	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
-	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS]]
+	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]
+	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE]
+	                         [KERNELS=...]
+	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
+	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [PCAP]]]
 	EOF
 	exit $exit_usage
 }
@@ -119,7 +122,8 @@ time_arms()
 	local file=$1
 
 	shift
-	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
+	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
+		${pcap:+-P "$pcap"} "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
 		grep -v -e '^#prog' -e '^#type' -e '^#action' -e $'\tcost/prog\t' >>"$file"
@@ -139,11 +143,22 @@ work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
 
+# check_capture: PCAP read as the runs will read it, before any of them: a bad
+# one ends the run here with cost_run's line and status; the frames that run
+# into $work/capture.pcap, for the live part.
+check_capture()
+{
+	[ -n "$pcap" ] || return 0
+	need_file PCAP "$pcap"
+	"$build/bench/cost_run" capture "$pcap" "$work/capture.pcap" >/dev/null
+}
+
 case $cmd in
 measure)
-	obj=${1:-} prog=${2:-} maps=${3:-}
+	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_file MAPS "$maps"
+	check_capture
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
@@ -153,8 +168,12 @@ measure)
 		command -v ethtool >/dev/null ||
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
+		[ -z "$pcap" ] || command -v tcpreplay >/dev/null ||
+			{ echo "cost: tcpreplay is missing (PCAP's live part sends the capture" \
+			       "with it): install the Debian packages with make deps" >&2
+			  exit $exit_failed; }
 		FBF_BUILD=$build "$here/cost_live.sh" "$obj" "$prog" "$maps" "$live_rounds" \
-			"$flood_seconds" >"$work/live.tsv"
+			"$flood_seconds" ${pcap:+"$work/capture.pcap"} >"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
 	matrix_run
@@ -162,10 +181,11 @@ measure)
 		"${matrix_args[@]}"
 	;;
 compare)
-	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
+	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-} pcap=${5:-}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_file MAPS "$maps"
+	check_capture
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	arms=("base=$base" "base-again=$base" "candidate=$candidate")

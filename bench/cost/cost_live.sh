@@ -18,13 +18,18 @@
 # with event maps, which cost_run empties while it runs, the events read
 # (events-read) and that per run (events-per-run). A veth counts XDP actions in native mode only.
 #
-#   cost_live.sh OBJECT PROG MAPS ROUNDS FLOOD_SECONDS    (PROG, MAPS: "" for none)
+# With CAPTURE (a pcap file of Ethernet frames, cost_run capture's), the flood
+# is the capture's frames in order, looping, sent by tcpreplay at its top
+# speed from one CPU, in place of the 60-byte frame; a frame longer than the
+# veth's MTU is cut to it (--mtu-trunc).
+#
+#   cost_live.sh OBJECT PROG MAPS ROUNDS FLOOD_SECONDS [CAPTURE]   (PROG, MAPS: "" for none)
 set -euo pipefail
 
 . "$(dirname "$0")/../../testing/netns.bash"
 . "$(dirname "$0")/../kernel/flood.bash"
 
-obj=$1 prog=$2 maps=$3 rounds=$4 flood_seconds=$5
+obj=$1 prog=$2 maps=$3 rounds=$4 flood_seconds=$5 capture=${6:-}
 arms=(none xdp_pass-native xdp_pass-skb prog-native prog-skb)
 load_args=()
 [ -z "$prog" ] || load_args+=(-p "$prog")
@@ -33,8 +38,19 @@ load_args=()
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
 fbf_lab_up attached_pid
-export -f flood
-export rawflood flood_seconds flood_first flood_count work FBF_SERVER
+# capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints frames sent.
+capture_flood()
+{
+	taskset -c "$1" nsenter --net="/run/netns/$FBF_NS_CLI" tcpreplay -i "$FBF_VETH_CLI" \
+		--topspeed --preload-pcap --loop=0 --duration="$flood_seconds" --mtu-trunc \
+		"$capture" >"$work/flood.out" 2>&1 || { cat "$work/flood.out" >&2; return 1; }
+	awk '$1 == "Actual:" { print $2 }' "$work/flood.out"
+}
+
+flooder=flood
+[ -z "$capture" ] || flooder=capture_flood
+export -f flood capture_flood
+export rawflood flood_seconds flood_first flood_count work FBF_SERVER capture
 
 # attach ARM: the arm's program on the server veth, through cost_run, which
 # the kernel detaches from when it ends.
@@ -78,9 +94,9 @@ run()
 	attach "$arm"
 	before=$(xdp_counters)
 	if [ "$arm" = none ]; then
-		sent=$(flood 0)
+		sent=$($flooder 0)
 	else
-		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_attached_prog_id)" -- bash -c 'flood 0' \
+		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_attached_prog_id)" -- bash -c "$flooder 0" \
 			>"$work/run.out"
 		sent=$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)
 		cnt=$(grep -o 'run_cnt=[0-9]*' "$work/run.out" | cut -d= -f2)

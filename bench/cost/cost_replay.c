@@ -134,10 +134,10 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 			other++;
 	}
 	for (size_t k = 0; k < nr_seen; k++)
-		printf("#actions\t%s\t%u\t%zu\n", arm, seen[k], counts[k]);
+		printf("#capture-actions\t%s\t%u\t%zu\n", arm, seen[k], counts[k]);
 	if (other)
-		printf("#actions\t%s\tother\t%zu\n", arm, other);
-	printf("#rewrites\t%s\t%zu\t%u\n", arm, r->rewrites, r->first_rewrite);
+		printf("#capture-actions\t%s\tother\t%zu\n", arm, other);
+	printf("#capture-rewrites\t%s\t%zu\t%u\n", arm, r->rewrites, r->first_rewrite);
 	if (rounds < 1)
 		return;
 	/* The costliest, kept sorted by insertion: the list is short. */
@@ -158,7 +158,7 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 	}
 	for (size_t k = 0; k < nr_top; k++) {
 		cost_capture_summary(r->cap, top[k], summary, sizeof(summary));
-		printf("#costliest\t%s\t%u\t%.0f\t%u\t%s\n", arm, r->cap->frames[top[k]].index,
+		printf("#capture-costliest\t%s\t%u\t%.0f\t%u\t%s\n", arm, r->cap->frames[top[k]].index,
 		       top_ns[k], r->actions[top[k]], summary);
 	}
 }
