@@ -15,8 +15,8 @@
 #include <bpf/bpf_helpers.h>
 
 #define ETH_P_RELABELLED 0x88B5
-/* The hash's rounds: enough that the forward path costs several times the drop. */
-#define HASH_ROUNDS 256
+/* The hash's rounds: enough that the forward path costs ten times the drop or more. */
+#define HASH_ROUNDS 1024
 #define IP_HLEN 20
 /* The bytes hashed: the first 16 of the header, by a mask the verifier can bound. */
 #define IP_HLEN_POW2 16

@@ -222,7 +222,7 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 		snprintf(buf, size, "%s%s %s > %s len %zu", vlan, l4, src, dst, len);
 }
 
-int cost_capture_write(const struct cost_capture *cap, const char *path)
+int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len)
 {
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, COST_CAPTURE_MAX_LEN);
 	pcap_dumper_t *d = p ? pcap_dump_open(p, path) : NULL;
@@ -235,6 +235,8 @@ int cost_capture_write(const struct cost_capture *cap, const char *path)
 	for (size_t i = 0; i < cap->nr_frames; i++) {
 		struct pcap_pkthdr hdr = { .caplen = cap->frames[i].len, .len = cap->frames[i].len };
 
+		if (hdr.len > max_len)
+			continue;
 		pcap_dump((u_char *)d, &hdr, cost_capture_data(cap, i));
 	}
 	if (pcap_dump_flush(d))

@@ -67,8 +67,12 @@ void cost_capture_print_skipped(const struct cost_capture *cap);
 /* One line on frame @i: "TCP 10.0.0.1:80 > 10.0.0.2:5555 len 66" and the like. */
 void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, size_t size);
 
-/* The frames that run, in order, as a pcap file at @path (the live part floods it): 0 or -errno. */
-int cost_capture_write(const struct cost_capture *cap, const char *path);
+/*
+ * The frames that run, in order, as a pcap file at @path, but those longer than
+ * @max_len (the live part floods it, and a veth sends no frame past its MTU):
+ * 0 or -errno.
+ */
+int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len);
 
 void cost_capture_free(struct cost_capture *cap);
 

@@ -70,7 +70,7 @@
  *
  * capture: PCAP read and checked as run's -P reads it (its "#skipped" and
  * "#capture" lines), and the frames that run written to OUT, a pcap file the
- * live part floods.
+ * live part floods, but those a veth of 1500 bytes' MTU cannot send.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -83,6 +83,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
 
 #include "cost_capture.h"
 #include "cost_corpus.h"
@@ -772,7 +773,7 @@ static int capture_cmd(int argc, char **argv)
 	if (ret)
 		return ret;
 	cost_capture_print_skipped(&capture);
-	err = cost_capture_write(&capture, argv[optind + 1]);
+	err = cost_capture_write(&capture, argv[optind + 1], ETH_FRAME_LEN);
 	if (err) {
 		fprintf(stderr, "cost: writing %s: %s\n", argv[optind + 1], strerror(-err));
 		ret = COST_EXIT_FAILED;
