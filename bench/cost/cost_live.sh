@@ -38,12 +38,16 @@ load_args=()
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
 fbf_lab_up attached_pid
-# capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints frames sent.
+# capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints the
+# frames it sent in flood_seconds at the rate it sent them, which is what the rows are read
+# as: tcpreplay ends the loop of the capture it is in before it stops, later than asked.
 capture_flood()
 {
 	taskset -c "$1" nsenter --net="/run/netns/$FBF_NS_CLI" tcpreplay -i "$FBF_VETH_CLI" \
-		--topspeed --preload-pcap --loop=0 --duration="$flood_seconds" "$capture" >"$work/flood.out" 2>&1 || { cat "$work/flood.out" >&2; return 1; }
-	awk '$1 == "Actual:" { print $2 }' "$work/flood.out"
+		--topspeed --preload-pcap --loop=0 --duration="$flood_seconds" "$capture" \
+		>"$work/flood.out" 2>&1 || { cat "$work/flood.out" >&2; return 1; }
+	awk -v s="$flood_seconds" '$1 == "Actual:" { printf "%.0f\n", $2 * s / $(NF - 1) }' \
+		"$work/flood.out"
 }
 
 flooder=flood
