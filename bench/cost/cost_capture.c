@@ -191,7 +191,8 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 		if ((proto != ETH_P_8021Q && proto != ETH_P_8021AD) || off + 2 > len)
 			break;
 		if (!tags++)
-			snprintf(vlan, sizeof(vlan), "vlan %u ", (f[off] << 8 | f[off + 1]) & 0xfff);
+			snprintf(vlan, sizeof(vlan), "vlan %u ",
+				 (f[off] << 8 | f[off + 1]) & 0xfff);
 		off += 2;
 	}
 	if (proto == ETH_P_IP && off + 20 <= len) {
@@ -233,7 +234,8 @@ int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 m
 		goto out;
 	}
 	for (size_t i = 0; i < cap->nr_frames; i++) {
-		struct pcap_pkthdr hdr = { .caplen = cap->frames[i].len, .len = cap->frames[i].len };
+		__u32 len = cap->frames[i].len;
+		struct pcap_pkthdr hdr = { .caplen = len, .len = len };
 
 		if (hdr.len > max_len)
 			continue;

@@ -158,8 +158,8 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 	}
 	for (size_t k = 0; k < nr_top; k++) {
 		cost_capture_summary(r->cap, top[k], summary, sizeof(summary));
-		printf("#capture-costliest\t%s\t%u\t%.0f\t%u\t%s\n", arm, r->cap->frames[top[k]].index,
-		       top_ns[k], r->actions[top[k]], summary);
+		printf("#capture-costliest\t%s\t%u\t%.0f\t%u\t%s\n", arm,
+		       r->cap->frames[top[k]].index, top_ns[k], r->actions[top[k]], summary);
 	}
 }
 
