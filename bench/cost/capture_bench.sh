@@ -57,12 +57,12 @@ gate)
 	aa=0 planted=0
 	for i in $(seq "$runs"); do
 		status=0
-		"$here/cost.sh" compare "$probe.bpf.o" "$probe.bpf.o" "" "" "$pcap" \
+		"$here/cost.sh" compare "$probe.bpf.o" "$probe.bpf.o" "" "" "" "" "$pcap" \
 			>"$work/aa.out" 2>&1 || status=$?
 		echo "A/A $i: exit $status: $(tail -n 1 "$work/aa.out")"
 		[ "$status" -eq 0 ] || aa=$((aa + 1))
 		status=0
-		"$here/cost.sh" compare "$probe.bpf.o" "${probe}_planted.bpf.o" "" "" "$pcap" \
+		"$here/cost.sh" compare "$probe.bpf.o" "${probe}_planted.bpf.o" "" "" "" "" "$pcap" \
 			>"$work/planted.out" 2>&1 || status=$?
 		echo "planted $i: exit $status: $(grep '^cost-compare' "$work/planted.out" | tail -n 1)"
 		[ "$status" -ne 1 ] || planted=$((planted + 1))

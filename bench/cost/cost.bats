@@ -244,17 +244,22 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	cost measure "$XDP_TOOLS_BPF/xdpdump_bpf.o"
 	[ "$status" -eq 4 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"has no XDP program"* ]]
+	# The types it does have, named: not advice that loads them into the kernel.
+	[[ "$output" == *"has no XDP or TC program"*"its programs: trace_on_entry (tracing), "* ]]
+	[[ "$output" != *"loadall"* ]]
 	cost measure "$PROBE"_two.bpf.o
 	[ "$status" -eq 5 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"has 2 XDP programs: name one with PROG=NAME"* ]]
+	[[ "$output" == *"has 2 XDP or TC programs: name one with PROG=NAME; its programs: "* ]]
+	[[ "$output" == *"xdp_cost_probe (xdp), xdp_cost_probe_other (xdp)" ]]
 	cost measure "$PROBE"_two.bpf.o xdp_cost_probe_other
 	[ "$status" -eq 0 ]
 	every_action XDP_PASS
 	cost measure "$PROBE"_two.bpf.o no_such_prog
 	[ "$status" -eq 6 ]
 	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"no XDP or TC program named no_such_prog; its programs: xdp_cost_probe "* ]]
+	[[ "$output" != *"loadall"* ]]
 	cost measure "$BATS_TEST_FILENAME"
 	[ "$status" -eq 3 ]
 	[ "${#lines[@]}" -eq 1 ]

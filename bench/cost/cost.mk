@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]   what any XDP object
-#                 costs: the verifier's figures, each frame shape (and with PCAP, a capture's
-#                 frames, in order) through BPF_PROG_TEST_RUN, and the whole path on a veth,
-#                 beside bare XDP_PASS (as root); with KERNELS,
-#                 the verifier's figures on those kernels too, each booted under QEMU
-# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...] two
-#                 objects side by side in one run, with the gate's statistics and verdict
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]   what any XDP or TC
+#                 object costs: the verifier's figures, each frame shape (and with PCAP, a
+#                 capture's frames, in order) through BPF_PROG_TEST_RUN, and the whole path on
+#                 a veth, beside the bare program of its type (as root); with KERNELS, the
+#                 verifier's figures on those kernels too, each booted under QEMU
+# make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
+#                 [MAPS=FILE] [PCAP=FILE] [KERNELS=...]   two objects side by side in one run,
+#                 with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
+# The bare TC program, beside bare XDP_PASS: cost_run type names it by its arm, tc_ok.
+TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
-	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
+	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
@@ -61,9 +64,11 @@ cost: check-deps all bench-build $(COST_FETCH)
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
-		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" "$(PCAP)"
+		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
+		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_capture.bats
+TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
+	     bench/cost/cost_capture.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
@@ -71,8 +76,10 @@ TEST_BATS += bench/cost/cost.bats bench/cost/cost_report.bats bench/cost/cost_ca
 COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
 COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
-COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py
-COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ)
+COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
+		bench/cost/cost_capture_report.py \
+		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
+COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
 .PHONY: install-cost uninstall-cost
 install: install-cost
@@ -87,6 +94,38 @@ install-cost: $(COST_BUILT)
 	$(Q)sed 's|@COSTDIR@|$(COSTDIR)|g' bench/cost/fizzbuzzfib-cost.in \
 		>$(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
 	$(Q)chmod 0755 $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+	$(Q)install -D -m 0644 man/fizzbuzzfib-cost.8 $(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-cost.8
 
 uninstall-cost:
-	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost
+	$(Q)rm -rf $(DESTDIR)$(COSTDIR) $(DESTDIR)$(SBINDIR)/fizzbuzzfib-cost \
+		$(DESTDIR)$(MANDIR)/man8/fizzbuzzfib-cost.8
+
+bench-build: $(TC_OK_OBJ)
+$(TC_OK_OBJ): testing/tc_ok.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The type tests' programs (bench/cost/cost_tc.bats), from testing/cost_types_probe.bpf.c,
+# and Cloudflare's cls_redirect (testing/third_party/cls_redirect): a TC program nobody
+# here wrote. -D__x86_64__: its <stdint.h> is glibc's, which takes -target bpf for a
+# 32-bit target; BPF is 64-bit, as x86-64 is.
+COST_TYPE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_tc_probe.bpf.o \
+		    cost_tc_probe_planted.bpf.o cost_tc_probe_egress.bpf.o \
+		    cost_tc_probe_mixed.bpf.o cost_xdp_tx_probe.bpf.o)
+CLS_REDIRECT_OBJ := $(OUTPUT)/testing/cls_redirect.bpf.o
+test-build: $(COST_TYPE_PROBES) $(CLS_REDIRECT_OBJ)
+
+$(OUTPUT)/testing/cost_tc_probe_planted.bpf.o: COST_TYPE_FLAGS := -DCOST_PLANTED
+$(OUTPUT)/testing/cost_tc_probe_egress.bpf.o: COST_TYPE_FLAGS := -DCOST_TCX_EGRESS
+$(OUTPUT)/testing/cost_tc_probe_mixed.bpf.o: COST_TYPE_FLAGS := -DCOST_MIXED
+$(OUTPUT)/testing/cost_xdp_tx_probe.bpf.o: COST_TYPE_FLAGS := -DCOST_XDP_TX
+$(COST_TYPE_PROBES): testing/cost_types_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_TYPE_FLAGS) -c $< -o $@
+
+$(CLS_REDIRECT_OBJ): testing/third_party/cls_redirect/test_cls_redirect.c \
+		     testing/third_party/cls_redirect/test_cls_redirect.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What any XDP object costs (make cost, make cost-compare):
+# What any XDP or TC object costs (make cost, make cost-compare):
 #
 #   cost.sh measure OBJECT [PROG [MAPS [PCAP]]]
 #       the verifier's figures, every frame shape of the corpus through
-#       BPF_PROG_TEST_RUN beside bare XDP_PASS (cost_run), on one CPU and on
-#       1, 2, 4, ... CPUs at once, the whole path on a veth in native and skb
-#       mode (cost_live.sh): one table, and cost.bmf.json in FBF_COST_OUT
-#   cost.sh compare BASE CANDIDATE [PROG [MAPS [PCAP]]]
+#       BPF_PROG_TEST_RUN beside the bare program of its type (XDP_PASS,
+#       TC_ACT_OK: cost_run type names it), on one CPU and on 1, 2, 4, ... CPUs
+#       at once, the whole path on a veth in each mode of its type (XDP: native
+#       and skb; TC: the hook its section names) (cost_live.sh): one table, and
+#       cost.bmf.json in FBF_COST_OUT
+#   cost.sh compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG [PCAP]]]]]
 #       both objects side by side in one run (the base twice, for the A/A),
-#       judged with the regression gate's statistics: exit 0 or 1 and a line
+#       judged with the regression gate's statistics: exit 0 or 1 and a line;
+#       BASE_PROG and CANDIDATE_PROG name each object's program where the
+#       names differ (PROG names both)
 #   cost.sh figures PROG ARM=OBJECT... FILE
 #       (in a guest) the static figures of each arm's object, as the kernel it
 #       runs on makes them, into FILE (bench/kernel/matrix.bash)
 #
-# PROG names the XDP program in an object with several; MAPS is a file of
+# PROG names the program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
 # hex bytes (docs/benchmarks.md); PCAP is a capture (pcap or pcapng) whose
 # frames run too, in its order (cost_replay.h), and which the live part floods,
@@ -37,17 +41,26 @@ live_rounds=${FBF_COST_LIVE_ROUNDS:-3}
 flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
-exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11
+exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
+# FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
+# make's variables, and is told so.
 usage()
 {
-	cat >&2 <<-EOF
-	usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]
-	       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE]
-	                         [KERNELS=...]
-	installed: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
-	           fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [PCAP]]]
-	EOF
+	if [ -n "${FBF_COST_INSTALLED:-}" ]; then
+		cat >&2 <<-EOF
+		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
+		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
+		            [PCAP]]]]]
+		(PROG, MAPS...: "" to leave one out; man fizzbuzzfib-cost)
+		EOF
+	else
+		cat >&2 <<-EOF
+		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]
+		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
+		            CANDIDATE_PROG=NAME] [MAPS=FILE] [PCAP=FILE] [KERNELS=...]
+		EOF
+	fi
 	exit $exit_usage
 }
 
@@ -126,16 +139,27 @@ time_arms()
 		${pcap:+-P "$pcap"} "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#prog' -e '^#type' -e '^#action' -e $'\tcost/prog\t' >>"$file"
+		grep -v -e '^#prog' -e '^#type' -e '^#action' -e '^#refused' \
+			-e $'\tcost/prog\t' >>"$file"
 }
 
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
 	  exit $exit_failed; }
-for tool in "$build/bench/cost_run" "$build/xdp_pass.bpf.o"; do
+for tool in "$build/bench/cost_run" "$build/xdp_pass.bpf.o" "$build/tc_ok.bpf.o"; do
 	[ -e "$tool" ] || { echo "cost: $tool is missing: run make bench-build" >&2
 			    exit $exit_failed; }
 done
+
+# prog_type OBJECT PROG: "TYPE BARE_ARM MODE..." of the object's program (cost_run type);
+# an object the tool cannot measure ends the run with cost_run's line and status.
+prog_type()
+{
+	"$build/bench/cost_run" type ${2:+-p "$2"} "$1" || exit
+}
+
+# arm NAME OBJECT PROG: the arm as cost_run takes it, NAME:PROG=OBJECT where PROG is given.
+arm() { echo "$1${3:+:$3}=$2"; }
 
 cmd=${1:-}
 shift || usage
@@ -161,8 +185,10 @@ measure)
 	check_capture
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
-	matrix_prepare "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
-	time_arms "$work/samples.tsv" "xdp_pass=$build/xdp_pass.bpf.o" "prog=$obj"
+	type=$(prog_type "$obj" "$prog")
+	read -r type bare modes <<<"$type"
+	matrix_prepare "$bare=$build/$bare.bpf.o" "prog=$obj"
+	time_arms "$work/samples.tsv" "$bare=$build/$bare.bpf.o" "prog=$obj"
 	live=()
 	if [ "$live_rounds" -gt 0 ]; then
 		command -v ethtool >/dev/null ||
@@ -172,8 +198,10 @@ measure)
 			{ echo "cost: tcpreplay is missing (PCAP's live part sends the capture" \
 			       "with it): install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
-		FBF_BUILD=$build "$here/cost_live.sh" "$obj" "$prog" "$maps" "$live_rounds" \
-			"$flood_seconds" ${pcap:+"$work/capture.pcap"} >"$work/live.tsv"
+		# shellcheck disable=SC2086 # $modes: one word per mode
+		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
+			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
+			>"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
 	matrix_run
@@ -181,15 +209,24 @@ measure)
 		"${matrix_args[@]}"
 	;;
 compare)
-	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-} pcap=${5:-}
+	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
+	base_prog=${5:-$prog} candidate_prog=${6:-$prog} pcap=${7:-}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_file MAPS "$maps"
 	check_capture
-	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
-	arms=("base=$base" "base-again=$base" "candidate=$candidate")
-	matrix_prepare "base=$base" "candidate=$candidate"
+	base_type=$(prog_type "$base" "$base_prog")
+	candidate_type=$(prog_type "$candidate" "$candidate_prog")
+	if [ "${base_type%%$'\t'*}" != "${candidate_type%%$'\t'*}" ]; then
+		echo "cost: the base's program is ${base_type%%$'\t'*}, the candidate's" \
+		     "${candidate_type%%$'\t'*}: compare programs of one type" >&2
+		exit $exit_type_option
+	fi
+	arms=("$(arm base "$base" "$base_prog")" "$(arm base-again "$base" "$base_prog")"
+	      "$(arm candidate "$candidate" "$candidate_prog")")
+	matrix_prepare "$(arm base "$base" "$base_prog")" \
+		"$(arm candidate "$candidate" "$candidate_prog")"
 	time_arms "$work/samples.tsv" "${arms[@]}"
 	matrix_run
 	status=0

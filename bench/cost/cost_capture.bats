@@ -153,7 +153,7 @@ open('$frame', 'wb').write(f)"
 }
 
 @test "cost-compare with a capture judges its mean and p99 with the gate's statistics" {
-	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "$LAB"
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$LAB"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
 	grep -Eq '^cost/capture +ns/run .*%.*%' <<<"$output"
 	grep -Eq '^cost/capture/p99 +ns/run .*%.*%' <<<"$output"
@@ -167,21 +167,21 @@ open('$frame', 'wb').write(f)"
 	local bad=$BATS_TEST_TMPDIR
 
 	cost measure "$PROBE.bpf.o" "" "" README.md
-	[ "$status" -eq 12 ]
+	[ "$status" -eq 13 ]
 	[ "${#lines[@]}" -eq 1 ]
 	grep -q 'not a capture tcpdump or Wireshark wrote' <<<"$output"
 	head -c 3000 "$LAB" >"$bad/cut.pcap"
 	cost measure "$PROBE.bpf.o" "" "" "$bad/cut.pcap"
-	[ "$status" -eq 13 ]
+	[ "$status" -eq 14 ]
 	[ "${#lines[@]}" -eq 1 ]
 	grep -q 'was cut short' <<<"$output"
 	: >"$bad/empty.pcap"
 	cost measure "$PROBE.bpf.o" "" "" "$bad/empty.pcap"
-	[ "$status" -eq 14 ]
+	[ "$status" -eq 15 ]
 	[ "${#lines[@]}" -eq 1 ]
 	head -c 24 "$LAB" >"$bad/header.pcap"
-	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "$bad/header.pcap"
-	[ "$status" -eq 14 ]
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$bad/header.pcap"
+	[ "$status" -eq 15 ]
 	[ "${#lines[@]}" -eq 1 ]
 	grep -q 'holds no frame' <<<"$output"
 }
@@ -190,7 +190,7 @@ open('$frame', 'wb').write(f)"
 	local long=$BATS_TEST_TMPDIR/long.pcap
 
 	cost measure "$PROBE.bpf.o" "" "" "$CAPTURES/lab-any.pcap"
-	[ "$status" -eq 15 ]
+	[ "$status" -eq 16 ]
 	[ "${#lines[@]}" -eq 1 ]
 	grep -q 'LINUX_SLL2 (Linux cooked: tcpdump -i any).*capture on one interface' <<<"$output"
 	# The lab's capture with a 9000-byte frame (a GRO'd one, say) after its fifth.

@@ -84,14 +84,14 @@ def rows(prog, bare, fmt, spread_cell):
     return out
 
 
-def print_section(c, arm, action_name, print_table):
+def print_section(c, arm, action_name, label, print_table):
     """After the table: the frames, what the program did to them, and the costliest."""
     if not c["read"]:
         return
     skipped = skipped_text(c)
     print(f"\nCapture: {c['read']:,} frames read, {c['run']:,} run in the capture's order, "
           "each once a round as captured (one call of one run: its ns hold the kernel "
-          "timer's own reading, as bare XDP_PASS's beside it do)" +
+          f"timer's own reading, as bare {label}'s beside it do)" +
           (f"; left out, never run: {skipped}" if skipped else "") + ".")
     acts = ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
                      for a, n in c["actions"].get(arm, []))
@@ -118,14 +118,14 @@ def shapes_note(c, arm):
             "bare program in the same round); its action is its first pass's.")
 
 
-def bmf(prog, bare, bmf_timing, bmf_entry):
-    """The capture's figures into BMF entries."""
+def bmf(prog, bare, bare_name, bmf_timing, bmf_entry):
+    """The capture's figures into BMF entries, beside the bare program's (BARE_NAME's)."""
     out = {}
     for bench in BENCHES:
         p, b = prog.get((bench, "latency")), bare.get((bench, "latency"))
         if p and b:
             bmf_timing(out, bench, "latency", p)
-            out[bench]["over-xdp-pass"] = {
+            out[bench]["over-" + bare_name.replace("_", "-")] = {
                 "value": statistics.median(x - y for x, y in zip(p, b))}
-            out.setdefault(bench + "/xdp_pass", {})["latency"] = bmf_entry(b)
+            out.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
     return out

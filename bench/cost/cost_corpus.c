@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The cost tool's frame shapes: see cost_corpus.h. */
+#include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/udp.h>
@@ -15,6 +17,30 @@ static void add_ipv4(struct cost_shape *s, const char *name, const struct frame_
 {
 	s->name = name;
 	s->len = frame_build_ipv4(s->frame, sizeof(s->frame), l2, &ip);
+}
+
+/*
+ * The classifier's own shapes named by what they are, for authors of other
+ * programs: an IPv4 header alone from its source ("ipv4-src-10.0.0.253"),
+ * behind a VLAN tag ("vlan-ipv4-src-..."); the others' names say it already.
+ */
+static void describe(struct cost_shape *s)
+{
+	size_t l3 = FRAME_ETH_HLEN;
+	const char *vlan = "";
+	char src[INET_ADDRSTRLEN];
+	__u16 proto;
+
+	memcpy(&proto, s->frame + 12, sizeof(proto));
+	if (ntohs(proto) == ETH_P_8021Q) {
+		vlan = "vlan-";
+		l3 += 4;
+		memcpy(&proto, s->frame + 16, sizeof(proto));
+	}
+	if (ntohs(proto) != ETH_P_IP || !inet_ntop(AF_INET, s->frame + l3 + 12, src, sizeof(src)))
+		return;
+	snprintf(s->label, sizeof(s->label), "%sipv4-src-%s", vlan, src);
+	s->name = s->label;
 }
 
 size_t cost_corpus_build(struct cost_shape *shapes, bool classifier_only)
@@ -34,6 +60,8 @@ size_t cost_corpus_build(struct cost_shape *shapes, bool classifier_only)
 		shapes[n].name = cases[i].name;
 		memcpy(shapes[n].frame, cases[i].frame, cases[i].len);
 		shapes[n].len = cases[i].len;
+		if (!classifier_only)
+			describe(&shapes[n]);
 	}
 	if (classifier_only)
 		return n;

@@ -22,14 +22,16 @@
 
 struct cost_shape {
 	const char *name;
+	char label[32];		/* the name, where it is made here */
 	__u8 frame[COST_JUMBO_LEN];
 	size_t len;
 };
 
 /*
  * Fill @shapes (COST_SHAPES_MAX of them) and return how many there are;
- * @classifier_only: the in-kernel benchmarks' own shapes alone, which the
- * regression gate times fizzbuzzfib on.
+ * @classifier_only: the in-kernel benchmarks' own shapes alone, under their
+ * own names (ipv4-fizz), which the regression gate times fizzbuzzfib on; else
+ * those are named by what they are (ipv4-src-10.0.0.254).
  */
 size_t cost_corpus_build(struct cost_shape *shapes, bool classifier_only);
 

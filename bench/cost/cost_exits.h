@@ -12,18 +12,19 @@ enum cost_exit {
 	COST_EXIT_REGRESSION = 1,	/* cost-compare: the candidate costs more */
 	COST_EXIT_USAGE = 2,		/* wrong arguments */
 	COST_EXIT_OPEN = 3,		/* OBJ missing, or not a BPF object */
-	COST_EXIT_NO_XDP = 4,		/* no XDP program in OBJ */
-	COST_EXIT_SEVERAL = 5,		/* several XDP programs and no PROG= */
-	COST_EXIT_NO_PROG = 6,		/* no XDP program named PROG */
+	COST_EXIT_NO_XDP = 4,		/* no XDP or TC program in OBJ */
+	COST_EXIT_SEVERAL = 5,		/* several XDP or TC programs and no PROG= */
+	COST_EXIT_NO_PROG = 6,		/* no XDP or TC program named PROG */
 	COST_EXIT_REFUSED = 7,		/* the verifier refused the program */
 	COST_EXIT_MAPS = 8,		/* MAPS file wrong: syntax, map name, sizes */
 	COST_EXIT_UNCONFIGURED = 9,	/* every frame aborted: maps it needs are empty */
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
 	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
-	COST_EXIT_CAPTURE_FORMAT = 12,	/* PCAP is not a pcap or pcapng capture */
-	COST_EXIT_CAPTURE_TRUNCATED = 13, /* PCAP was cut short */
-	COST_EXIT_CAPTURE_EMPTY = 14,	/* PCAP holds no frame */
-	COST_EXIT_CAPTURE_UNSEEN = 15,	/* none of PCAP's frames can run: cooked, too long */
+	COST_EXIT_TYPE_OPTION = 12,	/* an option the program's type does not take */
+	COST_EXIT_CAPTURE_FORMAT = 13,	/* PCAP is not a pcap or pcapng capture */
+	COST_EXIT_CAPTURE_TRUNCATED = 14, /* PCAP was cut short */
+	COST_EXIT_CAPTURE_EMPTY = 15,	/* PCAP holds no frame */
+	COST_EXIT_CAPTURE_UNSEEN = 16,	/* none of PCAP's frames can run: cooked, too long */
 };
 
 #endif /* FBF_COST_EXITS_H */

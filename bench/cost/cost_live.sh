@@ -1,36 +1,48 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Any XDP object on the receiving end of a veth, under a raw flood of 60-byte
-# IPv4 frames from one CPU (bench/kernel/flood.bash), beside nothing attached
-# and a bare XDP_PASS program, each in native and skb mode:
+# Any XDP or TC object on a veth, under a raw flood of 60-byte IPv4 frames
+# from one CPU (bench/kernel/flood.bash), beside nothing attached and the bare
+# program of its type, in each MODE its type attaches in:
 #
-#   none  xdp_pass-native  xdp_pass-skb  prog-native  prog-skb
+#   none  BARE-MODE...  prog-MODE...       (XDP: xdp_pass-native, prog-skb, ...)
 #
 # The program is loaded and attached by cost_run (its maps filled from MAPS
 # first, as `make cost` tests them); the arms take turns in an order that
-# rotates each round. Per arm and round, rows "cost/live/ARM<TAB>measure<TAB>value":
-# throughput (frames/s the flood reached: frames sent over its seconds),
-# latency (ns per packet from BPF run-time statistics, which add about 20 ns
-# a run of their own), and in native mode what the program did to the frames,
-# from the veth's own XDP counters (ethtool -S): passed, dropped,
-# redirected and tx, each in percent of the frames XDP saw, and for a program
+# rotates each round. What differs by type is in cost_live_TYPE.bash, beside
+# this file: where a mode attaches, and what the veth and the stack count of
+# what the program did to the frames (live_counted says it, on a first line
+# "#counted<TAB>TEXT"). Per arm and round, rows
+# "cost/live/ARM<TAB>measure<TAB>value": throughput (frames/s the flood
+# reached: frames sent over its seconds), sent, latency (ns per packet from
+# BPF run-time statistics, which add about 20 ns a run of their own), the
+# type's counts of what became of the frames (live_did), and for a program
 # with event maps, which cost_run empties while it runs, the events read
-# (events-read) and that per run (events-per-run). A veth counts XDP actions in native mode only.
+# (events-read) and that per run (events-per-run).
 #
-# With CAPTURE (a pcap file of Ethernet frames, cost_run capture's), the flood
-# is the capture's frames in order, looping, sent by tcpreplay at its top
-# speed from one CPU, in place of the 60-byte frame; frames longer than the
-# veth's 1500-byte MTU are not in it (they run in test_run alone).
+# With CAPTURE (a pcap file of Ethernet frames, cost_run capture's; "" for
+# none), the flood is the capture's frames in order, looping, sent by
+# tcpreplay at its top speed from one CPU on the client's veth, through its
+# qdisc as the raw flood's egress mode goes, in place of the 60-byte frame;
+# frames longer than the veth's 1500-byte MTU are not in it (they run in
+# test_run alone).
 #
-#   cost_live.sh OBJECT PROG MAPS ROUNDS FLOOD_SECONDS [CAPTURE]   (PROG, MAPS: "" for none)
+#   cost_live.sh TYPE BARE OBJECT PROG MAPS ROUNDS FLOOD_SECONDS CAPTURE MODE...
+#   (PROG, MAPS, CAPTURE: "" for none)
 set -euo pipefail
 
-. "$(dirname "$0")/../../testing/netns.bash"
-. "$(dirname "$0")/../kernel/flood.bash"
+here=$(dirname "$0")
+. "$here/../../testing/netns.bash"
+. "$here/../kernel/flood.bash"
 
-obj=$1 prog=$2 maps=$3 rounds=$4 flood_seconds=$5 capture=${6:-}
-arms=(none xdp_pass-native xdp_pass-skb prog-native prog-skb)
+type=$1 bare=$2 obj=$3 prog=$4 maps=$5 rounds=$6 flood_seconds=$7 capture=$8
+shift 8
+modes=("$@")
+# shellcheck source=bench/cost/cost_live_xdp.bash
+. "$here/cost_live_$type.bash"
+arms=(none)
+for mode in "${modes[@]}"; do arms+=("$bare-$mode"); done
+for mode in "${modes[@]}"; do arms+=("prog-$mode"); done
 load_args=()
 [ -z "$prog" ] || load_args+=(-p "$prog")
 [ -z "$maps" ] || load_args+=(-m "$maps")
@@ -38,6 +50,7 @@ load_args=()
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
 fbf_lab_up attached_pid
+live_setup
 # capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints the
 # frames it sent in flood_seconds at the rate it sent them, which is what the rows are read
 # as: tcpreplay ends the loop of the capture it is in before it stops, later than asked.
@@ -55,18 +68,23 @@ flooder=flood
 export -f flood capture_flood
 export rawflood flood_seconds flood_first flood_count work FBF_SERVER capture
 
-# attach ARM: the arm's program on the server veth, through cost_run, which
-# the kernel detaches from when it ends.
+# attach ARM: the arm's program where its mode says (live_where: the server's
+# or the client's namespace), through cost_run, which detaches it when it ends.
 attach()
 {
-	local arm=$1 object=$obj args=("${load_args[@]}")
+	local arm=$1 object=$obj args=("${load_args[@]}") mode=${1##*-} ns iface
 
 	[ "$arm" = none ] && return
-	[[ "$arm" != xdp_pass-* ]] || { object=$FBF_BUILD/xdp_pass.bpf.o; args=(); }
-	fbf_srv_start "$work/attach.out" "$work/attach.err" "$FBF_BUILD/bench/cost_run" \
-		attach "${args[@]}" "$FBF_VETH_SRV" "${arm##*-}" "$object" ||
+	[[ "$arm" != "$bare"-* ]] || { object=$FBF_BUILD/$bare.bpf.o; args=(); }
+	read -r ns iface <<<"$(live_where "$mode")"
+	# fbf_srv_start runs its command in FBF_NS_SRV: here, the namespace the mode names.
+	FBF_NS_SRV=$ns fbf_srv_start "$work/attach.out" "$work/attach.err" \
+		"$FBF_BUILD/bench/cost_run" attach "${args[@]}" "$iface" "$mode" "$object" ||
 		{ echo "cost: $arm: $(grep '^cost:' "$work/attach.err" | tail -n 1)" >&2; exit 10; }
 	attached_pid=$FBF_AGENT_PID
+	# "cost: attached NAME (prog id N) to IFACE HOW": how, for the table's note.
+	printf '#attached\t%s\t%s\n' "$arm" "$(sed -n 's/^cost: attached .* to [^ ]* //p' \
+		"$work/attach.err")"
 }
 
 detach()
@@ -77,40 +95,31 @@ detach()
 	attached_pid=
 }
 
-# xdp_counters: the server veth's XDP counters summed over its queues, as
-# "packets redirect drops tx".
-xdp_counters()
-{
-	fbf_in_srv ethtool -S "$FBF_VETH_SRV" | awk -F: '
-		$1 ~ /rx_queue_[0-9]+_xdp_packets/ { p += $2 }
-		$1 ~ /rx_queue_[0-9]+_xdp_redirect/ { r += $2 }
-		$1 ~ /rx_queue_[0-9]+_xdp_drops/ { d += $2 }
-		$1 ~ /rx_queue_[0-9]+_xdp_tx$/ { t += $2 }
-		END { printf "%d %d %d %d\n", p, r, d, t }'
-}
-
 # run ARM: one flood through ARM; prints its rows.
 run()
 {
-	local arm=$1 name=cost/live/$1 sent cnt=0 ns=0 before after native=0 events=
+	local arm=$1 name=cost/live/$1 mode=${1##*-} sent cnt=0 ns=0 before after events=
 
+	# Nothing attached: the frames take the first mode's path all the same.
+	[ "$arm" != none ] || mode=${modes[0]}
 	attach "$arm"
-	before=$(xdp_counters)
+	before=$(live_counters "$mode")
+	export FBF_RAWFLOOD_EGRESS
+	FBF_RAWFLOOD_EGRESS=$(live_flood_egress "$mode")
 	if [ "$arm" = none ]; then
 		sent=$($flooder 0)
 	else
-		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_attached_prog_id)" -- bash -c "$flooder 0" \
-			>"$work/run.out"
+		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_agent_prog_id "$work/attach.err")" -- \
+			bash -c "$flooder 0" >"$work/run.out"
 		sent=$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)
 		cnt=$(grep -o 'run_cnt=[0-9]*' "$work/run.out" | cut -d= -f2)
 		ns=$(grep -o 'run_time_ns=[0-9]*' "$work/run.out" | cut -d= -f2)
 	fi
-	after=$(xdp_counters)
+	after=$(live_counters "$mode")
 	detach
 	[ "$arm" = none ] || events=$(awk -F'\t' '$1 == "#live" { print $2 }' "$work/attach.out")
-	[[ "$arm" != *-native ]] || native=1
 	awk -v n="$name" -v sent="$sent" -v s="$flood_seconds" -v cnt="$cnt" -v ns="$ns" \
-		-v before="$before" -v after="$after" -v native="$native" -v events="$events" 'BEGIN {
+		-v events="$events" 'BEGIN {
 		printf "%s\tthroughput\t%.0f\n", n, sent / s
 		printf "%s\tsent\t%d\n", n, sent
 		if (cnt > 0)
@@ -119,19 +128,11 @@ run()
 			printf "%s\tevents-read\t%d\n", n, events
 			printf "%s\tevents-per-run\t%.3f\n", n, events / cnt
 		}
-		split(before, b, " ")
-		split(after, a, " ")
-		seen = a[1] - b[1]
-		if (!native || seen <= 0)
-			exit
-		redirected = a[2] - b[2]; dropped = a[3] - b[3]; tx = a[4] - b[4]
-		printf "%s\tpassed-percent\t%.3f\n", n, 100 * (seen - redirected - dropped - tx) / seen
-		printf "%s\tdropped-percent\t%.3f\n", n, 100 * dropped / seen
-		printf "%s\tredirected-percent\t%.3f\n", n, 100 * redirected / seen
-		printf "%s\ttx-percent\t%.3f\n", n, 100 * tx / seen
 	}'
+	[ "$arm" = none ] || live_did "$name" "$mode" "$before" "$after" "$sent"
 }
 
+printf '#counted\t%s\n' "$live_counted"
 for round in $(seq "$rounds"); do
 	for ((k = 0; k < ${#arms[@]}; k++)); do
 		run "${arms[(k + round) % ${#arms[@]}]}"

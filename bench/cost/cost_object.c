@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "cost_args.h"
 #include "cost_exits.h"
 #include "cost_object.h"
 
@@ -148,8 +149,16 @@ static int fill_entry(struct bpf_object *obj, const char *file, int line_no, cha
 	for (size_t c = 1; c < copies; c++)
 		memcpy(value + c * stride, value, value_size);
 	if (bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY)) {
-		fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file, line_no,
-			name, strerror(errno));
+		/* An array says E2BIG for an index past its end: "Argument list too long". */
+		if (errno == E2BIG && (bpf_map__type(map) == BPF_MAP_TYPE_ARRAY ||
+				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY))
+			fprintf(stderr, "cost: %s:%d: key %s is past the end of map %s, which "
+				"holds %u entries (keys 0 to %u, little-endian)\n", file, line_no,
+				key_hex, name, bpf_map__max_entries(map),
+				bpf_map__max_entries(map) - 1);
+		else
+			fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file,
+				line_no, name, strerror(errno));
 		goto out;
 	}
 	err = 0;
@@ -176,12 +185,33 @@ static int fill_maps(struct bpf_object *obj, const char *file)
 	return err;
 }
 
+/* "a (xdp), b (sched_cls)": each program of the object and its type, for a line on stderr. */
+static const char *list_progs(struct bpf_object *obj, char *buf, size_t size)
+{
+	struct bpf_program *p;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	bpf_object__for_each_program(p, obj) {
+		const char *type = libbpf_bpf_prog_type_str(bpf_program__type(p));
+		bool known = type && strcmp(type, "unspec");
+
+		if (len >= size)
+			break;
+		len += snprintf(buf + len, size - len, "%s%s (%s%s%s)", len ? ", " : "",
+				bpf_program__name(p), known ? type : "section ",
+				known ? "" : bpf_program__section_name(p),
+				known ? "" : ", unknown to libbpf");
+	}
+	return len ? buf : "none";
+}
+
 /* The program to measure: the one named, or the only one of a type the tool measures. */
 static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_program *p;
 	int nr_typed = 0;
-	char types[64], sections[128];
+	char types[64], sections[128], progs[512];
 
 	bpf_object__for_each_program(p, cp->obj) {
 		const struct cost_type *type = cost_type_of(p);
@@ -193,21 +223,21 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 			cp->type = type;
 		}
 	}
+	list_progs(cp->obj, progs, sizeof(progs));
+	cost_type_list(types, sizeof(types), false);
 	if (!nr_typed) {
-		fprintf(stderr, "cost: %s has no %s program (no %s function)\n", path,
-			cost_type_list(types, sizeof(types), false),
-			cost_type_list(sections, sizeof(sections), true));
+		fprintf(stderr, "cost: %s has no %s program (no %s function); its programs: %s\n",
+			path, types, cost_type_list(sections, sizeof(sections), true), progs);
 		return COST_EXIT_NO_XDP;
 	}
 	if (name && !cp->prog) {
-		fprintf(stderr, "cost: %s has no %s program named %s (bpftool prog loadall "
-			"shows its names)\n", path, cost_type_list(types, sizeof(types), false),
-			name);
+		fprintf(stderr, "cost: %s has no %s program named %s; its programs: %s\n", path,
+			types, name, progs);
 		return COST_EXIT_NO_PROG;
 	}
 	if (!name && nr_typed > 1) {
-		fprintf(stderr, "cost: %s has %d %s programs: name one with PROG=NAME\n", path,
-			nr_typed, cost_type_list(types, sizeof(types), false));
+		fprintf(stderr, "cost: %s has %d %s programs: name one with %s; its programs: "
+			"%s\n", path, nr_typed, types, COST_ARG_PROG, progs);
 		return COST_EXIT_SEVERAL;
 	}
 	/* Only it: the object's other programs may need targets this tool cannot give. */
@@ -234,7 +264,7 @@ static void tell_open_error(const char *path, int err)
 		"with clang -target bpf\n", path, why);
 }
 
-static int open_object(struct cost_prog *cp, const char *path, const char *name)
+int cost_prog_open(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_map *map;
 	int err;
@@ -264,7 +294,7 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 	int err;
 
 	bpf_object__close(cp->obj);
-	err = open_object(cp, path, name);
+	err = cost_prog_open(cp, path, name);
 	if (err)
 		return err;
 	libbpf_log_len = 0;
@@ -284,7 +314,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
-	err = open_object(cp, path, name);
+	err = cost_prog_open(cp, path, name);
 	if (err)
 		return err;
 	err = cost_events_prepare(&cp->events, cp->obj, runs, cpus) ?:

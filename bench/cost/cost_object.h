@@ -37,6 +37,13 @@ struct cost_prog {
 void cost_object_init(void);
 
 /*
+ * Open @path and choose its program of a type the tool measures (@name, or
+ * the only one if NULL), not yet loaded: 0, or one line and the cost_exit
+ * status. cost_prog_close() closes it.
+ */
+int cost_prog_open(struct cost_prog *cp, const char *path, const char *name);
+
+/*
  * Open @path, choose its program of a type the tool measures (@name, or the
  * only one if NULL), load
  * it and fill its maps from @maps_file (NULL: none). A program that sends

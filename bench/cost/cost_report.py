@@ -44,7 +44,11 @@ import gate  # noqa: E402
 import cost_capture_report as capture  # noqa: E402
 
 STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
-LIVE_ACTIONS = ["passed", "dropped", "redirected", "tx"]
+# What became of the live part's frames (cost_live_TYPE.bash's rows MEASURE-percent), as the
+# table names it.
+LIVE_ACTIONS = [("passed", "passed"), ("dropped", "dropped"), ("redirected", "redirected"),
+                ("tx", "sent back"), ("tx-failed", "failed to send back, dropped"),
+                ("stopped", "stopped")]
 # The gated timing: every frame shape's run summed, judged as the gate judges its own
 # (bench/gate/gate.py: its floor for kernel/all, the A/A change, the bootstrap interval).
 ALL = "cost/all"
@@ -78,6 +82,9 @@ def load(path):
             if line.startswith("#prog\t"):
                 _, arm, name = line.rstrip("\n").split("\t")
                 names[arm] = name
+            elif line.startswith("#refused\t"):
+                _, shape, why = line.rstrip("\n").split("\t")
+                actions["#refused"][shape] = why
             elif line.startswith("#action\t"):
                 _, arm, value, name = line.rstrip("\n").split("\t")
                 actions[arm][int(value)] = name
@@ -115,6 +122,11 @@ def maps_note(arm_maps, who=""):
                                           "(not of queues or rings, or not an array): " +
                                           ", ".join(left) + ".")
     return note
+
+
+def refused_note(refused):
+    """The frame shapes the kernel's test run refused for the program's type, and why."""
+    return "; ".join(f"Frame shape {shape} not run: {why}." for shape, why in refused.items())
 
 
 def split_kernels(args):
@@ -175,7 +187,7 @@ def shapes_of(order):
             and not gate.CPUS_BENCH.match(b) and not capture.is_capture(b)]
 
 
-def cpus_section(prog, bare):
+def cpus_section(prog, bare, bare_name, label):
     """The CPUs: table rows, BMF entries and the one-line reading, from both arms' samples."""
     counts = gate.cpus_counts({"prog": prog}).get(CPUS, [])
     rows, bmf, reading = [], {}, "one CPU: no curve to read"
@@ -196,13 +208,13 @@ def cpus_section(prog, bare):
         for m in ("scaling", "throughput", "overlap-percent"):
             bmf[bench][m] = bmf_entry(prog[(bench, m)])
         bmf[bench]["climb"] = {"value": round(climb, 4)}
-        bmf_timing(bmf, bench + "/xdp_pass", "latency", b)
-        bmf[bench + "/xdp_pass"]["scaling"] = bmf_entry(bs)
+        bmf_timing(bmf, f"{bench}/{bare_name}", "latency", b)
+        bmf[f"{bench}/{bare_name}"]["scaling"] = bmf_entry(bs)
         if n > 1:
             times = statistics.median(ps)
             reading = (f"{times:.1f} times at {n} CPUs: a shared map value, lock or ring in "
                        "the path" if climb > CLIMB else
-                       f"flat: {times:.2f} times at {n} CPUs, bare XDP_PASS "
+                       f"flat: {times:.2f} times at {n} CPUs, bare {label} "
                        f"{statistics.median(bs):.2f}")
             if statistics.median(overlap) < OVERLAP_MIN:
                 reading += (f" (the CPUs' loops ran together {statistics.median(overlap):.0f}%"
@@ -212,9 +224,12 @@ def cpus_section(prog, bare):
 
 def measure(out_dir, obj, samples_path, live_path, kernels):
     samples, names, order, maps, actions = load(samples_path)
+    refused = actions.pop("#refused", {})
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
-    prog, bare = samples["prog"], samples["xdp_pass"]
+    bare_name = next(arm for arm in actions if arm != "prog")
+    prog, bare = samples["prog"], samples[bare_name]
+    label = action_name(bare[(shapes_of(order)[0], "action")][0], actions[bare_name])
     cap = capture.load(samples_path)
     rewritten = set(cap["shape_rewrites"].get("prog", []))
     rows, bmf = [], {}
@@ -235,17 +250,22 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
                      (action_name(action[0], actions["prog"]) if action else "all shapes") +
                      (", rewrites the frame" if bench[len("cost/"):] in rewritten else "")])
         bmf_timing(bmf, bench, "latency", p)
-        bmf[bench]["over-xdp-pass"] = {"value": over}
+        bmf[bench]["over-" + bare_name.replace("_", "-")] = {"value": over}
         if action:
             bmf[bench]["action"] = {"value": action[0]}
-        bmf.setdefault(bench + "/xdp_pass", {})["latency"] = bmf_entry(b)
+        bmf.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
     rows += capture.rows(prog, bare, fmt, spread_cell)
-    bmf.update(capture.bmf(prog, bare, bmf_timing, bmf_entry))
-    live = defaultdict(list)
+    bmf.update(capture.bmf(prog, bare, bare_name, bmf_timing, bmf_entry))
+    live, counted, how = defaultdict(list), "", {}
     if live_path:
         with open(live_path) as f:
             for line in f:
-                if line.strip():
+                if line.startswith("#counted\t"):
+                    counted = line.rstrip("\n").split("\t")[1]
+                elif line.startswith("#attached\t"):
+                    _, arm, said = line.rstrip("\n").split("\t")
+                    how[arm] = said
+                elif line.strip():
                     bench, m, v = line.rstrip("\n").split("\t")
                     live[(bench, m)].append(float(v))
         for (bench, m), values in sorted(live.items()):
@@ -258,50 +278,61 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         values = live.get((f"cost/live/{arm}", m))
         return statistics.median(values) if values else None
 
-    for mode in ("native", "skb") if live else ():
+    modes = [b[len("cost/live/prog-"):] for b, m in live
+             if b.startswith("cost/live/prog-") and m == "throughput"]
+    for mode in sorted(set(modes), key=modes.index):
         did = []
-        for a in LIVE_ACTIONS:
+        for a, said in LIVE_ACTIONS:
             v = med(f"prog-{mode}", f"{a}-percent")
             if v:
-                did.append(f"{a} {v:.0f}%")
-        did = ", ".join(did) or "not counted in skb mode"
-        p, b, n = (med(f"prog-{mode}", "throughput"), med(f"xdp_pass-{mode}", "throughput"),
+                did.append(f"{said} {v:.0f}%")
+        did = ", ".join(did) or f"not counted in {mode} mode"
+        p, b, n = (med(f"prog-{mode}", "throughput"), med(f"{bare_name}-{mode}", "throughput"),
                    med("none", "throughput"))
+        if how.get(f"prog-{mode}", "in {mode} mode") != f"in {mode} mode":
+            did = f"{how[f'prog-{mode}']}: {did}"
         rows.append([f"live {mode}", "frames/s", fmt(p), fmt(b), fmt(n),
                      f"{(p / b - 1) * 100:+.0f}%",
                      spread_cell(live[(f"cost/live/prog-{mode}", "throughput")]), did])
-        p, b = med(f"prog-{mode}", "latency"), med(f"xdp_pass-{mode}", "latency")
+        p, b = med(f"prog-{mode}", "latency"), med(f"{bare_name}-{mode}", "latency")
         rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", f"{p - b:+.1f}",
                      spread_cell(live[(f"cost/live/prog-{mode}", "latency")]), ""])
         p, n = med(f"prog-{mode}", "events-per-run"), med(f"prog-{mode}", "events-read")
         if p is not None:
             rows.append([f"live {mode}", "events/run", fmt(p), "", "", "", "",
                          f"{n:,.0f} events read as it ran"])
+    live_note = ("" if not live else
+                 " live: one CPU's " + ("flood of the capture's frames, looping (tcpreplay), "
+                                       if cap["read"] else "raw flood of 60-byte IPv4 frames ") +
+                 "into a veth; ns/packet "
+                 "from BPF run-time statistics (which add about 20 ns a run); what the program "
+                 f"did to the frames from {counted}; events/run, what its event maps gave a "
+                 "reader that emptied them as it ran (fewer than it sends: its maps filled, and "
+                 "a failed send costs less).")
     print(f"{obj}: {names.get('prog', '?')}, measured on {machine()}, kernel "
           f"{platform.release()}. test_run: median of {rounds} rounds, each the kernel's mean "
-          "of its repetitions, bare XDP_PASS run in the same rounds; spread: (max - min) / "
-          "median of the program's rounds. live: one CPU's " +
-          ("flood of the capture's frames, looping (tcpreplay), " if cap["read"] else
-           "raw flood of 60-byte IPv4 frames ") +
-          "into a veth; ns/packet from BPF run-time statistics (which add about 20 ns a run); "
-          "what the program did from the veth's XDP counters; events/run, what its event "
-          "maps gave a reader that emptied them as it ran (fewer than it sends: its maps "
-          "filled, and a failed send costs less). Compare within this table only."
+          f"of its repetitions, bare {label} run in the same rounds; spread: (max - min) / "
+          "median of the program's rounds." + live_note + " Compare within this table only."
           + kernels_note(found) + "\n")
-    note = " ".join(n for n in (maps_note(maps["prog"]), capture.shapes_note(cap, "prog")) if n)
+    note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused),
+                                capture.shapes_note(cap, "prog")) if n)
     if note:
         print(note + "\n")
-    print_table(["benchmark", "measure", "program", "XDP_PASS", "nothing", "over XDP_PASS",
-                 "spread", "action"], rows)
-    capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), print_table)
-    cpu_rows, cpu_bmf, reading = cpus_section(prog, bare)
+    if not live:
+        # No live part: no column for the frames with nothing attached.
+        rows = [r[:4] + r[5:] for r in rows]
+    print_table(["benchmark", "measure", "program", label] + (["nothing"] if live else []) +
+                [f"over {label}", "spread", "action"], rows)
+    capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), label,
+                          print_table)
+    cpu_rows, cpu_bmf, reading = cpus_section(prog, bare, bare_name, label)
     if cpu_rows:
         bmf.update(cpu_bmf)
         print(f"\nCPUs: every shape on N CPUs at once, one thread pinned to each, median of "
               f"{rounds} rounds; ns/run: the kernel's mean over the threads and the shapes; "
               "x: that over the same round's on one CPU; runs/s: all N CPUs together; "
               "together: how long all N timed loops ran at once, of the time any ran.\n")
-        print_table(["CPUs", "program ns/run", "x", "XDP_PASS ns/run", "x", "runs/s",
+        print_table(["CPUs", "program ns/run", "x", f"{label} ns/run", "x", "runs/s",
                      "together", "spread"], cpu_rows)
         print(f"\nCPUs: {reading}")
     if any(NOISY_SPREAD < (spread(v) or 0) for v in noisy_candidates(prog, live)):

@@ -7,6 +7,7 @@
  *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] ARM=OBJECT...
  *   cost_run attach [-p PROG] [-m MAPS] IFACE MODE OBJECT
  *   cost_run capture PCAP OUT
+ *   cost_run type [-p PROG] OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
  * round after round each arm in turn, starting from a different arm each round
@@ -43,8 +44,8 @@
  *
  * -P PCAP: after the shapes, in each arm's turn, the capture's frames in
  * order, each once (cost_replay.h), for its rows cost/capture and
- * cost/capture/p50, p90, p99 and max, and after the rounds its "#actions",
- * "#rewrites" and "#costliest" lines, and the capture's "#skipped" ones.
+ * cost/capture/p50, p90, p99 and max, and after the rounds its "#capture-actions",
+ * "#capture-rewrites" and "#capture-costliest" lines, and the capture's "#skipped" ones.
  *
  * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
  * CPU this process may use (-c: a comma-separated list of counts instead):
@@ -57,7 +58,9 @@
  * (an array's, one per CPU, for one thread's) and emptied, untimed, after
  * each step, which the threads wait for.
  *
- * Either takes ARM=id:PROG_ID too: a program another process loaded and
+ * An arm given as ARM:PROG=OBJECT loads program PROG of its object, whatever
+ * -p says: two objects whose programs are named differently compare. Either
+ * takes ARM=id:PROG_ID too: a program another process loaded and
  * keeps (an agent's, attached and draining its maps as it serves), measured
  * as it runs; its maps are its loader's, never sized, filled or emptied here,
  * so -m is refused for it and a queue it fills makes later sends cheap.
@@ -67,6 +70,14 @@
  * however it ends); says "attached" on stderr, then
  * until SIGINT or SIGTERM empties its event maps as a reader would (live_read())
  * and last prints "#live<TAB>READ", the events it read, if it has any such map.
+ * MODE: XDP's native or skb; TC's ingress or egress (through tcx where the
+ * kernel has it, else a clsact qdisc). A mode of another type is refused.
+ *
+ * type: the program's type, the arm of the bare program it is measured
+ * against (whose object is ARM.bpf.o) and the modes the live part attaches it
+ * in, as "TYPE<TAB>BARE_ARM<TAB>MODE..." (xdp xdp_pass native skb; tc tc_ok
+ * ingress, as its section says); or the line and status of an object the
+ * tool cannot measure, before anything is loaded.
  *
  * capture: PCAP read and checked as run's -P reads it (its "#skipped" and
  * "#capture" lines), and the frames that run written to OUT, a pcap file the
@@ -86,6 +97,7 @@
 #include <linux/if_ether.h>
 
 #include "cost_capture.h"
+#include "cost_args.h"
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
@@ -102,6 +114,7 @@
 
 struct arm {
 	const char *name;
+	const char *prog;	/* ARM:PROG=OBJECT's PROG: this arm's program, over -p's */
 	const char *path;
 	struct cost_prog cp;
 	double all_ns, overlap_ns, span_ns;
@@ -122,8 +135,10 @@ static int usage(void)
 		"[-P PCAP] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] ARM=OBJECT|ARM=id:PROG_ID...\n"
-		"       cost_run attach [-p PROG] [-m MAPS] IFACE %s OBJECT\n"
-		"       cost_run capture PCAP OUT\n", MAX_ARMS, cost_type_xdp.modes);
+		"       cost_run attach [-p PROG] [-m MAPS] IFACE %s|%s OBJECT\n"
+		"       cost_run type [-p PROG] OBJECT\n"
+		"       cost_run capture PCAP OUT\n", MAX_ARMS, cost_type_xdp.modes,
+		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
 }
 
@@ -139,9 +154,9 @@ static int print_static_figures(const struct arm *arm)
 	}
 	printf("#prog\t%s\t%s\n", arm->name, arm->cp.name);
 	printf("#type\t%s\t%s\n", arm->name, arm->cp.type->name);
-	for (__u32 v = 0; v < arm->cp.type->nr_actions; v++)
-		if (arm->cp.type->actions[v])
-			printf("#action\t%s\t%u\t%s\n", arm->name, v, arm->cp.type->actions[v]);
+	for (__u32 i = 0; i < arm->cp.type->nr_actions; i++)
+		printf("#action\t%s\t%u\t%s\n", arm->name, arm->cp.type->actions[i].value,
+		       arm->cp.type->actions[i].name);
 	printf("%s\tcost/prog\tverified-instructions\t%u\n", arm->name, fig.verified_insns);
 	printf("%s\tcost/prog\ttranslated-instructions\t%u\n", arm->name, fig.xlated_insns);
 	printf("%s\tcost/prog\tjited-bytes\t%u\n", arm->name, fig.jited_bytes);
@@ -168,6 +183,9 @@ static int parse_arms(int argc, char **argv, struct arm *arms)
 		*eq = '\0';
 		arms[a].name = arg;
 		arms[a].path = eq + 1;
+		arms[a].prog = strchr(arg, ':');
+		if (arms[a].prog)
+			*(char *)arms[a].prog++ = '\0';
 	}
 	return nr_arms;
 }
@@ -206,13 +224,47 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 			return COST_EXIT_USAGE;
 		}
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
-		      cost_prog_load(&arms[a].cp, arms[a].path, pass ? NULL : prog_name,
+		      cost_prog_load(&arms[a].cp, arms[a].path,
+				     pass ? NULL : arms[a].prog ?: prog_name,
 				     pass ? NULL : maps_file, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The shapes the kernel's test run refuses for @arm's type taken out, each
+ * said in a "#refused<TAB>SHAPE<TAB>WHY" line: a TC program's frame becomes an
+ * skb, and 6.18 refuses an IPv4 one shorter than its IP header (EINVAL), a
+ * frame that an XDP program is handed as it is. The rest run as they would.
+ */
+static size_t drop_refused(struct arm *arm, struct cost_shape *shapes, size_t nr_shapes)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < nr_shapes; i++) {
+		__u32 action;
+		double ns;
+		int err = kernel_frame_run(arm->cp.fd, shapes[i].frame, shapes[i].len, 1, &ns,
+					   &action);
+
+		if (err == -EINVAL) {
+			printf("#refused\t%s\tthe kernel's test run of a %s program refuses it "
+			       "(EINVAL)\n", shapes[i].name, arm->cp.type->label);
+			continue;
+		}
+		if (kept != i) {
+			shapes[kept] = shapes[i];
+			if (shapes[i].name == shapes[i].label)
+				shapes[kept].name = shapes[kept].label;
+		}
+		kept++;
+	}
+	/* The run's sends, untimed: the rounds start with empty maps. */
+	cost_prog_drain(&arm->cp);
+	return kept;
 }
 
 /* After the runs: each arm's event maps, and the events read out of each. */
@@ -236,8 +288,8 @@ static int check_configured(const struct arm *arm, const __u32 *actions, size_t 
 		if (arm->cp.type->answered(actions[i]))
 			return 0;
 	fprintf(stderr, "cost: %s (%s) aborted every frame shape: it reads configuration "
-		"from a map nobody filled; give its entries with MAPS=FILE\n", arm->path,
-		arm->cp.name);
+		"from a map nobody filled; give its entries with %s\n", arm->path,
+		arm->cp.name, COST_ARG_MAPS);
 	return COST_EXIT_UNCONFIGURED;
 }
 
@@ -512,6 +564,8 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		ret = COST_EXIT_FAILED;
 	}
 	ret = ret ?: load_arms(arms, nr_arms, repeat, 1);
+	if (!ret)
+		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/* The first passes: each arm's actions, an unconfigured program told before any round. */
 	for (int a = 0; !ret && rounds && a < nr_arms; a++)
 		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a]);
@@ -659,6 +713,8 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 		most = counts[c] > most ? counts[c] : most;
 	/* Every thread's sends of one step, which are emptied before the next. */
 	ret = load_arms(arms, nr_arms, repeat, most);
+	if (!ret)
+		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
@@ -737,9 +793,9 @@ static int attach(int argc, char **argv)
 		goto out;
 	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
 	if (ret == -EINVAL) {
-		fprintf(stderr, "cost: %s is an %s program: it attaches in mode %s, not %s\n",
+		fprintf(stderr, "cost: %s is a %s program: it attaches in mode %s, not %s\n",
 			cp.name, cp.type->label, cp.type->modes, mode);
-		ret = COST_EXIT_USAGE;
+		ret = COST_EXIT_TYPE_OPTION;
 		goto out;
 	}
 	if (ret) {
@@ -782,6 +838,26 @@ static int capture_cmd(int argc, char **argv)
 	return ret;
 }
 
+static int type(int argc, char **argv)
+{
+	struct cost_prog cp = { .fd = -1 };
+	const char *mode;
+	int ret;
+
+	if (argc - optind != 1)
+		return usage();
+	ret = cost_prog_open(&cp, argv[optind], prog_name);
+	if (!ret) {
+		mode = cp.type->mode_of ? cp.type->mode_of(cp.prog) : NULL;
+		printf("%s\t%s\t", cp.type->name, cp.type->bare_arm);
+		for (const char *m = mode ?: cp.type->modes; *m; m++)
+			putchar(*m == '|' ? '\t' : *m);
+		putchar('\n');
+	}
+	cost_prog_close(&cp);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = 10, repeat = 100000, opt;
@@ -809,5 +885,7 @@ int main(int argc, char **argv)
 		return attach(argc, argv);
 	if (!strcmp(cmd, "capture"))
 		return capture_cmd(argc, argv);
+	if (!strcmp(cmd, "type"))
+		return type(argc, argv);
 	return usage();
 }

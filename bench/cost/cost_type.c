@@ -2,10 +2,11 @@
 /* The program types the cost tool measures: see cost_type.h. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cost_type.h"
 
-static const struct cost_type *const types[] = { &cost_type_xdp };
+static const struct cost_type *const types[] = { &cost_type_xdp, &cost_type_tc };
 #define NR_TYPES (sizeof(types) / sizeof(types[0]))
 
 const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type)
@@ -16,9 +17,20 @@ const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type)
 	return NULL;
 }
 
-const struct cost_type *cost_type_of(const struct bpf_program *prog)
+const struct cost_type *cost_type_of(struct bpf_program *prog)
 {
-	return cost_type_by_kernel(bpf_program__type(prog));
+	for (size_t i = 0; i < NR_TYPES; i++)
+		if (types[i]->claims ? types[i]->claims(prog) :
+		    bpf_program__type(prog) == types[i]->prog_type)
+			return types[i];
+	return NULL;
+}
+
+void cost_type_unlink(struct cost_attached *at)
+{
+	if (at->link_fd >= 0)
+		close(at->link_fd);
+	at->link_fd = -1;
 }
 
 bool cost_type_is_bare(const char *arm)

@@ -17,7 +17,14 @@
 struct cost_attached {
 	int link_fd;
 	unsigned int ifindex;
+	int hook;		/* the type's own: TC's clsact hook, where not through a link */
 	char how[48];		/* for the "attached" line: "in native mode" */
+};
+
+/* An action a program of the type returns, and its name. */
+struct cost_action {
+	__u32 value;
+	const char *name;
 };
 
 struct cost_type {
@@ -26,10 +33,15 @@ struct cost_type {
 	const char *sections;		/* "SEC(\"xdp\")": the sections a program of it is in */
 	enum bpf_prog_type prog_type;
 	const char *bare_arm;		/* the arm of the bare program: its object is ARM.bpf.o */
-	const char *const *actions;	/* the name of each action, by value */
+	const struct cost_action *actions;
 	__u32 nr_actions;
 	/* A real answer to a frame: not an abort nor a value the type has no name for. */
 	bool (*answered)(__u32 action);
+	/*
+	 * Whether @prog is of the type, giving it the type where libbpf left it
+	 * without one; NULL: by prog_type.
+	 */
+	bool (*claims)(struct bpf_program *prog);
 	/* Held while test runs of @prog_fd go on: a link's fd, or -errno; NULL: nothing. */
 	int (*hold)(int prog_fd);
 	/*
@@ -41,15 +53,24 @@ struct cost_type {
 		      const char *mode, struct cost_attached *at);
 	void (*detach)(struct cost_attached *at);
 	const char *modes;		/* the modes attach() takes, for a usage line */
+	/* The mode the live part attaches @prog in, as its section says; NULL: each of modes. */
+	const char *(*mode_of)(const struct bpf_program *prog);
 };
 
-extern const struct cost_type cost_type_xdp;
+extern const struct cost_type cost_type_xdp, cost_type_tc;
 
-/* The type of @prog, or NULL if the tool measures no program of its type. */
-const struct cost_type *cost_type_of(const struct bpf_program *prog);
+/*
+ * The type of @prog, or NULL if the tool measures no program of its type. A
+ * program in a section of the type that this libbpf does not know yet (libbpf
+ * 1.1: SEC("tcx/ingress")) is given the type here, before the object loads.
+ */
+const struct cost_type *cost_type_of(struct bpf_program *prog);
 
 /* The type whose programs have kernel type @type, or NULL. */
 const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type);
+
+/* A detach() for a program attached through a BPF link: the link closed. */
+void cost_type_unlink(struct cost_attached *at);
 
 /* Whether @arm names a type's bare program (its bare_arm). */
 bool cost_type_is_bare(const char *arm);

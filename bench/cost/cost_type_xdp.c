@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
@@ -11,12 +10,12 @@
 #include "cost_hold.h"
 #include "cost_type.h"
 
-static const char *const xdp_actions[] = {
-	[XDP_ABORTED] = "XDP_ABORTED",
-	[XDP_DROP] = "XDP_DROP",
-	[XDP_PASS] = "XDP_PASS",
-	[XDP_TX] = "XDP_TX",
-	[XDP_REDIRECT] = "XDP_REDIRECT",
+static const struct cost_action xdp_actions[] = {
+	{ XDP_ABORTED, "XDP_ABORTED" },
+	{ XDP_DROP, "XDP_DROP" },
+	{ XDP_PASS, "XDP_PASS" },
+	{ XDP_TX, "XDP_TX" },
+	{ XDP_REDIRECT, "XDP_REDIRECT" },
 };
 
 /* Aborting every frame, or answering with no XDP action at all, is not what a user runs. */
@@ -46,13 +45,6 @@ static int xdp_attach(const struct bpf_program *prog, int prog_fd, unsigned int 
 	return 0;
 }
 
-static void xdp_detach(struct cost_attached *at)
-{
-	if (at->link_fd >= 0)
-		close(at->link_fd);
-	at->link_fd = -1;
-}
-
 const struct cost_type cost_type_xdp = {
 	.name = "xdp",
 	.label = "XDP",
@@ -64,6 +56,6 @@ const struct cost_type cost_type_xdp = {
 	.answered = xdp_answered,
 	.hold = cost_hold,
 	.attach = xdp_attach,
-	.detach = xdp_detach,
+	.detach = cost_type_unlink,
 	.modes = "native|skb",
 };

@@ -10,11 +10,17 @@
  * the frames sent on stdout. For the flood test in tests/stress/stress.sh and
  * the NIC checks (testing/vm/vm-nics); only ever run on a veth pair in a test
  * namespace or on a tap device a test made.
+ *
+ * FBF_RAWFLOOD_EGRESS=1: through the stack's egress path instead (the qdisc,
+ * TC egress) for a TC egress program to see the frames; a frame that path
+ * refuses (a program's TC_ACT_SHOT: ENOBUFS) counts as sent, and is told on
+ * stderr.
  */
 #define _GNU_SOURCE /* sendmmsg */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +66,9 @@ int main(int argc, char **argv)
 	struct mmsghdr msgs[BATCH] = {};
 	struct iovec iov[BATCH];
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
-	unsigned long long sent = 0;
+	unsigned long long sent = 0, refused = 0;
+	const char *egress_env = getenv("FBF_RAWFLOOD_EGRESS");
+	bool egress = egress_env && !strcmp(egress_env, "1");
 	struct in_addr first, daddr;
 	double seconds, start, end, elapsed;
 	unsigned long long frames = 0;
@@ -83,7 +91,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Straight to the driver: the qdisc would only add a lock and drops. */
-	setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	if (!egress)
+		setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
 
 	for (i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = batch[i], .iov_len = FRAME_LEN };
@@ -104,6 +113,12 @@ int main(int argc, char **argv)
 				    ntohl(daddr.s_addr));
 		n = sendmmsg(fd, msgs, frames && frames - sent < BATCH ? frames - sent : BATCH, 0);
 		if (n < 0) {
+			/* The batch's first frame refused on the way out: on to the next. */
+			if (egress && errno == ENOBUFS) {
+				sent++;
+				refused++;
+				continue;
+			}
 			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR)
 				continue;
 			fprintf(stderr, "rawflood: sendmmsg: %s\n", strerror(errno));
@@ -115,6 +130,8 @@ int main(int argc, char **argv)
 	elapsed = fbf_monotonic_s() - start;
 	fprintf(stderr, "rawflood: %llu frames in %.1f s: %.0f frames/s\n", sent, elapsed,
 		sent / elapsed);
+	if (egress)
+		fprintf(stderr, "rawflood: %llu refused on the way out\n", refused);
 	close(fd);
 	return 0;
 }

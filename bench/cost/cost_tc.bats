@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool on TC programs (bench/cost/cost_type_tc.c): small ones of its
+# own (testing/cost_types_probe.bpf.c) and Cloudflare's cls_redirect, which
+# nobody here wrote (testing/third_party/cls_redirect, from Debian's
+# linux-source); PROG= across types; the live part through tcx or a clsact
+# qdisc on the hook the section names; and what a new user of the tool found:
+# an XDP_TX program's frames, the table without a live part, shape names, the
+# installed tool's own syntax and manual, a MAPS key past an array's end.
+# Short rounds: the figures are checked for being there, never for how fast.
+
+load ../../testing/netns
+load ../bmf
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads BPF programs and makes veth pairs"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=3 FBF_COST_REPEAT=1000
+	export FBF_COST_LIVE_ROUNDS=0 FBF_COST_FLOOD_SECONDS=1
+	TYPES=$FBF_BUILD/testing
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# action SHAPE: the action column of the table's test_run row for SHAPE.
+action() { awk -v s="$1" '$1 == "test_run" && $2 == s { print $NF }' <<<"$output"; }
+
+# tcx_or_clsact: how the kernel here takes a TC program: tcx from 6.6, a clsact qdisc before.
+tcx_or_clsact()
+{
+	local v
+
+	v=$(uname -r | awk -F'[.-]' '{ printf "%d", $1 * 1000 + $2 }')
+	if [ "$v" -ge 6006 ]; then echo "through tcx"; else echo "through a clsact qdisc"; fi
+}
+
+@test "a TC program: TC_ACT_* actions against bare TC_ACT_OK, the CPUs, live on ingress" {
+	FBF_COST_LIVE_ROUNDS=1 run make -s cost OBJ="$TYPES/cost_tc_probe.bpf.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = TC_ACT_SHOT ]
+	[ "$(action ipv4-udp)" = TC_ACT_OK ]
+	[ "$(action ipv6)" = TC_ACT_UNSPEC ]
+	[ "$(action arp)" = TC_ACT_UNSPEC ]
+	[[ "$output" == *"bare TC_ACT_OK run in the same rounds"* ]]
+	grep -E '^benchmark +measure +program +TC_ACT_OK +nothing +over TC_ACT_OK ' <<<"$output"
+	grep -E '^verifier +verified-instructions +[1-9][0-9]* +2 ' <<<"$output"
+	grep -E '^1 +[0-9.]+ +1.00x ' <<<"$output"
+	# The kernel's test run of an skb refuses an IPv4 frame shorter than its header.
+	[[ "$output" == *"Frame shape truncated not run: the kernel's test run of a TC program"* ]]
+	grep -E "^live ingress +frames/s .* $(tcx_or_clsact) on ingress: passed 100%$" <<<"$output"
+	grep -E '^live ingress +ns/packet +[0-9.]+ +[0-9.]+ ' <<<"$output"
+	check_bmf "$RESULTS/cost.bmf.json" cost/prog cost/ipv4-tcp cost/ipv4-tcp/tc_ok cost/all \
+		cost/cpus/1/tc_ok cost/live/prog-ingress cost/live/tc_ok-ingress cost/live/none
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/ipv4-tcp:action cost/all:over-tc-ok \
+		cost/live/prog-ingress:passed-percent cost/live/prog-ingress:latency
+}
+
+@test "SEC(\"tcx/egress\"), which libbpf 1.1 does not know: measured, live on egress" {
+	FBF_COST_LIVE_ROUNDS=1 cost measure "$TYPES/cost_tc_probe_egress.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = TC_ACT_SHOT ]
+	grep -E "^live egress +frames/s .* $(tcx_or_clsact) on egress: passed 100%$" <<<"$output"
+	[[ "$output" != *"live ingress"* ]]
+}
+
+@test "Cloudflare's cls_redirect, from Debian's linux-source: a TC program nobody here wrote" {
+	cost measure "$TYPES/cls_redirect.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cls_redirect.bpf.o: cls_redirect, measured on"* ]]
+	# Not GUE to its (unset) address: every frame goes on as it came.
+	[ "$(action ipv4-tcp)" = TC_ACT_OK ]
+	[ "$(action ipv6)" = TC_ACT_OK ]
+	grep -E '^verifier +verified-instructions +[0-9]{4,} +2 ' <<<"$output"
+	grep -E '^test_run all +ns/run ' <<<"$output"
+}
+
+@test "PROG= picks a program of either type; without it both are named, with their types" {
+	cost measure "$TYPES/cost_tc_probe_mixed.bpf.o"
+	[ "$status" -eq 5 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"has 2 XDP or TC programs: name one with PROG=NAME; its programs: "*"tc_cost_probe (sched_cls), xdp_cost_other (xdp)" ]]
+	cost measure "$TYPES/cost_tc_probe_mixed.bpf.o" xdp_cost_other
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = XDP_PASS ]
+	cost measure "$TYPES/cost_tc_probe_mixed.bpf.o" tc_cost_probe
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = TC_ACT_SHOT ]
+}
+
+@test "cost-compare on TC: A/A passes, one instruction more per frame fails on the exact measures" {
+	cost compare "$TYPES/cost_tc_probe.bpf.o" "$TYPES/cost_tc_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+	cost compare "$TYPES/cost_tc_probe.bpf.o" "$TYPES/cost_tc_probe_planted.bpf.o"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions "* ]]
+	check_bmf "$RESULTS/cost-compare.bmf.json" cost/prog cost/all
+}
+
+@test "cost-compare takes each object's program: a renamed program compares" {
+	cost compare "$TYPES/cost_tc_probe_mixed.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o" "" "" \
+		xdp_cost_other xdp_pass
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	run make -s cost-compare BASE="$TYPES/cost_tc_probe_mixed.bpf.o" \
+		CANDIDATE="$FBF_BUILD/xdp_pass.bpf.o" BASE_PROG=xdp_cost_other CANDIDATE_PROG=xdp_pass
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+}
+
+@test "bad input across types: each one line and exit 12" {
+	cost compare "$TYPES/cost_tc_probe.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o"
+	[ "$status" -eq 12 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cost: the base's program is tc, the candidate's xdp: compare programs"* ]]
+	# XDP's modes for a TC program, and a TC hook for an XDP one, refused before any attach.
+	run "$FBF_BUILD/bench/cost_run" attach lo native "$TYPES/cost_tc_probe.bpf.o"
+	[ "$status" -eq 12 ]
+	[ "$output" = "cost: tc_cost_probe is a TC program: it attaches in mode ingress|egress, not native" ]
+	run "$FBF_BUILD/bench/cost_run" attach lo ingress "$FBF_BUILD/xdp_pass.bpf.o"
+	[ "$status" -eq 12 ]
+	[ "$output" = "cost: xdp_pass is a XDP program: it attaches in mode native|skb, not ingress" ]
+}
+
+@test "an XDP_TX program: its frames really go back, and the live part says so" {
+	FBF_COST_LIVE_ROUNDS=1 cost measure "$TYPES/cost_xdp_tx_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-udp)" = XDP_TX ]
+	grep -E '^live native +frames/s .* sent back 100%$' <<<"$output"
+	[[ "$output" != *"passed 100%"* ]]
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/live/prog-native:tx-percent \
+		cost/live/prog-native:tx-failed-percent
+}
+
+@test "no live part: neither its sentence nor an empty nothing column; shapes named as they are" {
+	cost measure "$FBF_BUILD/xdp_pass.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"live:"* ]]
+	[[ "$output" != *"flood"* ]]
+	grep -E '^benchmark +measure +program +XDP_PASS +over XDP_PASS +spread +action$' <<<"$output"
+	# Not this project's classes: what the frames are.
+	[[ "$output" != *"fizz"* ]]
+	[[ "$output" != *"fibonacci"* ]]
+	grep -E '^test_run ipv4-src-10\.0\.0\.254 ' <<<"$output"
+	grep -E '^test_run vlan-ipv4-src-10\.0\.0\.254 ' <<<"$output"
+}
+
+@test "a MAPS key past an array's end: said so, not the raw E2BIG" {
+	echo 'cost_config 05000000 01000000' >"$BATS_TEST_TMPDIR/maps"
+	cost measure "$FBF_BUILD/testing/cost_probe_config.bpf.o" "" "$BATS_TEST_TMPDIR/maps"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entries"* ]]
+	[[ "$output" != *"Argument list too long"* ]]
+}
+
+@test "installed fizzbuzzfib-cost: its own syntax, a manual page whose exits are the tool's" {
+	local prefix=$BATS_TEST_TMPDIR/prefix
+
+	make -s install PREFIX="$prefix" OUTPUT="$FBF_BUILD" >/dev/null
+	run "$prefix/sbin/fizzbuzzfib-cost"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]"* ]]
+	[[ "$output" != *"make"* ]]
+	[[ "$output" != *"="* ]]
+	run "$prefix/sbin/fizzbuzzfib-cost" measure "$TYPES/cost_tc_probe_mixed.bpf.o"
+	echo "$output"
+	[ "$status" -eq 5 ]
+	[[ "$output" == *"name one with the PROG argument;"* ]]
+	FBF_COST_OUT=$BATS_TEST_TMPDIR/installed run "$prefix/sbin/fizzbuzzfib-cost" measure \
+		"$TYPES/cost_tc_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "$(action ipv4-tcp)" = TC_ACT_SHOT ]
+	[ -f "$prefix/share/man/man8/fizzbuzzfib-cost.8" ]
+	# Every status of the exit table, and no other, in the manual.
+	diff <(awk '/COST_EXIT_[A-Z_]+ = [0-9]+/ { sub(",", "", $3); print $3 }' \
+		bench/cost/cost_exits.h) \
+		<(awk '/^\.SH EXIT STATUS/ { on = 1 } /^\.SH FILES/ { on = 0 }
+			on && prev == ".TP" { gsub(/\.B /, ""); print } { prev = $0 }' \
+			"$prefix/share/man/man8/fizzbuzzfib-cost.8")
+	make -s uninstall PREFIX="$prefix" >/dev/null
+	[ ! -e "$prefix/share/man/man8/fizzbuzzfib-cost.8" ]
+	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ]
+}
