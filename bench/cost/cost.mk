@@ -129,3 +129,14 @@ $(CLS_REDIRECT_OBJ): testing/third_party/cls_redirect/test_cls_redirect.c \
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@
+
+# The Linux selftests' XDP IP-in-IP encapsulator (testing/third_party/xdp_iptunnel): a
+# program nobody here wrote that rewrites its frames, for bench/cost/cost_capture.bats.
+XDP_IPTUNNEL_OBJ := $(OUTPUT)/testing/xdp_iptunnel.bpf.o
+test-build: $(XDP_IPTUNNEL_OBJ)
+
+$(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
+		     testing/third_party/xdp_iptunnel/test_iptunnel_common.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@
