@@ -54,6 +54,9 @@ live_did()
 		}
 		if (seen <= 0)
 			exit
+		# A few frames of the stack itself (neighbour discovery): never past all of them.
+		if (went > seen)
+			went = seen
 		printf "%s\tpassed-percent\t%.3f\n", n, 100 * went / seen
 		printf "%s\tstopped-percent\t%.3f\n", n, 100 * (seen - went) / seen
 	}'

@@ -26,6 +26,9 @@ samples()
 	cpus2, pass2 = float(sys.argv[3]), float(sys.argv[4])
 	for arm in ("xdp_pass", "prog"):
 	    print(f"#prog\t{arm}\t{arm}")
+	    print(f"#type\t{arm}\txdp")
+	    for value, name in enumerate(("XDP_ABORTED", "XDP_DROP", "XDP_PASS")):
+	        print(f"#action\t{arm}\t{value}\t{name}")
 	    for m, v in (("verified-instructions", 19), ("translated-instructions", 16),
 	                 ("jited-bytes", 80)):
 	        print(f"{arm}\tcost/prog\t{m}\t{v}")

@@ -227,7 +227,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
     refused = actions.pop("#refused", {})
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
-    bare_name = next(arm for arm in actions if arm != "prog")
+    bare_name = next(arm for arm in names if arm != "prog")
     prog, bare = samples["prog"], samples[bare_name]
     label = action_name(bare[(shapes_of(order)[0], "action")][0], actions[bare_name])
     cap = capture.load(samples_path)

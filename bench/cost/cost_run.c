@@ -564,7 +564,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		ret = COST_EXIT_FAILED;
 	}
 	ret = ret ?: load_arms(arms, nr_arms, repeat, 1);
-	if (!ret)
+	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/* The first passes: each arm's actions, an unconfigured program told before any round. */
 	for (int a = 0; !ret && rounds && a < nr_arms; a++)
@@ -713,7 +713,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 		most = counts[c] > most ? counts[c] : most;
 	/* Every thread's sends of one step, which are emptied before the next. */
 	ret = load_arms(arms, nr_arms, repeat, most);
-	if (!ret)
+	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
