@@ -35,10 +35,11 @@ pkgs_demo=(
 )
 # The micro benchmarks (Google Benchmark, callgrind), profiles, and the
 # servers and flow meters the macro benchmarks run beside the agent; curl
-# and procps (pgrep, sysctl), which a minimal Debian lacks.
+# and procps (pgrep, sysctl), which a minimal Debian lacks; libpcap and
+# tcpreplay for the cost tool's captures (PCAP=), tcpdump to make them.
 pkgs_bench=(
 	g++ libbenchmark-dev valgrind gnuplot-nox linux-perf ethtool
-	nats-server nfdump softflowd pmacct curl procps
+	nats-server nfdump softflowd pmacct curl procps libpcap-dev tcpreplay tcpdump
 )
 # make deps-bench fetches profile-cpu's flame graph template with npm; any npm will do.
 command -v npm >/dev/null || pkgs_bench+=(npm)

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
-#                 what any XDP or TC object costs, in the state MAPS and SET give it:
-#                 the verifier's figures, each frame shape through BPF_PROG_TEST_RUN, and
-#                 the whole path on a veth, beside the bare program of its type (as
-#                 root); with KERNELS, the verifier's figures on those kernels too, each
-#                 booted under QEMU
+# make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
+#                 what any XDP or TC object costs, in the state MAPS and SET give it: the
+#                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
+#                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
+#                 the bare program of its type (as root); with KERNELS, the verifier's
+#                 figures on those kernels too, each booted under QEMU
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
-#                 [MAPS=FILE|DIR] [SET=...] [KERNELS=...]   two objects side by side in
-#                 one run, with the gate's statistics and verdict
+#                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...]   two objects side by
+#                 side in one run, with the gate's statistics and verdict
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -16,6 +16,7 @@ COST_RUN := $(OUTPUT)/bench/cost_run
 TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
+	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
 	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
@@ -26,6 +27,8 @@ COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_plante
 	       cost_probe_maps_of_maps.bpf.o)
 # bench/cost/cost_state.bats's, from testing/cost_state.bpf.c.
 COST_STATE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_state.bpf.o cost_state_big.bpf.o)
+# bench/cost/cost_capture.bats's: a program that rewrites its frames.
+COST_REWRITE := $(OUTPUT)/testing/cost_rewrite.bpf.o
 
 .PHONY: cost cost-compare
 
@@ -35,12 +38,12 @@ COST_KERNELS = $(if $(filter command line environment,$(origin KERNELS)),$(strip
 COST_FETCH = $(if $(COST_KERNELS),$(if $(FBF_KERNELS),,kernels))
 
 bench-build: $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats
-test-build: $(COST_PROBES) $(COST_STATE_PROBES)
+test-build: $(COST_PROBES) $(COST_STATE_PROBES) $(COST_REWRITE)
 
 $(COST_RUN): $(COST_OBJS)
 	$(call msg,BINARY,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBBPF_LIBS) -lpcap -lpthread -o $@
 
 $(OUTPUT)/testing/cost_probe_planted.bpf.o: COST_PROBE_FLAGS := -DCOST_PLANTED
 $(OUTPUT)/testing/cost_probe_two.bpf.o: COST_PROBE_FLAGS := -DCOST_TWO_PROGS
@@ -60,17 +63,22 @@ $(COST_STATE_PROBES): testing/cost_state.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_STATE_FLAGS) -c $< -o $@
 
+$(COST_REWRITE): testing/cost_rewrite.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
-		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)"
+		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
-		"$(BASE_PROG)" "$(CANDIDATE_PROG)"
+		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats
+	     bench/cost/cost_state.bats bench/cost/cost_capture.bats
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
@@ -79,6 +87,7 @@ COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
 COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
+		bench/cost/cost_capture_report.py \
 		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
@@ -130,3 +139,16 @@ $(CLS_REDIRECT_OBJ): testing/third_party/cls_redirect/test_cls_redirect.c \
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@
+
+# The Linux selftests' XDP IP-in-IP encapsulator (testing/third_party/xdp_iptunnel): a
+# program nobody here wrote that rewrites its frames, for bench/cost/cost_capture.bats.
+XDP_IPTUNNEL_OBJ := $(OUTPUT)/testing/xdp_iptunnel.bpf.o
+test-build: $(XDP_IPTUNNEL_OBJ)
+
+$(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
+		     testing/third_party/xdp_iptunnel/test_iptunnel_common.h
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	@# Its bounds checks compare header pointers with void *, as the kernel's tree allows.
+	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
+		$(ARCH_INCLUDES) -c $< -o $@

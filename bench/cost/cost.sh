@@ -3,14 +3,14 @@
 #
 # What any XDP or TC object costs (make cost, make cost-compare):
 #
-#   cost.sh measure OBJECT [PROG [MAPS]]
+#   cost.sh measure OBJECT [PROG [MAPS [PCAP]]]
 #       the verifier's figures, every frame shape of the corpus through
 #       BPF_PROG_TEST_RUN beside the bare program of its type (XDP_PASS,
 #       TC_ACT_OK: cost_run type names it), on one CPU and on 1, 2, 4, ... CPUs
 #       at once, the whole path on a veth in each mode of its type (XDP: native
 #       and skb; TC: the hook its section names) (cost_live.sh): one table, and
 #       cost.bmf.json in FBF_COST_OUT
-#   cost.sh compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG]]]]
+#   cost.sh compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG [PCAP]]]]]
 #       both objects side by side in one run (the base twice, for the A/A),
 #       judged with the regression gate's statistics: exit 0 or 1 and a line;
 #       BASE_PROG and CANDIDATE_PROG name each object's program where the
@@ -22,7 +22,9 @@
 # PROG names the program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
 # hex bytes, or a map's `bpftool map dump -j` named NAME.json after it, or a
-# directory of those (docs/benchmarks.md). State, from the environment:
+# directory of those (docs/benchmarks.md); PCAP is a capture (pcap or pcapng)
+# whose frames run too, in its order (cost_replay.h), and which the live part
+# floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
 # Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
@@ -51,16 +53,19 @@ usage()
 {
 	if [ -n "${FBF_COST_INSTALLED:-}" ]; then
 		cat >&2 <<-EOF
-		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]
-		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG]]]]
-		(PROG, MAPS: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
+		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
+		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
+		            [PCAP]]]]]
+		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
 		man fizzbuzzfib-cost)
 		EOF
 	else
 		cat >&2 <<-EOF
-		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
+		            [KERNELS=...]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
-		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [KERNELS=...]
+		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
+		            [KERNELS=...]
 		EOF
 	fi
 	exit $exit_usage
@@ -145,7 +150,8 @@ time_arms()
 	local file=$1
 
 	shift
-	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" >"$file"
+	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
+		${pcap:+-P "$pcap"} "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
 		grep -v -e '^#prog' -e '^#type' -e '^#action' -e '^#refused' \
@@ -178,11 +184,22 @@ load_args=()
 [ -z "$globals" ] || load_args+=(-s "$globals")
 export FBF_COST_SET=$globals
 
+# check_capture: PCAP read as the runs will read it, before any of them: a bad
+# one ends the run here with cost_run's line and status; the frames that run
+# into $work/capture.pcap, for the live part.
+check_capture()
+{
+	[ -n "$pcap" ] || return 0
+	need_file PCAP "$pcap"
+	"$build/bench/cost_run" capture "$pcap" "$work/capture.pcap" >/dev/null
+}
+
 case $cmd in
 measure)
-	obj=${1:-} prog=${2:-} maps=${3:-}
+	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_maps "$maps"
+	check_capture
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	type=$(prog_type "$obj" "$prog")
@@ -194,9 +211,14 @@ measure)
 		command -v ethtool >/dev/null ||
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
+		[ -z "$pcap" ] || command -v tcpreplay >/dev/null ||
+			{ echo "cost: tcpreplay is missing (PCAP's live part sends the capture" \
+			       "with it): install the Debian packages with make deps" >&2
+			  exit $exit_failed; }
 		# shellcheck disable=SC2086 # $modes: one word per mode
 		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
-			"$live_rounds" "$flood_seconds" $modes >"$work/live.tsv"
+			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
+			>"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
 	matrix_run
@@ -205,10 +227,11 @@ measure)
 	;;
 compare)
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
-	base_prog=${5:-$prog} candidate_prog=${6:-$prog}
+	base_prog=${5:-$prog} candidate_prog=${6:-$prog} pcap=${7:-}
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_maps "$maps"
+	check_capture
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	base_type=$(prog_type "$base" "$base_prog")
 	candidate_type=$(prog_type "$candidate" "$candidate_prog")

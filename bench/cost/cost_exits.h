@@ -21,6 +21,10 @@ enum cost_exit {
 	COST_EXIT_FAILED = 10,		/* the run itself failed: root, kernel, network */
 	COST_EXIT_KERNEL = 11,		/* KERNELS: one not fetched, or one gave no figures */
 	COST_EXIT_TYPE_OPTION = 12,	/* an option the program's type does not take */
+	COST_EXIT_CAPTURE_FORMAT = 13,	/* PCAP is not a pcap or pcapng capture */
+	COST_EXIT_CAPTURE_TRUNCATED = 14, /* PCAP was cut short */
+	COST_EXIT_CAPTURE_EMPTY = 15,	/* PCAP holds no frame */
+	COST_EXIT_CAPTURE_UNSEEN = 16,	/* none of PCAP's frames can run: cooked, too long */
 	/* State (cost_state.h), from 20 */
 	COST_EXIT_DUMP_SIZE = 20,	/* a MAPS dump's key or value is not its map's size */
 	COST_EXIT_DUMP_MAP = 21,	/* a MAPS dump names a map the object lacks */

@@ -21,15 +21,23 @@
 # with event maps, which cost_run empties while it runs, the events read
 # (events-read) and that per run (events-per-run).
 #
-#   cost_live.sh TYPE BARE OBJECT PROG MAPS ROUNDS FLOOD_SECONDS MODE...   (PROG, MAPS: "" for none)
+# With CAPTURE (a pcap file of Ethernet frames, cost_run capture's; "" for
+# none), the flood is the capture's frames in order, looping, sent by
+# tcpreplay at its top speed from one CPU on the client's veth, through its
+# qdisc as the raw flood's egress mode goes, in place of the 60-byte frame;
+# frames longer than the veth's 1500-byte MTU are not in it (they run in
+# test_run alone).
+#
+#   cost_live.sh TYPE BARE OBJECT PROG MAPS ROUNDS FLOOD_SECONDS CAPTURE MODE...
+#   (PROG, MAPS, CAPTURE: "" for none)
 set -euo pipefail
 
 here=$(dirname "$0")
 . "$here/../../testing/netns.bash"
 . "$here/../kernel/flood.bash"
 
-type=$1 bare=$2 obj=$3 prog=$4 maps=$5 rounds=$6 flood_seconds=$7
-shift 7
+type=$1 bare=$2 obj=$3 prog=$4 maps=$5 rounds=$6 flood_seconds=$7 capture=$8
+shift 8
 modes=("$@")
 # shellcheck source=bench/cost/cost_live_xdp.bash
 . "$here/cost_live_$type.bash"
@@ -45,8 +53,22 @@ work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
 fbf_lab_up attached_pid
 live_setup
-export -f flood
-export rawflood flood_seconds flood_first flood_count work FBF_SERVER
+# capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints the
+# frames it sent in flood_seconds at the rate it sent them, which is what the rows are read
+# as: tcpreplay ends the loop of the capture it is in before it stops, later than asked.
+capture_flood()
+{
+	taskset -c "$1" nsenter --net="/run/netns/$FBF_NS_CLI" tcpreplay -i "$FBF_VETH_CLI" \
+		--topspeed --preload-pcap --loop=0 --duration="$flood_seconds" "$capture" \
+		>"$work/flood.out" 2>&1 || { cat "$work/flood.out" >&2; return 1; }
+	awk -v s="$flood_seconds" '$1 == "Actual:" { printf "%.0f\n", $2 * s / $(NF - 1) }' \
+		"$work/flood.out"
+}
+
+flooder=flood
+[ -z "$capture" ] || flooder=capture_flood
+export -f flood capture_flood
+export rawflood flood_seconds flood_first flood_count work FBF_SERVER capture
 
 # attach ARM: the arm's program where its mode says (live_where: the server's
 # or the client's namespace), through cost_run, which detaches it when it ends.
@@ -87,10 +109,10 @@ run()
 	export FBF_RAWFLOOD_EGRESS
 	FBF_RAWFLOOD_EGRESS=$(live_flood_egress "$mode")
 	if [ "$arm" = none ]; then
-		sent=$(flood 0)
+		sent=$($flooder 0)
 	else
 		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_agent_prog_id "$work/attach.err")" -- \
-			bash -c 'flood 0' >"$work/run.out"
+			bash -c "$flooder 0" >"$work/run.out"
 		sent=$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)
 		cnt=$(grep -o 'run_cnt=[0-9]*' "$work/run.out" | cut -d= -f2)
 		ns=$(grep -o 'run_time_ns=[0-9]*' "$work/run.out" | cut -d= -f2)

@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "gate"))
 from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
+import cost_capture_report as capture  # noqa: E402
 
 STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
 # What became of the live part's frames (cost_live_TYPE.bash's rows MEASURE-percent), as the
@@ -225,7 +226,7 @@ def bmf_timing(bmf, bench, measure, values):
 
 def shapes_of(order):
     return [b for b in order if b not in ("cost/prog", ALL)
-            and not gate.CPUS_BENCH.match(b)]
+            and not gate.CPUS_BENCH.match(b) and not capture.is_capture(b)]
 
 
 def cpus_section(prog, bare, bare_name, label):
@@ -271,6 +272,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
     bare_name = next(arm for arm in names if arm != "prog")
     prog, bare = samples["prog"], samples[bare_name]
     label = action_name(bare[(shapes_of(order)[0], "action")][0], actions[bare_name])
+    cap = capture.load(samples_path)
+    rewritten = set(cap["shape_rewrites"].get("prog", []))
     rows, bmf = [], {}
     for kernel in [""] + [f"@{name}" for name, _ in found]:
         for m in STATIC:
@@ -286,12 +289,15 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         action = prog.get((bench, "action"))
         rows.append([bench.replace("cost/", "test_run "), "ns/run", fmt(statistics.median(p)),
                      fmt(statistics.median(b)), "", f"{over:+.1f}", spread_cell(p),
-                     action_name(action[0], actions["prog"]) if action else "all shapes"])
+                     (action_name(action[0], actions["prog"]) if action else "all shapes") +
+                     (", rewrites the frame" if bench[len("cost/"):] in rewritten else "")])
         bmf_timing(bmf, bench, "latency", p)
         bmf[bench]["over-" + bare_name.replace("_", "-")] = {"value": over}
         if action:
             bmf[bench]["action"] = {"value": action[0]}
         bmf.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
+    rows += capture.rows(prog, bare, fmt, spread_cell)
+    bmf.update(capture.bmf(prog, bare, bare_name, bmf_timing, bmf_entry))
     live, counted, how = defaultdict(list), "", {}
     if live_path:
         with open(live_path) as f:
@@ -338,7 +344,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
             rows.append([f"live {mode}", "events/run", fmt(p), "", "", "", "",
                          f"{n:,.0f} events read as it ran"])
     live_note = ("" if not live else
-                 " live: one CPU's raw flood of 60-byte IPv4 frames into a veth; ns/packet "
+                 " live: one CPU's " + ("flood of the capture's frames, looping (tcpreplay), "
+                                       if cap["read"] else "raw flood of 60-byte IPv4 frames ") +
+                 "into a veth; ns/packet "
                  "from BPF run-time statistics (which add about 20 ns a run); what the program "
                  f"did to the frames from {counted}; events/run, what its event maps gave a "
                  "reader that emptied them as it ran (fewer than it sends: its maps filled, and "
@@ -348,7 +356,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
           f"of its repetitions, bare {label} run in the same rounds; spread: (max - min) / "
           "median of the program's rounds." + live_note + " Compare within this table only."
           + kernels_note(found) + "\n")
-    note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused)) if n)
+    note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused),
+                                capture.shapes_note(cap, "prog")) if n)
     if note:
         print(note + "\n")
     note = state_note(samples_path, "prog")
@@ -359,6 +368,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         rows = [r[:4] + r[5:] for r in rows]
     print_table(["benchmark", "measure", "program", label] + (["nothing"] if live else []) +
                 [f"over {label}", "spread", "action"], rows)
+    capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), label,
+                          print_table)
     cpu_rows, cpu_bmf, reading = cpus_section(prog, bare, bare_name, label)
     if cpu_rows:
         bmf.update(cpu_bmf)
@@ -380,14 +391,17 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
 
 def noisy_candidates(prog, live):
     """The figures that the table shows a spread for."""
-    return ([v for (_, m), v in prog.items() if m == "latency" and len(v) > 1] +
+    return ([v for (b, m), v in prog.items() if m == "latency" and len(v) > 1
+             and capture.noisy(b)] +
             [v for (b, m), v in live.items() if b.startswith("cost/live/prog-")
              and m in ("throughput", "latency")])
 
 
 def gated(samples):
     """What a compare gates: the sum over the shapes on one CPU, the scaling on several."""
-    return [(ALL, "latency", "higher") + FLOOR] + gate.cpus_timing(samples)
+    return ([(ALL, "latency", "higher") + FLOOR] +
+            [(b, "latency", "higher") + FLOOR for b in capture.GATED
+             if (b, "latency") in samples[gate.BASE]] + gate.cpus_timing(samples))
 
 
 def judge_gated(samples):
@@ -399,6 +413,8 @@ def judge_gated(samples):
 def describe(key, r):
     if key[0] == ALL:
         return f"all shapes {r['change']:+.1f}% ns/run"
+    if capture.is_capture(key[0]):
+        return f"{key[0][len('cost/'):]} {r['change']:+.1f}% ns/frame"
     n = gate.CPUS_BENCH.match(key[0])["n"]
     return (f"on {n} CPUs at once {r['candidate']:.2f} times its cost on one, the base "
             f"{r['base']:.2f} ({r['change']:+.1f}%)")
@@ -440,7 +456,7 @@ def compare(out_dir, samples_path, confirm_path, kernels):
                          "any rise", v])
             bmf.setdefault(bench, {})[m] = {"value": c}
     gated_keys = {(e[0], e[1]) for e in gated(samples)}
-    for bench in shapes_of(order) + [ALL]:
+    for bench in shapes_of(order) + [ALL] + [b for b in capture.BENCHES if b in order]:
         row = timing_row(samples, bench, "latency", "higher", *FLOOR, gated_keys, "ns/run", bmf)
         if row:
             rows.append(row)

@@ -3,10 +3,12 @@
  * The cost tool's loader and runner, for any object with a program of a type
  * it measures (cost_type.h; bench/cost/cost.sh drives it):
  *
- *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] [-s SET] ARM=OBJECT...
+ *   cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] [-s SET] [-P PCAP]
+ *            ARM=OBJECT...
  *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] [-s SET]
  *            ARM=OBJECT...
  *   cost_run attach [-p PROG] [-m MAPS] [-s SET] IFACE MODE OBJECT
+ *   cost_run capture PCAP OUT
  *   cost_run type [-p PROG] OBJECT
  *
  * run: each arm's program loaded side by side, its static figures once, then
@@ -27,15 +29,28 @@
  * and an array of them gets one per CPU (cost_events.h). Prints
  * "ARM<TAB>benchmark<TAB>measure<TAB>value" rows
  * (bench/gate/gate.py reads them): static figures, each shape's action (in
- * the first round: a program that keeps state may change its mind), one
- * latency sample per shape and round, and the round's sum as cost/all; and
- * "#prog<TAB>ARM<TAB>NAME" for the program each arm loaded, "#type<TAB>ARM<TAB>TYPE"
- * and "#action<TAB>ARM<TAB>VALUE<TAB>NAME" for its type and its actions' names, and after the
+ * its first pass over the frame as built: a program that keeps state may
+ * change its mind), one latency sample per shape and round, and the round's
+ * sum as cost/all; and "#prog<TAB>ARM<TAB>NAME" for the program each arm
+ * loaded, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
+ * for its type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
  * (cost_events_print()): which path the runs sent to. -s sets global variables
  * before the load, -m fills maps after it (cost_state.h): "#filled" lines say
  * what MAPS filled, and after the rounds "#changed" lines what each map held
  * before and after them (cost_state_print()).
+ *
+ * A program that rewrites a frame (its first pass's data out differs from
+ * the data in) would be fed its own output by test_run's repetitions, a frame
+ * nobody sends: such a shape is timed one call per run instead, each on the
+ * frame as built, and the call's own cost, bare XDP_PASS's single run less
+ * its repeated run on the same frame in the same round, taken off; a
+ * "#rewrites<TAB>ARM<TAB>SHAPE" line names it.
+ *
+ * -P PCAP: after the shapes, in each arm's turn, the capture's frames in
+ * order, each once (cost_replay.h), for its rows cost/capture and
+ * cost/capture/p50, p90, p99 and max, and after the rounds its "#capture-actions",
+ * "#capture-rewrites" and "#capture-costliest" lines, and the capture's "#skipped" ones.
  *
  * cpus: the same arms and frames on 1, 2, 4, ... CPUs at once, up to every
  * CPU this process may use (-c: a comma-separated list of counts instead):
@@ -68,6 +83,10 @@
  * in, as "TYPE<TAB>BARE_ARM<TAB>MODE..." (xdp xdp_pass native skb; tc tc_ok
  * ingress, as its section says); or the line and status of an object the
  * tool cannot measure, before anything is loaded.
+ *
+ * capture: PCAP read and checked as run's -P reads it (its "#skipped" and
+ * "#capture" lines), and the frames that run written to OUT, a pcap file the
+ * live part floods, but those a veth of 1500 bytes' MTU cannot send.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -80,13 +99,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
 
+#include "cost_capture.h"
 #include "cost_args.h"
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
 #include "cost_hold.h"
 #include "cost_object.h"
+#include "cost_replay.h"
 #include "cost_type.h"
 #include "kernel_cases.h"
 
@@ -101,20 +123,27 @@ struct arm {
 	const char *path;
 	struct cost_prog cp;
 	double all_ns, overlap_ns, span_ns;
+	bool rewrites[COST_SHAPES_MAX];	/* its first pass changed the shape's frame */
+	struct cost_replay replay;	/* -P: the capture's frames through it */
 };
 
-static const char *prog_name, *maps_file, *globals, *counts_list;
+/* At most this many single calls time a shape the program rewrites (calls_time()). */
+#define MAX_CALLS 10000
+
+static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file;
+static struct cost_capture capture;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-P PCAP] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
 		"OBJECT\n"
-		"       cost_run type [-p PROG] OBJECT\n", MAX_ARMS, cost_type_xdp.modes,
+		"       cost_run type [-p PROG] OBJECT\n"
+		"       cost_run capture PCAP OUT\n", MAX_ARMS, cost_type_xdp.modes,
 		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
 }
@@ -320,11 +349,148 @@ static void release_arm(int link)
 		close(link);
 }
 
-/* Every shape through one arm in one round, on one CPU: its rows. */
-static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, size_t nr_shapes,
-		   int repeat, __u32 *actions)
+/* The frames' own copies come back here: room for what a program may push on them. */
+static __u8 frame_out[COST_JUMBO_LEN + 512];
+
+/*
+ * Each shape's first pass through @arm, one run on the frame as built: its
+ * action, as a row, and whether the program rewrote the frame (the data out
+ * differs from the data in), as a #rewrites line.
+ */
+static int first_pass(struct arm *arm, const struct cost_shape *shapes, size_t nr_shapes,
+		      __u32 *actions)
 {
-	int link, ret = hold_arm(arm, &link);
+	for (size_t i = 0; i < nr_shapes; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = shapes[i].frame,
+			    .data_size_in = shapes[i].len, .data_out = frame_out,
+			    .data_size_out = sizeof(frame_out), .repeat = 1);
+		int ret;
+
+		if (bpf_prog_test_run_opts(arm->cp.fd, &opts)) {
+			fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n", arm->name,
+				shapes[i].name, strerror(errno));
+			return COST_EXIT_FAILED;
+		}
+		ret = drain(arm, &shapes[i]);
+		if (ret)
+			return ret;
+		actions[i] = opts.retval;
+		arm->rewrites[i] = opts.data_size_out != shapes[i].len ||
+				   memcmp(frame_out, shapes[i].frame, shapes[i].len);
+		printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, actions[i]);
+		if (arm->rewrites[i])
+			printf("#rewrites\t%s\t%s\n", arm->name, shapes[i].name);
+	}
+	return 0;
+}
+
+/* The mean of the kernel's ns over @calls calls of one run each, every one on @s as built. */
+static int calls_time(int fd, const struct cost_shape *s, int calls, double *ns)
+{
+	double sum = 0, one;
+	__u32 action;
+
+	for (int c = 0; c < calls; c++) {
+		int err = kernel_frame_run(fd, s->frame, s->len, 1, &one, &action);
+
+		if (err)
+			return err;
+		sum += one;
+	}
+	*ns = sum / calls;
+	return 0;
+}
+
+/*
+ * The bare program a call's own cost is read on, of @type, in two
+ * instructions: its fd, or -errno. It answers as the type's bare arm does
+ * (XDP_PASS, TC_ACT_OK: 0), and is held as the arms are.
+ */
+static int bare_load(const struct cost_type *type, int *link)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = type->prog_type == BPF_PROG_TYPE_XDP ? XDP_PASS : 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(type->prog_type, "cost_call", "GPL", insns, 2, NULL);
+
+	if (fd < 0)
+		return -errno;
+	*link = type->hold ? type->hold(fd) : -1;
+	if (*link >= 0 || !type->hold)
+		return fd;
+	close(fd);
+	return *link;
+}
+
+/*
+ * For each shape some arm rewrites, what one call of one run adds to the
+ * kernel's time over a run within a repeated call (its timer's reading and
+ * the loop's first pass), on a bare program, held as the arms are, into
+ * @call_ns: a single-call timing less this is the run's own.
+ */
+static int call_costs(const struct arm *arms, int nr_arms, const struct cost_shape *shapes,
+		      size_t nr_shapes, int calls, double *call_ns)
+{
+	int fd = -1, link = -1, err = 0;
+
+	for (size_t i = 0; !err && i < nr_shapes; i++) {
+		bool any = false;
+		double single = 0, repeated = 0;
+		__u32 action;
+
+		for (int a = 0; a < nr_arms; a++)
+			any |= arms[a].rewrites[i];
+		if (!any)
+			continue;
+		if (fd < 0) {
+			fd = bare_load(arms[0].cp.type, &link);
+			err = fd < 0 ? fd : 0;
+		}
+		err = err ?: calls_time(fd, &shapes[i], calls, &single);
+		err = err ?: kernel_frame_run(fd, shapes[i].frame, shapes[i].len, calls, &repeated,
+					      &action);
+		call_ns[i] = single - repeated;
+	}
+	release_arm(link);
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		fprintf(stderr, "cost: a single run's own cost, on a bare program: %s\n",
+			strerror(-err));
+	return err ? COST_EXIT_FAILED : 0;
+}
+
+static int drain_arm(void *ctx)
+{
+	return cost_prog_drain(&((struct arm *)ctx)->cp);
+}
+
+/* The capture's frames through @arm, held already, in one round: its rows. */
+static int replay_arm(struct arm *arm, int round, int repeat)
+{
+	size_t frame = 0;
+	int err = cost_replay_round(&arm->replay, round, arm->name, arm->cp.fd, drain_arm, arm,
+				    repeat, &frame);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "cost: %s: PCAP frame %u: %s\n", arm->name,
+		capture.frames[frame].index, err == -EOVERFLOW ?
+		"an event map filled in the run, which skews its timing" : strerror(-err));
+	return COST_EXIT_FAILED;
+}
+
+/*
+ * Every shape through one arm in one round, on one CPU, then the capture's
+ * frames if there is one: its rows. A shape the arm rewrites is timed one
+ * call per run, less @call_ns.
+ */
+static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, size_t nr_shapes,
+		   int repeat, const double *call_ns)
+{
+	int link, ret = hold_arm(arm, &link), calls = repeat < MAX_CALLS ? repeat : MAX_CALLS;
 
 	if (ret)
 		return ret;
@@ -332,8 +498,9 @@ static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, 
 	for (size_t i = 0; !ret && i < nr_shapes; i++) {
 		__u32 action;
 		double ns;
-		int err = kernel_frame_run(arm->cp.fd, shapes[i].frame, shapes[i].len, repeat, &ns,
-					   &action);
+		int err = arm->rewrites[i] ? calls_time(arm->cp.fd, &shapes[i], calls, &ns) :
+			  kernel_frame_run(arm->cp.fd, shapes[i].frame, shapes[i].len, repeat,
+					   &ns, &action);
 
 		if (err) {
 			fprintf(stderr, "cost: %s: %s: BPF_PROG_TEST_RUN: %s\n", arm->name,
@@ -344,15 +511,44 @@ static int run_arm(struct arm *arm, int round, const struct cost_shape *shapes, 
 		ret = drain(arm, &shapes[i]);
 		if (ret)
 			break;
+		if (arm->rewrites[i])
+			ns -= call_ns[i];
 		arm->all_ns += ns;
-		if (!round) {
-			actions[i] = action;
-			printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, action);
-		}
 		printf("%s\tcost/%s\tlatency\t%.0f\n", arm->name, shapes[i].name, ns);
 	}
+	if (!ret && pcap_file)
+		ret = replay_arm(arm, round, repeat);
 	release_arm(link);
 	return ret;
+}
+
+/* -P: the capture read, its skipped frames told, and room for each arm's runs of it. */
+static int replay_start(struct arm *arms, int nr_arms, int rounds)
+{
+	int ret = cost_capture_load(&capture, pcap_file);
+
+	if (ret)
+		return ret;
+	cost_capture_print_skipped(&capture);
+	for (int a = 0; a < nr_arms; a++) {
+		if (cost_replay_init(&arms[a].replay, &capture, rounds)) {
+			fprintf(stderr, "cost: PCAP %s: %zu frames: out of memory\n", pcap_file,
+				capture.nr_frames);
+			return COST_EXIT_FAILED;
+		}
+	}
+	return 0;
+}
+
+/* After the rounds: each arm's actions, rewrites and costliest frames of the capture. */
+static void replay_end(struct arm *arms, int nr_arms, int rounds, bool measured)
+{
+	for (int a = 0; a < nr_arms; a++) {
+		if (measured)
+			cost_replay_print(&arms[a].replay, arms[a].name, rounds);
+		cost_replay_free(&arms[a].replay);
+	}
+	cost_capture_free(&capture);
 }
 
 static int run(int argc, char **argv, int rounds, int repeat)
@@ -362,32 +558,42 @@ static int run(int argc, char **argv, int rounds, int repeat)
 	struct arm arms[MAX_ARMS] = {};
 	int nr_arms = parse_arms(argc, argv, arms), ret;
 	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
+	double call_ns[COST_SHAPES_MAX] = {};
 
 	if (nr_arms < 0)
 		return COST_EXIT_USAGE;
 	if (rounds < 0 || repeat < 1)
 		return usage();
+	ret = pcap_file && rounds ? replay_start(arms, nr_arms, rounds) : 0;
+	if (ret)
+		return ret;
 	ret = rounds ? -cost_hold_start() : 0;
 	if (ret) {
 		fprintf(stderr, "cost: a network namespace of its own: %s\n", strerror(ret));
-		return COST_EXIT_FAILED;
+		ret = COST_EXIT_FAILED;
 	}
-	ret = load_arms(arms, nr_arms, repeat, 1);
+	ret = ret ?: load_arms(arms, nr_arms, repeat, 1);
 	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
+	/* The first passes: each arm's actions, an unconfigured program told before any round. */
+	for (int a = 0; !ret && rounds && a < nr_arms; a++)
+		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a]);
+	if (!ret && rounds)
+		ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	for (int round = 0; !ret && round < rounds; round++) {
+		ret = call_costs(arms, nr_arms, shapes, nr_shapes,
+				 repeat < MAX_CALLS ? repeat : MAX_CALLS, call_ns);
 		for (int k = 0; !ret && k < nr_arms; k++) {
 			int a = (round + k) % nr_arms;
 
-			ret = run_arm(&arms[a], round, shapes, nr_shapes, repeat, actions[a]);
+			ret = run_arm(&arms[a], round, shapes, nr_shapes, repeat, call_ns);
 		}
 		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
-		/* After the first round: an unconfigured program is told before the rest. */
-		if (!ret && !round)
-			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 		fflush(stdout);
 	}
+	if (pcap_file && rounds)
+		replay_end(arms, nr_arms, rounds, !ret);
 	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
@@ -622,6 +828,25 @@ out:
 	return ret;
 }
 
+static int capture_cmd(int argc, char **argv)
+{
+	int ret, err;
+
+	if (argc - optind != 2)
+		return usage();
+	ret = cost_capture_load(&capture, argv[optind]);
+	if (ret)
+		return ret;
+	cost_capture_print_skipped(&capture);
+	err = cost_capture_write(&capture, argv[optind + 1], ETH_FRAME_LEN);
+	if (err) {
+		fprintf(stderr, "cost: writing %s: %s\n", argv[optind + 1], strerror(-err));
+		ret = COST_EXIT_FAILED;
+	}
+	cost_capture_free(&capture);
+	return ret;
+}
+
 static int type(int argc, char **argv)
 {
 	struct cost_prog cp = { .fd = -1 };
@@ -648,7 +873,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:P:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -657,6 +882,7 @@ int main(int argc, char **argv)
 		case 'p': prog_name = optarg; break;
 		case 'm': maps_file = optarg; break;
 		case 's': globals = optarg; break;
+		case 'P': pcap_file = optarg; break;
 		default: return usage();
 		}
 	}
@@ -667,6 +893,8 @@ int main(int argc, char **argv)
 		return cpus(argc, argv, rounds, repeat);
 	if (!strcmp(cmd, "attach"))
 		return attach(argc, argv);
+	if (!strcmp(cmd, "capture"))
+		return capture_cmd(argc, argv);
 	if (!strcmp(cmd, "type"))
 		return type(argc, argv);
 	return usage();

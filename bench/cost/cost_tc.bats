@@ -168,7 +168,7 @@ tcx_or_clsact()
 	run "$prefix/sbin/fizzbuzzfib-cost"
 	echo "$output"
 	[ "$status" -eq 2 ]
-	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS]]"* ]]
+	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	[[ "$output" != *"make"* ]]
 	[[ "$output" != *"="* ]]
 	run "$prefix/sbin/fizzbuzzfib-cost" measure "$TYPES/cost_tc_probe_mixed.bpf.o"

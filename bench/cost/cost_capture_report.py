@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The capture's part of the cost tool's report (bench/cost/cost_report.py imports it).
+
+cost_run's rows for a capture (bench/cost/cost_replay.h): per arm and round, benchmark
+cost/capture (the mean ns per frame) and cost/capture/p50, p90, p99 and max, measure
+latency; and its lines "#capture<TAB>READ<TAB>RUN", "#skipped<TAB>WHY<TAB>COUNT<TAB>FIRST",
+"#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT", "#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>
+FIRST" and "#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY"; and for
+the shapes, "#rewrites<TAB>ARM<TAB>SHAPE" for each shape a program rewrote.
+"""
+import statistics
+from collections import defaultdict
+
+MEAN = "cost/capture"
+QUANTILES = ["p50", "p90", "p99", "max"]
+BENCHES = [MEAN] + [f"{MEAN}/{q}" for q in QUANTILES]
+# What cost-compare judges of a capture: what the traffic costs, and its slow tail.
+GATED = [MEAN, f"{MEAN}/p99"]
+SKIPPED = {
+    "link-type": "of a link type no program sees as captured",
+    "snapped": "cut short by the capture's snap length",
+    "too-long": "longer than the 3000 bytes test_run takes",
+}
+
+
+def noisy(bench):
+    """Whether a capture figure's spread may mark the table too noisy: not its max, one frame's."""
+    return not bench.endswith("/max")
+
+
+def is_capture(bench):
+    return bench == MEAN or bench.startswith(MEAN + "/")
+
+
+def load(path):
+    """What the capture's lines say: frames read and run, skipped, actions, rewrites."""
+    c = {"read": 0, "run": 0, "skipped": [], "actions": defaultdict(list),
+         "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list)}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("#"):
+                continue
+            tag, *fields = line.rstrip("\n").split("\t")
+            if tag == "#capture":
+                c["read"], c["run"] = int(fields[0]), int(fields[1])
+            elif tag == "#skipped":
+                c["skipped"].append((fields[0], int(fields[1]), int(fields[2])))
+            elif tag == "#capture-actions":
+                c["actions"][fields[0]].append((fields[1], int(fields[2])))
+            elif tag == "#capture-rewrites":
+                c["rewrites"][fields[0]] = (int(fields[1]), int(fields[2]))
+            elif tag == "#capture-costliest":
+                c["costliest"][fields[0]].append((int(fields[1]), float(fields[2]),
+                                                  fields[3], fields[4]))
+            elif tag == "#rewrites":
+                c["shape_rewrites"][fields[0]].append(fields[1])
+    return c
+
+
+def skipped_text(c):
+    """The frames left out, by why, each with the first one's index: '' if none."""
+    parts = []
+    for why, count, first in c["skipped"]:
+        kind, _, link = why.partition(":")
+        text = SKIPPED.get(kind, kind)
+        if link:
+            text += f" ({link})"
+        parts.append(f"{count:,} {text}, the first frame {first}")
+    return "; ".join(parts)
+
+
+def rows(prog, bare, fmt, spread_cell):
+    """The capture's table rows: mean, p50, p90, p99 and max, program beside bare."""
+    out = []
+    for bench in BENCHES:
+        p, b = prog.get((bench, "latency")), bare.get((bench, "latency"))
+        if not p or not b:
+            continue
+        over = statistics.median(x - y for x, y in zip(p, b))
+        label = "capture mean" if bench == MEAN else "capture " + bench.rsplit("/", 1)[1]
+        out.append([label, "ns/frame", fmt(statistics.median(p)), fmt(statistics.median(b)),
+                    "", f"{over:+.1f}", "-" if bench.endswith("/max") else spread_cell(p),
+                    ""])
+    return out
+
+
+def print_section(c, arm, action_name, label, print_table):
+    """After the table: the frames, what the program did to them, and the costliest."""
+    if not c["read"]:
+        return
+    skipped = skipped_text(c)
+    print(f"\nCapture: {c['read']:,} frames read, {c['run']:,} run in the capture's order, "
+          "each once a round as captured (one call of one run: its ns hold the kernel "
+          f"timer's own reading, as bare {label}'s beside it do)" +
+          (f"; left out, never run: {skipped}" if skipped else "") + ".")
+    acts = ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
+                     for a, n in c["actions"].get(arm, []))
+    print(f"Frames per action (first round): {acts}.")
+    n, first = c["rewrites"].get(arm, (0, 0))
+    if n:
+        print(f"The program rewrites the frame: {n:,} frames changed on their first pass "
+              f"(the first: frame {first}); each was timed on the frame as captured.")
+    top = c["costliest"].get(arm, [])
+    if top:
+        print(f"\nThe {len(top)} costliest frames, by their median over the rounds:\n")
+        print_table(["frame", "ns", "action", "summary"],
+                    [[i, f"{ns:.0f}", action_name(int(a)), s] for i, ns, a, s in top])
+
+
+def shapes_note(c, arm):
+    """For the table's notes: which shapes the program rewrote, and how they were timed."""
+    shapes = c["shape_rewrites"].get(arm, [])
+    if not shapes:
+        return ""
+    return ("The program rewrites the frame of " + ", ".join(shapes) + ": test_run's "
+            "repetitions would feed it its own output, so each was timed one call of one "
+            "run at a time, on the frame as built, less what such a call adds (read on a "
+            "bare program in the same round); its action is its first pass's.")
+
+
+def bmf(prog, bare, bare_name, bmf_timing, bmf_entry):
+    """The capture's figures into BMF entries, beside the bare program's (BARE_NAME's)."""
+    out = {}
+    for bench in BENCHES:
+        p, b = prog.get((bench, "latency")), bare.get((bench, "latency"))
+        if p and b:
+            bmf_timing(out, bench, "latency", p)
+            out[bench]["over-" + bare_name.replace("_", "-")] = {
+                "value": statistics.median(x - y for x, y in zip(p, b))}
+            out.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
+    return out
