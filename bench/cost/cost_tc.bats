@@ -170,7 +170,9 @@ tcx_or_clsact()
 	[ "$status" -eq 2 ]
 	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	[[ "$output" != *"make"* ]]
-	[[ "$output" != *"="* ]]
+	# No make variable (PROG=NAME): only the environment's, which it names as such.
+	[ -z "$(grep -oE '(^|[[ ])[A-Z]+=' <<<"$output")" ]
+	[[ "$output" == *"globals: FBF_COST_SET=NAME=VALUE,..."* ]]
 	run "$prefix/sbin/fizzbuzzfib-cost" measure "$TYPES/cost_tc_probe_mixed.bpf.o"
 	echo "$output"
 	[ "$status" -eq 5 ]
