@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The cost tool on the kernel matrix (make test-kernels runs it, with
-# FBF_COST_KERNELS set to KERNELS): the verifier's figures of an object, taken
-# in a guest of each kernel, and a compare that names each kernel where one
-# planted instruction grew the program. The host's timing is cut short: only
-# the kernels' figures are looked at.
+# FBF_COST_KERNELS set to KERNELS): the verifier's figures of an XDP object and
+# of a TC one, taken in a guest of each kernel, and a compare that names each
+# kernel where one planted instruction grew the program. The host's timing is
+# cut short: only the kernels' figures are looked at.
 
 load ../../testing/netns
 load ../bmf
@@ -37,6 +37,21 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 			grep -Eq "^verifier@$name +$measure +[1-9][0-9]* +[1-9][0-9]* " <<<"$output"
 		done
 		check_bmf "$RESULTS/cost.bmf.json" "cost/prog@$name"
+	done
+}
+
+@test "a TC program's verifier figures on each kernel" {
+	local kernel name measure
+
+	cp "$FBF_BUILD/testing/cost_tc_probe.bpf.o" "$BATS_TEST_TMPDIR/tc_probe.bpf.o"
+	cost measure "$BATS_TEST_TMPDIR/tc_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		[[ "$output" == *"cost: $name booted and measured in "* ]]
+		for measure in verified-instructions translated-instructions jited-bytes; do
+			grep -Eq "^verifier@$name +$measure +[1-9][0-9]* +[1-9][0-9]* " <<<"$output"
+		done
 	done
 }
 
