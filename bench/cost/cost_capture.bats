@@ -59,7 +59,7 @@ $1"
 }
 
 @test "a capture's frames run in order: mean, p50 to max, frames per action as tcpdump counts them, the costliest" {
-	local tcp all
+	local tcp all costliest index summary line src
 
 	cost measure "$PROBE.bpf.o" "" "" "$LAB"
 	[ "$status" -eq 0 ]
@@ -77,12 +77,20 @@ $1"
 	costliest=$(awk '/^The 10 costliest/ { on = 1; next }
 		on && /^[0-9]+ / { print; n++ } on && n && /^$/ { exit }' <<<"$output")
 	[ "$(wc -l <<<"$costliest")" -eq 10 ]
-	first=$(head -n 1 <<<"$costliest")
-	index=${first%% *}
-	if grep -q ' TCP ' <<<"$first"; then
-		port=$(grep -Eo '[0-9.]+:[0-9]+ >' <<<"$first" | head -n 1 | cut -d: -f2 | tr -d ' >')
-		tcpdump -nr "$LAB" 2>/dev/null | sed -n "${index}p" | grep -q "\.$port "
-	fi
+	# Each row's frame, as tcpdump reads it at that index: its length, and its source
+	# (tcpdump writes ADDR.PORT where the summary writes ADDR:PORT).
+	while read -r index _ _ summary; do
+		line=$(tcpdump -enr "$LAB" 2>/dev/null | sed -n "${index}p")
+		echo "frame $index: $summary | $line"
+		[[ "$line" == *", length $(grep -Eo 'len [0-9]+' <<<"$summary" | cut -d' ' -f2): "* ]]
+		summary=$(sed -E 's/^vlan [0-9]+ //' <<<"$summary")
+		case ${summary%% *} in
+		TCP | UDP) src=$(awk '{ print $2 }' <<<"$summary"); src="${src%:*}.${src##*:}" ;;
+		ICMP*) src=$(awk '{ print $4 }' <<<"$summary") ;;
+		*) src= ;;
+		esac
+		[ -z "$src" ] || [[ "$line" == *" $src "* ]]
+	done <<<"$costliest"
 	check_bmf "$RESULTS/cost.bmf.json" cost/capture cost/capture/p99 cost/capture/max
 }
 
@@ -132,9 +140,9 @@ open('$frame', 'wb').write(f)"
 	grep -q '^The program rewrites the frame of ipv4-tcp, .*timed one call of one run' \
 		<<<"$output"
 	tool_ns=$(awk '$1 == "test_run" && $2 == "ipv4-tcp" { print $4 }' <<<"$output")
-	# The forward path hashes 1024 rounds; the drop is a compare: ten times apart or more.
-	echo "naive ${naive_ns} ns, tool ${tool_ns} ns"
-	[ "$(awk -v t="$tool_ns" -v n="$naive_ns" 'BEGIN { print (t > 3 * n) }')" -eq 1 ]
+	# The forward path hashes 1024 rounds, the drop is a compare: the two figures, for
+	# the reader (a timing is no test's verdict; the actions above are).
+	echo "naive ${naive_ns} ns (XDP_DROP, its own output), tool ${tool_ns} ns (XDP_TX)" >&3
 	# In the capture, every untagged IPv4 frame is sent back on its first pass, none dropped.
 	[ "$(per_action XDP_TX)" -eq "$(frames ip)" ]
 	[ -z "$(per_action XDP_DROP)" ]

@@ -175,6 +175,7 @@ static int values_per_cpu(struct cursor *c, __u8 *value)
 	if (eat(c, ']'))
 		return 0;
 	do {
+		bool has_value = false;
 		long cpu = -1;
 
 		if (!eat(c, '{'))
@@ -196,15 +197,15 @@ static int values_per_cpu(struct cursor *c, __u8 *value)
 					return err;
 				if (n != sh->value_size)
 					return wrong_size(c, "value", n, sh->value_size);
+				has_value = true;
 			} else if (!skip_value(c, 0)) {
 				return syntax(c, "a member that is not JSON");
 			}
 		} while (eat(c, ','));
-		if (!eat(c, '}') || cpu < 0)
-			return syntax(c, "a CPU's value without its \"cpu\" or its end");
-		if (cpu >= sh->nr_cpus) {
+		if (!eat(c, '}') || cpu < 0 || !has_value)
+			return syntax(c, "a CPU's value without its \"cpu\", its \"value\" or its end");
+		if (cpu >= sh->nr_cpus)
 			return cpu_past(c, cpu);
-		}
 		memcpy(value + cpu * sh->stride, c->bytes, sh->value_size);
 	} while (eat(c, ','));
 	return eat(c, ']') ? 0 : syntax(c, "\"values\" without its ']'");

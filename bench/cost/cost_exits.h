@@ -11,7 +11,7 @@ enum cost_exit {
 	COST_EXIT_OK = 0,
 	COST_EXIT_REGRESSION = 1,	/* cost-compare: the candidate costs more */
 	COST_EXIT_USAGE = 2,		/* wrong arguments */
-	COST_EXIT_OPEN = 3,		/* OBJ missing, or not a BPF object */
+	COST_EXIT_OPEN = 3,		/* OBJ, MAPS or PCAP missing; OBJ not a BPF object */
 	COST_EXIT_NO_XDP = 4,		/* no XDP or TC program in OBJ */
 	COST_EXIT_SEVERAL = 5,		/* several XDP or TC programs and no PROG= */
 	COST_EXIT_NO_PROG = 6,		/* no XDP or TC program named PROG */

@@ -197,6 +197,15 @@ load_pinned()
 	[ "$status" -eq 20 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"cost_blocked.json: entry 1 has a value per CPU, and map cost_blocked is not per-CPU"* ]]
+	# A CPU's entry without its value: refused, never filled with the last CPU's bytes.
+	sed -E 's/, *"value": *\[[^]]*\]//' "$DUMPS/cost_actions.json" >"$DUMPS/cost_actions_cut.json"
+	run cmp -s "$DUMPS/cost_actions.json" "$DUMPS/cost_actions_cut.json"
+	[ "$status" -eq 1 ]
+	mkdir "$DUMPS/cut" && mv "$DUMPS/cost_actions_cut.json" "$DUMPS/cut/cost_actions.json"
+	cost measure "$OBJ" "" "$DUMPS/cut/cost_actions.json"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"a CPU's value without its \"cpu\", its \"value\" or its end"* ]]
 	bpftool map create "$PIN/wide" type hash key 8 value 4 entries 8 name wide
 	bpftool map update pinned "$PIN/wide" key 1 0 0 0 0 0 0 0 value 1 0 0 0
 	bpftool map dump -j pinned "$PIN/wide" >"$DUMPS/cost_blocked.json"

@@ -22,10 +22,13 @@ run_with_stats()
 	fbf_agent_start "$OUT" "$@"
 	fbf_traffic 1
 	kill -USR1 "$FBF_AGENT_PID"
+	# The counters' line, in text or in JSON: bounded only to stop a hang.
 	for i in $(seq 100); do
-		grep -q 'stats' "$1" && break
+		grep -qE ' agent: stats |"type":"stats"' "$1" && break
 		sleep 0.1
 	done
+	grep -qE ' agent: stats |"type":"stats"' "$1" ||
+		{ echo "no running counters after SIGUSR1 in $1" >&2; return 1; }
 	fbf_stop_agent INT
 }
 
