@@ -18,6 +18,8 @@ struct cost_attached {
 	int link_fd;
 	unsigned int ifindex;
 	int hook;		/* the type's own: TC's clsact hook, where not through a link */
+	__u32 handle, priority;	/* TC's filter on that hook, for its detach alone */
+	bool hook_ours;		/* TC: the clsact qdisc is this process's, not someone else's */
 	char how[48];		/* for the "attached" line: "in native mode" */
 };
 

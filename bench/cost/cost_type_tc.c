@@ -73,7 +73,8 @@ static const char *tc_mode_of(const struct bpf_program *prog)
 /*
  * Through tcx (a BPF link, gone with this process) where the kernel has it;
  * where it does not (before 6.6 the attach type is unknown: EINVAL), a
- * clsact qdisc's filter, which detach() takes away with the qdisc.
+ * clsact qdisc's filter, which detach() takes away alone: the qdisc too only
+ * where this process made it, for another's may hold filters of its own.
  */
 static int tc_attach(const struct bpf_program *prog, int prog_fd, unsigned int ifindex,
 		     const char *mode, struct cost_attached *at)
@@ -100,25 +101,35 @@ static int tc_attach(const struct bpf_program *prog, int prog_fd, unsigned int i
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return err;
+	at->hook_ours = !err;
 	err = bpf_tc_attach(&hook, &opts);
 	if (err) {
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
+		if (at->hook_ours) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+		}
 		return err;
 	}
 	at->hook = hook.attach_point;
+	at->handle = opts.handle;
+	at->priority = opts.priority;
 	snprintf(at->how, sizeof(at->how), "through a clsact qdisc on %s", mode);
 	return 0;
 }
 
 static void tc_detach(struct cost_attached *at)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = at->ifindex,
-		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = at->ifindex, .attach_point = at->hook);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = at->handle, .priority = at->priority);
 
 	cost_type_unlink(at);
-	if (at->hook)
+	if (!at->hook)
+		return;
+	bpf_tc_detach(&hook, &opts);
+	if (at->hook_ours) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&hook);
+	}
 	at->hook = 0;
 }
 
