@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -70,9 +71,18 @@ static const char *tc_mode_of(const struct bpf_program *prog)
 	       "egress" : "ingress";
 }
 
+/* FBF_COST_TC_NO_TCX=1: a clsact qdisc even where the kernel has tcx, as before 6.6. */
+static bool no_tcx(void)
+{
+	const char *v = getenv("FBF_COST_TC_NO_TCX");
+
+	return v && !strcmp(v, "1");
+}
+
 /*
  * Through tcx (a BPF link, gone with this process) where the kernel has it;
- * where it does not (before 6.6 the attach type is unknown: EINVAL), a
+ * where it does not (before 6.6 the attach type is unknown: EINVAL), or
+ * FBF_COST_TC_NO_TCX=1 says to take the older path on a kernel that has it, a
  * clsact qdisc's filter, which detach() takes away alone: the qdisc too only
  * where this process made it, for another's may hold filters of its own.
  */
@@ -90,14 +100,16 @@ static int tc_attach(const struct bpf_program *prog, int prog_fd, unsigned int i
 		return -EINVAL;
 	at->ifindex = ifindex;
 	at->hook = 0;
-	at->link_fd = bpf_link_create(prog_fd, ifindex,
-				      egress ? COST_BPF_TCX_EGRESS : COST_BPF_TCX_INGRESS, NULL);
-	if (at->link_fd >= 0) {
-		snprintf(at->how, sizeof(at->how), "through tcx on %s", mode);
-		return 0;
+	if (!no_tcx()) {
+		at->link_fd = bpf_link_create(prog_fd, ifindex, egress ? COST_BPF_TCX_EGRESS :
+					      COST_BPF_TCX_INGRESS, NULL);
+		if (at->link_fd >= 0) {
+			snprintf(at->how, sizeof(at->how), "through tcx on %s", mode);
+			return 0;
+		}
+		if (errno != EINVAL)
+			return -errno;
 	}
-	if (errno != EINVAL)
-		return -errno;
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return err;
