@@ -73,10 +73,13 @@
  * attach: the program on IFACE in MODE, as its type attaches it (XDP: native
  * or skb, through a BPF link, which the kernel removes when this process ends
  * however it ends); says "attached" on stderr, then
- * until SIGINT or SIGTERM empties its event maps as a reader would (live_read())
- * and last prints "#live<TAB>READ", the events it read, if it has any such map.
+ * until SIGINT, SIGTERM, SIGHUP or SIGQUIT empties its event maps as a reader
+ * would (live_read()), detaches and last prints "#live<TAB>READ", the events
+ * it read, if it has any such map.
  * MODE: XDP's native or skb; TC's ingress or egress (through tcx where the
- * kernel has it, else a clsact qdisc). A mode of another type is refused.
+ * kernel has it, else a clsact qdisc). A mode of another type is refused. A
+ * clsact filter, unlike a tcx or XDP link, is no link: a cost_run ended by
+ * SIGKILL leaves it attached (`tc filter del dev IFACE ingress` takes it away).
  *
  * type: the program's type, the arm of the bare program it is measured
  * against (whose object is ARM.bpf.o) and the modes the live part attaches it
@@ -795,6 +798,8 @@ static int attach(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* Runs: 0, the object's own sizes: a live run is read as it goes. */
 	ret = cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
