@@ -805,13 +805,15 @@ static int attach(int argc, char **argv)
 	ret = cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
 	if (ret)
 		goto out;
-	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
-	if (ret == -EINVAL) {
-		fprintf(stderr, "cost: %s is a %s program: it attaches in mode %s, not %s\n",
-			cp.name, cp.type->label, cp.type->modes, mode);
+	if (!cost_type_takes_mode(cp.type, mode)) {
+		/* "an XDP", "a TC": the label is an acronym, said letter by letter. */
+		fprintf(stderr, "cost: %s is %s %s program: it attaches in mode %s, not %s\n",
+			cp.name, strchr("AEFHILMNORSX", cp.type->label[0]) ? "an" : "a",
+			cp.type->label, cp.type->modes, mode);
 		ret = COST_EXIT_TYPE_OPTION;
 		goto out;
 	}
+	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
 	if (ret) {
 		fprintf(stderr, "cost: attaching %s to %s in %s mode: %s\n", path, iface, mode,
 			strerror(-ret));

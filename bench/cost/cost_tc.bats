@@ -205,7 +205,7 @@ tcx_or_clsact()
 	[ "$output" = "cost: tc_cost_probe is a TC program: it attaches in mode ingress|egress, not native" ]
 	run "$FBF_BUILD/bench/cost_run" attach lo ingress "$FBF_BUILD/xdp_pass.bpf.o"
 	[ "$status" -eq 12 ]
-	[ "$output" = "cost: xdp_pass is a XDP program: it attaches in mode native|skb, not ingress" ]
+	[ "$output" = "cost: xdp_pass is an XDP program: it attaches in mode native|skb, not ingress" ]
 }
 
 @test "an XDP_TX program: its frames really go back, and the live part says so" {
