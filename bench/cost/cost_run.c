@@ -543,9 +543,19 @@ static int replay_start(struct arm *arms, int nr_arms, int rounds)
 	return 0;
 }
 
-/* After the rounds: each arm's actions, rewrites and costliest frames of the capture. */
+/*
+ * After the rounds: the frames the kernel's test run refused, as one more
+ * "#skipped" line and the "#capture" line again with the frames that ran (the
+ * arms are of one type, whose test run refuses the same frames); each arm's
+ * actions, rewrites and costliest frames of the capture.
+ */
 static void replay_end(struct arm *arms, int nr_arms, int rounds, bool measured)
 {
+	const struct cost_replay *r = &arms[0].replay;
+
+	if (measured && r->nr_refused)
+		printf("#skipped\trefused\t%zu\t%u\n#capture\t%zu\t%zu\n", r->nr_refused,
+		       r->first_refused, capture.nr_read, capture.nr_frames - r->nr_refused);
 	for (int a = 0; a < nr_arms; a++) {
 		if (measured)
 			cost_replay_print(&arms[a].replay, arms[a].name, rounds);

@@ -145,6 +145,25 @@ tcx_or_clsact()
 	[[ "$(tc -n "$NS" qdisc show dev "$DEV")" != *clsact* ]]
 }
 
+@test "a capture frame TC's test run refuses: counted as refused, the other frames measured" {
+	local pcap=$BATS_TEST_TMPDIR/short.pcap
+
+	# UDP, then an IPv4 frame shorter than its header (6.18 builds no skb of it), then UDP.
+	python3 -c "
+import struct
+eth = bytes(6) + bytes.fromhex('020000000001') + b'\x08\x00'
+ip = bytes.fromhex('4500001c00000000401100000a0000010a000002')
+udp = ip + struct.pack('>HHHH', 1000, 2000, 8, 0)
+frames = [eth + udp + bytes(18), eth + ip[:10], eth + udp + bytes(18)]
+head = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+open('$pcap', 'wb').write(head + b''.join(
+    struct.pack('<IIII', 0, 0, len(f), len(f)) + f for f in frames))"
+	cost measure "$TYPES/cost_tc_probe.bpf.o" "" "" "$pcap"
+	[ "$status" -eq 0 ]
+	grep "^Capture: 3 frames read, 2 run .*left out, never run: 1 refused by the kernel's test run, the first frame 2\.$" <<<"$output"
+	grep -E '^Frames per action \(first round\): TC_ACT_OK 2\.$' <<<"$output"
+}
+
 @test "Cloudflare's cls_redirect, from Debian's linux-source: a TC program nobody here wrote" {
 	cost measure "$TYPES/cls_redirect.bpf.o"
 	[ "$status" -eq 0 ]
