@@ -30,6 +30,8 @@
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
+#   FBF_COST_TC_NO_TCX=1: a TC program attached through a clsact qdisc even where the
+#       kernel has tcx (bench/cost/cost_type_tc.c reads it)
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
 #   FBF_COST_KERNELS: kernels of the matrix (names under FBF_KERNELS, or directories, as
 #       the gate takes them) to boot under QEMU, once each, for the verifier's figures there

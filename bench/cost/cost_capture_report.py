@@ -3,9 +3,9 @@
 
 cost_run's rows for a capture (bench/cost/cost_replay.h): per arm and round, benchmark
 cost/capture (the mean ns per frame) and cost/capture/p50, p90, p99 and max, measure
-latency; and its lines "#capture<TAB>READ<TAB>RUN", "#skipped<TAB>WHY<TAB>COUNT<TAB>FIRST",
-"#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT", "#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>
-FIRST" and "#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY"; and for
+latency; and its lines "#capture<TAB>READ<TAB>RUN" (the last one counts),
+"#skipped<TAB>WHY<TAB>COUNT<TAB>FIRST", "#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT",
+"#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>FIRST" and "#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY"; and for
 the shapes, "#rewrites<TAB>ARM<TAB>SHAPE" for each shape a program rewrote.
 """
 import statistics
@@ -20,6 +20,7 @@ SKIPPED = {
     "link-type": "of a link type no program sees as captured",
     "snapped": "cut short by the capture's snap length",
     "too-long": "longer than the 3000 bytes test_run takes",
+    "refused": "refused by the kernel's test run",
 }
 
 

@@ -20,7 +20,8 @@ int cost_replay_init(struct cost_replay *r, const struct cost_capture *cap, int 
 	r->rounds = rounds;
 	r->ns = calloc((size_t)(rounds ?: 1) * cap->nr_frames, sizeof(*r->ns));
 	r->actions = calloc(cap->nr_frames, sizeof(*r->actions));
-	if (!r->ns || !r->actions) {
+	r->refused = calloc(cap->nr_frames, sizeof(*r->refused));
+	if (!r->ns || !r->actions || !r->refused) {
 		cost_replay_free(r);
 		return -ENOMEM;
 	}
@@ -55,8 +56,14 @@ static int run_frame(struct cost_replay *r, int round, int prog_fd, size_t i, fl
 		opts.data_out = out;
 		opts.data_size_out = sizeof(out);
 	}
-	if (bpf_prog_test_run_opts(prog_fd, &opts))
-		return -errno;
+	if (bpf_prog_test_run_opts(prog_fd, &opts)) {
+		if (round || errno != EINVAL)
+			return -errno;
+		r->refused[i] = true;
+		if (!r->nr_refused++)
+			r->first_refused = f->index;
+		return 0;
+	}
 	*ns = opts.duration;
 	if (round)
 		return 0;
@@ -71,25 +78,34 @@ static int run_frame(struct cost_replay *r, int round, int prog_fd, size_t i, fl
 int cost_replay_round(struct cost_replay *r, int round, const char *arm, int prog_fd,
 		      int (*drain)(void *ctx), void *ctx, size_t drain_every, size_t *frame)
 {
-	size_t n = r->cap->nr_frames;
+	size_t n = r->cap->nr_frames, ran = 0;
 	float *ns = r->ns + (size_t)round * n, *sorted;
 	double sum = 0;
 	int err;
 
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		err = run_frame(r, round, prog_fd, i, &ns[i]);
+		err = r->refused[i] ? 0 : run_frame(r, round, prog_fd, i, &ns[i]);
 		if (!err && ((i + 1) % drain_every == 0 || i + 1 == n))
 			err = drain(ctx);
 		if (err) {
 			*frame = i;
+			free(sorted);
 			return err;
 		}
+		if (r->refused[i])
+			continue;
 		sum += ns[i];
+		sorted[ran++] = ns[i];
 	}
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	memcpy(sorted, ns, n * sizeof(*sorted));
+	if (!ran) {
+		*frame = 0;
+		free(sorted);
+		return -EINVAL;
+	}
+	n = ran;
 	qsort(sorted, n, sizeof(*sorted), cmp_float);
 	printf("%s\tcost/capture\tlatency\t%.2f\n", arm, sum / n);
 	printf("%s\tcost/capture/p50\tlatency\t%.0f\n", arm, quantile(sorted, n, 0.50));
@@ -124,6 +140,8 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 
+		if (r->refused[i])
+			continue;
 		while (k < nr_seen && seen[k] != r->actions[i])
 			k++;
 		if (k == nr_seen && nr_seen < COST_REPLAY_ACTIONS)
@@ -142,8 +160,13 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 		return;
 	/* The costliest, kept sorted by insertion: the list is short. */
 	for (size_t i = 0; i < n; i++) {
-		float ns = frame_median(r, i, rounds);
-		size_t k = nr_top < COST_REPLAY_TOP ? nr_top++ : COST_REPLAY_TOP;
+		float ns;
+		size_t k;
+
+		if (r->refused[i])
+			continue;
+		ns = frame_median(r, i, rounds);
+		k = nr_top < COST_REPLAY_TOP ? nr_top++ : COST_REPLAY_TOP;
 
 		for (; k > 0 && top_ns[k - 1] < ns; k--) {
 			if (k < COST_REPLAY_TOP) {
@@ -167,6 +190,8 @@ void cost_replay_free(struct cost_replay *r)
 {
 	free(r->ns);
 	free(r->actions);
+	free(r->refused);
 	r->ns = NULL;
 	r->actions = NULL;
+	r->refused = NULL;
 }

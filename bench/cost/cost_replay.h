@@ -13,6 +13,7 @@
 #ifndef FBF_COST_REPLAY_H
 #define FBF_COST_REPLAY_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "cost_capture.h"
@@ -24,6 +25,9 @@ struct cost_replay {
 	__u32 *actions;		/* each frame's action in the first round */
 	size_t rewrites;	/* frames the first round changed */
 	__u32 first_rewrite;	/* the first such frame's index in the capture */
+	bool *refused;		/* frames the kernel's test run refused in the first round */
+	size_t nr_refused;
+	__u32 first_refused;	/* the first such frame's index in the capture */
 };
 
 /* Room for @rounds rounds of @cap: 0 or -ENOMEM. */
@@ -34,7 +38,10 @@ int cost_replay_init(struct cost_replay *r, const struct cost_capture *cap, int 
  * program's event maps, untimed, every @drain_every frames and at the end.
  * Prints the round's rows for @arm: cost/capture (mean ns per frame),
  * cost/capture/p50, p90, p99 and max, each measure latency. 0, or -errno
- * with *@frame the frame that failed.
+ * with *@frame the frame that failed. A frame test_run refuses in round 0
+ * (EINVAL: 6.18 builds no skb of an IPv4 frame shorter than its header) is
+ * marked refused, left out of every round and of the figures: -EINVAL only
+ * where it refuses them all.
  */
 int cost_replay_round(struct cost_replay *r, int round, const char *arm, int prog_fd,
 		      int (*drain)(void *ctx), void *ctx, size_t drain_every, size_t *frame);

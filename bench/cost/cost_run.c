@@ -73,10 +73,13 @@
  * attach: the program on IFACE in MODE, as its type attaches it (XDP: native
  * or skb, through a BPF link, which the kernel removes when this process ends
  * however it ends); says "attached" on stderr, then
- * until SIGINT or SIGTERM empties its event maps as a reader would (live_read())
- * and last prints "#live<TAB>READ", the events it read, if it has any such map.
+ * until SIGINT, SIGTERM, SIGHUP or SIGQUIT empties its event maps as a reader
+ * would (live_read()), detaches and last prints "#live<TAB>READ", the events
+ * it read, if it has any such map.
  * MODE: XDP's native or skb; TC's ingress or egress (through tcx where the
- * kernel has it, else a clsact qdisc). A mode of another type is refused.
+ * kernel has it, else a clsact qdisc). A mode of another type is refused. A
+ * clsact filter, unlike a tcx or XDP link, is no link: a cost_run ended by
+ * SIGKILL leaves it attached (`tc filter del dev IFACE ingress` takes it away).
  *
  * type: the program's type, the arm of the bare program it is measured
  * against (whose object is ARM.bpf.o) and the modes the live part attaches it
@@ -540,9 +543,19 @@ static int replay_start(struct arm *arms, int nr_arms, int rounds)
 	return 0;
 }
 
-/* After the rounds: each arm's actions, rewrites and costliest frames of the capture. */
+/*
+ * After the rounds: the frames the kernel's test run refused, as one more
+ * "#skipped" line and the "#capture" line again with the frames that ran (the
+ * arms are of one type, whose test run refuses the same frames); each arm's
+ * actions, rewrites and costliest frames of the capture.
+ */
 static void replay_end(struct arm *arms, int nr_arms, int rounds, bool measured)
 {
+	const struct cost_replay *r = &arms[0].replay;
+
+	if (measured && r->nr_refused)
+		printf("#skipped\trefused\t%zu\t%u\n#capture\t%zu\t%zu\n", r->nr_refused,
+		       r->first_refused, capture.nr_read, capture.nr_frames - r->nr_refused);
 	for (int a = 0; a < nr_arms; a++) {
 		if (measured)
 			cost_replay_print(&arms[a].replay, arms[a].name, rounds);
@@ -795,18 +808,22 @@ static int attach(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	/* Runs: 0, the object's own sizes: a live run is read as it goes. */
 	ret = cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
 	if (ret)
 		goto out;
-	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
-	if (ret == -EINVAL) {
-		fprintf(stderr, "cost: %s is a %s program: it attaches in mode %s, not %s\n",
-			cp.name, cp.type->label, cp.type->modes, mode);
+	if (!cost_type_takes_mode(cp.type, mode)) {
+		/* "an XDP", "a TC": the label is an acronym, said letter by letter. */
+		fprintf(stderr, "cost: %s is %s %s program: it attaches in mode %s, not %s\n",
+			cp.name, strchr("AEFHILMNORSX", cp.type->label[0]) ? "an" : "a",
+			cp.type->label, cp.type->modes, mode);
 		ret = COST_EXIT_TYPE_OPTION;
 		goto out;
 	}
+	ret = cp.type->attach(cp.prog, cp.fd, ifindex, mode, &at);
 	if (ret) {
 		fprintf(stderr, "cost: attaching %s to %s in %s mode: %s\n", path, iface, mode,
 			strerror(-ret));

@@ -5,9 +5,11 @@
 # own (testing/cost_types_probe.bpf.c) and Cloudflare's cls_redirect, which
 # nobody here wrote (testing/third_party/cls_redirect, from Debian's
 # linux-source); PROG= across types; the live part through tcx or a clsact
-# qdisc on the hook the section names; and what a new user of the tool found:
-# an XDP_TX program's frames, the table without a live part, shape names, the
-# installed tool's own syntax and manual, a MAPS key past an array's end.
+# qdisc on the hook the section names, the clsact path on a kernel with tcx
+# too (FBF_COST_TC_NO_TCX), leaving another's qdisc and filter be; and what a
+# new user of the tool found: an XDP_TX program's frames, the table without
+# a live part, shape names, the installed tool's own syntax and manual, a MAPS
+# key past an array's end.
 # Short rounds: the figures are checked for being there, never for how fast.
 
 load ../../testing/netns
@@ -22,7 +24,56 @@ setup()
 	TYPES=$FBF_BUILD/testing
 }
 
+teardown()
+{
+	if [ -n "${ATTACH_PID:-}" ] && kill -0 "$ATTACH_PID" 2>/dev/null; then
+		kill -INT "$ATTACH_PID"
+		wait "$ATTACH_PID" || true
+	fi
+	[ -z "${NS:-}" ] || ip netns del "$NS" 2>/dev/null || true
+}
+
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# clsact_net: a namespace NS with a veth pair, DEV one end, as a TC program is attached to.
+clsact_net()
+{
+	NS=fbf-clsact-$$
+	DEV=fbfq$$
+	ip netns add "$NS"
+	ip -n "$NS" link add "$DEV" type veth peer name "${DEV}p"
+	ip -n "$NS" link set "$DEV" up
+}
+
+# clsact_attach: cost_run attaching the TC probe to DEV's ingress through a
+# clsact qdisc (FBF_COST_TC_NO_TCX=1), in the background as ATTACH_PID, once
+# it says it attached (its stderr: ATTACH_ERR).
+clsact_attach()
+{
+	local i
+
+	ATTACH_ERR=$BATS_TEST_TMPDIR/attach.err
+	FBF_COST_TC_NO_TCX=1 nsenter --net="/run/netns/$NS" "$FBF_BUILD/bench/cost_run" attach \
+		"$DEV" ingress "$TYPES/cost_tc_probe.bpf.o" >/dev/null 2>"$ATTACH_ERR" &
+	ATTACH_PID=$!
+	for i in $(seq 100); do
+		grep -q attached "$ATTACH_ERR" && break
+		kill -0 "$ATTACH_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$ATTACH_ERR"
+}
+
+# clsact_stop: SIGINT to cost_run, as Ctrl-C; its status in status.
+clsact_stop()
+{
+	kill -INT "$ATTACH_PID"
+	status=0
+	wait "$ATTACH_PID" || status=$?
+}
+
+# tc_filters: the names of the programs of DEV's ingress filters, one a line.
+tc_filters() { tc -n "$NS" filter show dev "$DEV" ingress | grep -oE ' name [^ ]+' | cut -c7-; }
 
 # action SHAPE: the action column of the table's test_run row for SHAPE.
 action() { awk -v s="$1" '$1 == "test_run" && $2 == s { print $NF }' <<<"$output"; }
@@ -64,6 +115,53 @@ tcx_or_clsact()
 	[ "$(action ipv4-tcp)" = TC_ACT_SHOT ]
 	grep -E "^live egress +frames/s .* $(tcx_or_clsact) on egress: passed 100%$" <<<"$output"
 	[[ "$output" != *"live ingress"* ]]
+}
+
+@test "clsact path: another's qdisc and filter stay, ours alone goes on SIGINT" {
+	clsact_net
+	tc -n "$NS" qdisc add dev "$DEV" clsact
+	tc -n "$NS" filter add dev "$DEV" ingress bpf da obj "$FBF_BUILD/tc_ok.bpf.o" sec tc
+	tc -n "$NS" filter show dev "$DEV" ingress
+	[ "$(tc_filters)" = tc_ok ]
+	clsact_attach
+	[[ "$(cat "$ATTACH_ERR")" == *"through a clsact qdisc on ingress"* ]]
+	tc -n "$NS" filter show dev "$DEV" ingress
+	[ "$(tc_filters | sort | tr '\n' ' ')" = "tc_cost_probe tc_ok " ]
+	clsact_stop
+	[ "$status" -eq 0 ]
+	tc -n "$NS" filter show dev "$DEV" ingress
+	[ "$(tc_filters)" = tc_ok ]
+	[[ "$(tc -n "$NS" qdisc show dev "$DEV")" == *"qdisc clsact"* ]]
+}
+
+@test "clsact path: a qdisc the tool made is gone after SIGINT" {
+	clsact_net
+	[[ "$(tc -n "$NS" qdisc show dev "$DEV")" != *clsact* ]]
+	clsact_attach
+	[[ "$(cat "$ATTACH_ERR")" == *"through a clsact qdisc on ingress"* ]]
+	[ "$(tc_filters)" = tc_cost_probe ]
+	clsact_stop
+	[ "$status" -eq 0 ]
+	[[ "$(tc -n "$NS" qdisc show dev "$DEV")" != *clsact* ]]
+}
+
+@test "a capture frame TC's test run refuses: counted as refused, the other frames measured" {
+	local pcap=$BATS_TEST_TMPDIR/short.pcap
+
+	# UDP, then an IPv4 frame shorter than its header (6.18 builds no skb of it), then UDP.
+	python3 -c "
+import struct
+eth = bytes(6) + bytes.fromhex('020000000001') + b'\x08\x00'
+ip = bytes.fromhex('4500001c00000000401100000a0000010a000002')
+udp = ip + struct.pack('>HHHH', 1000, 2000, 8, 0)
+frames = [eth + udp + bytes(18), eth + ip[:10], eth + udp + bytes(18)]
+head = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+open('$pcap', 'wb').write(head + b''.join(
+    struct.pack('<IIII', 0, 0, len(f), len(f)) + f for f in frames))"
+	cost measure "$TYPES/cost_tc_probe.bpf.o" "" "" "$pcap"
+	[ "$status" -eq 0 ]
+	grep "^Capture: 3 frames read, 2 run .*left out, never run: 1 refused by the kernel's test run, the first frame 2\.$" <<<"$output"
+	grep -E '^Frames per action \(first round\): TC_ACT_OK 2\.$' <<<"$output"
 }
 
 @test "Cloudflare's cls_redirect, from Debian's linux-source: a TC program nobody here wrote" {
@@ -111,6 +209,7 @@ tcx_or_clsact()
 	run make -s cost-compare BASE="$TYPES/cost_tc_probe_mixed.bpf.o" \
 		CANDIDATE="$FBF_BUILD/xdp_pass.bpf.o" BASE_PROG=xdp_cost_other CANDIDATE_PROG=xdp_pass
 	echo "$output"
+	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
 	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
 	[[ "$output" =~ cost-compare:\ (PASS|REGRESSION): ]]
 }
@@ -126,7 +225,7 @@ tcx_or_clsact()
 	[ "$output" = "cost: tc_cost_probe is a TC program: it attaches in mode ingress|egress, not native" ]
 	run "$FBF_BUILD/bench/cost_run" attach lo ingress "$FBF_BUILD/xdp_pass.bpf.o"
 	[ "$status" -eq 12 ]
-	[ "$output" = "cost: xdp_pass is a XDP program: it attaches in mode native|skb, not ingress" ]
+	[ "$output" = "cost: xdp_pass is an XDP program: it attaches in mode native|skb, not ingress" ]
 }
 
 @test "an XDP_TX program: its frames really go back, and the live part says so" {

@@ -51,3 +51,20 @@ const char *cost_type_list(char *buf, size_t size, bool sections)
 				sections ? types[i]->sections : types[i]->label);
 	return buf;
 }
+
+bool cost_type_takes_mode(const struct cost_type *type, const char *mode)
+{
+	size_t len = strlen(mode);
+	const char *m = type->modes;
+
+	while (len) {
+		size_t word = strcspn(m, "|");
+
+		if (word == len && !strncmp(m, mode, len))
+			return true;
+		if (!m[word])
+			break;
+		m += word + 1;
+	}
+	return false;
+}

@@ -18,6 +18,8 @@ struct cost_attached {
 	int link_fd;
 	unsigned int ifindex;
 	int hook;		/* the type's own: TC's clsact hook, where not through a link */
+	__u32 handle, priority;	/* TC's filter on that hook, for its detach alone */
+	bool hook_ours;		/* TC: the clsact qdisc is this process's, not someone else's */
 	char how[48];		/* for the "attached" line: "in native mode" */
 };
 
@@ -46,8 +48,8 @@ struct cost_type {
 	int (*hold)(int prog_fd);
 	/*
 	 * The live part: @prog of the loaded object on @ifindex, in @mode (a
-	 * word of the command line: "native" or "skb" for XDP). 0 or -errno;
-	 * -EINVAL for a mode the type does not take.
+	 * word of the command line: "native" or "skb" for XDP, one of modes,
+	 * which the caller checked). 0 or -errno.
 	 */
 	int (*attach)(const struct bpf_program *prog, int prog_fd, unsigned int ifindex,
 		      const char *mode, struct cost_attached *at);
@@ -71,6 +73,9 @@ const struct cost_type *cost_type_by_kernel(enum bpf_prog_type type);
 
 /* A detach() for a program attached through a BPF link: the link closed. */
 void cost_type_unlink(struct cost_attached *at);
+
+/* Whether @mode is one of @type's modes ("native" of "native|skb"). */
+bool cost_type_takes_mode(const struct cost_type *type, const char *mode);
 
 /* Whether @arm names a type's bare program (its bare_arm). */
 bool cost_type_is_bare(const char *arm);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
@@ -70,10 +71,20 @@ static const char *tc_mode_of(const struct bpf_program *prog)
 	       "egress" : "ingress";
 }
 
+/* FBF_COST_TC_NO_TCX=1: a clsact qdisc even where the kernel has tcx, as before 6.6. */
+static bool no_tcx(void)
+{
+	const char *v = getenv("FBF_COST_TC_NO_TCX");
+
+	return v && !strcmp(v, "1");
+}
+
 /*
  * Through tcx (a BPF link, gone with this process) where the kernel has it;
- * where it does not (before 6.6 the attach type is unknown: EINVAL), a
- * clsact qdisc's filter, which detach() takes away with the qdisc.
+ * where it does not (before 6.6 the attach type is unknown: EINVAL), or
+ * FBF_COST_TC_NO_TCX=1 says to take the older path on a kernel that has it, a
+ * clsact qdisc's filter, which detach() takes away alone: the qdisc too only
+ * where this process made it, for another's may hold filters of its own.
  */
 static int tc_attach(const struct bpf_program *prog, int prog_fd, unsigned int ifindex,
 		     const char *mode, struct cost_attached *at)
@@ -89,36 +100,48 @@ static int tc_attach(const struct bpf_program *prog, int prog_fd, unsigned int i
 		return -EINVAL;
 	at->ifindex = ifindex;
 	at->hook = 0;
-	at->link_fd = bpf_link_create(prog_fd, ifindex,
-				      egress ? COST_BPF_TCX_EGRESS : COST_BPF_TCX_INGRESS, NULL);
-	if (at->link_fd >= 0) {
-		snprintf(at->how, sizeof(at->how), "through tcx on %s", mode);
-		return 0;
+	if (!no_tcx()) {
+		at->link_fd = bpf_link_create(prog_fd, ifindex, egress ? COST_BPF_TCX_EGRESS :
+					      COST_BPF_TCX_INGRESS, NULL);
+		if (at->link_fd >= 0) {
+			snprintf(at->how, sizeof(at->how), "through tcx on %s", mode);
+			return 0;
+		}
+		if (errno != EINVAL)
+			return -errno;
 	}
-	if (errno != EINVAL)
-		return -errno;
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return err;
+	at->hook_ours = !err;
 	err = bpf_tc_attach(&hook, &opts);
 	if (err) {
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		bpf_tc_hook_destroy(&hook);
+		if (at->hook_ours) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+		}
 		return err;
 	}
 	at->hook = hook.attach_point;
+	at->handle = opts.handle;
+	at->priority = opts.priority;
 	snprintf(at->how, sizeof(at->how), "through a clsact qdisc on %s", mode);
 	return 0;
 }
 
 static void tc_detach(struct cost_attached *at)
 {
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = at->ifindex,
-		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = at->ifindex, .attach_point = at->hook);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = at->handle, .priority = at->priority);
 
 	cost_type_unlink(at);
-	if (at->hook)
+	if (!at->hook)
+		return;
+	bpf_tc_detach(&hook, &opts);
+	if (at->hook_ours) {
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&hook);
+	}
 	at->hook = 0;
 }
 
