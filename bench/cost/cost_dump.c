@@ -203,7 +203,8 @@ static int values_per_cpu(struct cursor *c, __u8 *value)
 			}
 		} while (eat(c, ','));
 		if (!eat(c, '}') || cpu < 0 || !has_value)
-			return syntax(c, "a CPU's value without its \"cpu\", its \"value\" or its end");
+			return syntax(c, "a CPU's value without its \"cpu\", its \"value\" "
+					 "or its end");
 		if (cpu >= sh->nr_cpus)
 			return cpu_past(c, cpu);
 		memcpy(value + cpu * sh->stride, c->bytes, sh->value_size);
