@@ -268,7 +268,7 @@ usage_refused()
 	echo "$journal"
 	[[ "$journal" == *"attached xdp_fizzbuzzfib (prog id $id) to veth0"* ]]
 	[[ "$journal" == *"summary packets=$packets non_ipv4=0 malformed=0"* ]]
-	[[ "$journal" == *"iface iface=veth0 packets=$packets "* ]]
+	[[ "$journal" == *"iface iface=veth0 mode=skb packets=$packets "* ]]
 	[[ "$journal" == *"iface_gone iface=veth7 "* ]]
 }
 
