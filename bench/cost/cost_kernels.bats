@@ -22,17 +22,19 @@ setup()
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
-@test "the verifier's figures of an object on each kernel, 5.10's verified count from its log" {
+# measured_on_each OBJECT: make cost's verifier figures of OBJECT, taken in a guest of
+# each kernel, none of them 0 (a kernel that measured nothing; 5.10 lacks verified_insns).
+measured_on_each()
+{
 	local kernel name measure
 
 	# Under /tmp, which a guest does not share: the tool copies it where the guest sees it.
-	cp "$PROBE.bpf.o" "$BATS_TEST_TMPDIR/probe.bpf.o"
-	cost measure "$BATS_TEST_TMPDIR/probe.bpf.o"
+	cp "$1" "$BATS_TEST_TMPDIR/object.bpf.o"
+	cost measure "$BATS_TEST_TMPDIR/object.bpf.o"
 	[ "$status" -eq 0 ]
 	for kernel in $FBF_COST_KERNELS; do
 		name=$(basename "$kernel")
 		[[ "$output" == *"cost: $name booted and measured in "* ]]
-		# A count of 0 would be a kernel that measured nothing (5.10 lacks verified_insns).
 		for measure in verified-instructions translated-instructions jited-bytes; do
 			grep -Eq "^verifier@$name +$measure +[1-9][0-9]* +[1-9][0-9]* " <<<"$output"
 		done
@@ -40,19 +42,12 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	done
 }
 
-@test "a TC program's verifier figures on each kernel" {
-	local kernel name measure
+@test "the verifier's figures of an object on each kernel, 5.10's verified count from its log" {
+	measured_on_each "$PROBE.bpf.o"
+}
 
-	cp "$FBF_BUILD/testing/cost_tc_probe.bpf.o" "$BATS_TEST_TMPDIR/tc_probe.bpf.o"
-	cost measure "$BATS_TEST_TMPDIR/tc_probe.bpf.o"
-	[ "$status" -eq 0 ]
-	for kernel in $FBF_COST_KERNELS; do
-		name=$(basename "$kernel")
-		[[ "$output" == *"cost: $name booted and measured in "* ]]
-		for measure in verified-instructions translated-instructions jited-bytes; do
-			grep -Eq "^verifier@$name +$measure +[1-9][0-9]* +[1-9][0-9]* " <<<"$output"
-		done
-	done
+@test "a TC program's verifier figures on each kernel" {
+	measured_on_each "$FBF_BUILD/testing/cost_tc_probe.bpf.o"
 }
 
 @test "one planted instruction fails the compare on every kernel, named" {
