@@ -636,9 +636,12 @@ in_memcg() { fbf_in_srv sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$@"; }
 	[[ "$output" == *"--queue-size 20000000: "*" of kernel memory, more than three quarters of the "*" the agent's memory cgroup has left of its 128 MiB limit; at most "*" fit; use a smaller size; "* ]]
 	fbf_xdp_detached
 	fits=$(grep -Eo 'at most [0-9]+ fit' <<<"$output" | grep -Eo '[0-9]+')
+	[ -n "$fits" ]
+	# Nine tenths of it: the group's own use moves by a few pages between two runs, and
+	# the size said was the most that fitted in the first (seen: 3108959, then 3105503).
 	group=$(memcg_make 128M)
-	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$fits" --duration 0.2 \
-		--quiet
+	run in_memcg "$group" "$AGENT" --iface "$FBF_VETH_SRV" --queue-size "$((fits * 9 / 10))" \
+		--duration 0.2 --quiet
 	rmdir "$group" || :
 	echo "$output"
 	[ "$status" -eq 0 ]
