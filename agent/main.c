@@ -159,6 +159,7 @@ struct agent {
 	struct timespec started;		/* CLOCK_REALTIME, for process_start_time_seconds */
 	int metrics_fd;				/* listening, not yet served; -1: none */
 	struct metrics_server *metrics;
+	struct health health;			/* /healthz and /readyz */
 	struct event_ages ages;
 	struct attach_spec spec;
 	struct attachment att;			/* the maps every interface's program shares */
@@ -328,6 +329,18 @@ static int status_say(struct agent *a, bool ready)
 	return 0;
 }
 
+/* The loop came round: say so to /healthz, and what of the selection is not served. */
+static void health_say(struct agent *a)
+{
+	char why[sizeof(a->health.why)];
+	unsigned int n;
+
+	if (a->metrics_fd < 0 && !a->metrics)
+		return;
+	n = ifset_unattached(&a->set, why, sizeof(why));
+	health_beat(&a->health, n, why);
+}
+
 /* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */
 static int agent_serve(struct agent *a)
 {
@@ -354,7 +367,10 @@ static int agent_serve(struct agent *a)
 		.stats = &signals_stats,
 		.reopen = &signals_reopen,
 		.sink = &a->sink,
-		.watchdog_interval_ns = service_watchdog_interval_ns(),
+		/* With metrics the loop comes round for /healthz too, however quiet. */
+		.watchdog_interval_ns = opts->metrics ?
+			health_interval_ns(service_watchdog_interval_ns()) :
+			service_watchdog_interval_ns(),
 	};
 	a->sink.ages = opts->metrics ? &a->ages : NULL;
 	err = drain_open(d);
@@ -386,8 +402,10 @@ static int agent_serve(struct agent *a)
 			.aggregate_interval_s = opts->aggregate_ns / 1e9,
 			.aggregate = a->aggregating ? &a->ag.figures : NULL,
 			.ifaces = ifset_shared(&a->set),
+			.health = &a->health,
 		};
 
+		health_say(a);
 		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
 		a->metrics_fd = -1;
 		if (!a->metrics)
@@ -403,6 +421,7 @@ static int agent_run(struct agent *a)
 	int ret = 0;
 
 	for (;;) {
+		health_say(a);
 		a->end = drain_live(&a->d);
 		if (a->end == DRAIN_WATCHDOG)
 			service_notify("WATCHDOG=1", NULL);
@@ -468,6 +487,7 @@ int main(int argc, char **argv)
 {
 	struct agent a = {
 		.metrics_fd = -1,
+		.health.lock = PTHREAD_MUTEX_INITIALIZER,
 		.end = DRAIN_SIGNAL,
 	};
 	int ret;

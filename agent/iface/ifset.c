@@ -625,6 +625,25 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 			 s->attached, s->attached == 1 ? "" : "s", given, transport);
 }
 
+unsigned int ifset_unattached(const struct ifset *s, char *why, size_t size)
+{
+	char shown[ESCAPE_IFNAME_SIZE];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
+		if (s->refused[i].ifindex && !n++)
+			escape_log(shown, sizeof(shown), s->refused[i].name);
+	if (n)
+		snprintf(why, size, "%u interface%s selected could not have %s (%s first; the log "
+			 "says why)", n, plural_s(n), FBF_PROG_NAME, shown);
+	else if (s->full_said)
+		snprintf(why, size, "an interface selected is left alone: %u served already "
+			 "(--max-ifaces)", s->slots);
+	else
+		snprintf(why, size, "every interface selected has %s", FBF_PROG_NAME);
+	return n ?: s->full_said;
+}
+
 const char *ifset_mode_name(const struct ifset *s)
 {
 	return xdp_mode_name(s->one ? s->m[0].att.mode : s->spec->mode);

@@ -151,6 +151,13 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 /* The XDP mode of the run: one interface's, or the one asked of every interface. */
 const char *ifset_mode_name(const struct ifset *s);
 
+/*
+ * Interfaces selected and here that do not have the program, for /readyz:
+ * refused, or left alone for want of a slot (counted as one); @why gets one
+ * line naming the first. The drain's thread only.
+ */
+unsigned int ifset_unattached(const struct ifset *s, char *why, size_t size);
+
 /* For the metrics: the one interface's program, whose run time is the run's; else -1. */
 int ifset_prog_fd(const struct ifset *s);
 

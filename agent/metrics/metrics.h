@@ -16,6 +16,7 @@
 #include "loop/aggregate.h"
 #include "sinks/event_sink.h"
 #include "sinks/event_ages.h"
+#include "metrics/health.h"
 #include "metrics/listen_addr.h"
 
 /* What a scrape reads. The pointers stay valid until metrics_stop(). */
@@ -31,6 +32,7 @@ struct metrics_source {
 	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
 	const struct event_sink *sinks;	/* the outputs, the events delivered and their ages */
 	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
+	struct health *health;		/* /healthz and /readyz, and their gauges */
 };
 
 /* Everything one scrape reports, read at the time of the scrape. */
@@ -45,10 +47,13 @@ struct metrics_snapshot {
 		const char *name;	/* "stdout", "file", "nats", ... */
 		__u64 delivered;
 		__u64 lost;
+		int write_err;		/* its last write's errno; 0: it wrote */
 	} sinks[EVENT_SINK_MAX];
 	unsigned int nr_sinks;
 	struct ifset_share *shares;	/* several interfaces: each one's, the gone last */
 	int nr_shares;
+	unsigned int unattached;	/* interfaces selected here without the program */
+	double round_time_seconds;	/* the drain loop's last round, since the epoch */
 	__u64 run_time_ns;	/* BPF run-time statistics: both 0 while they are off */
 	__u64 run_cnt;
 	struct process_figures {	/* the agent process, as exporters report it */

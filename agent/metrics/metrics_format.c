@@ -194,6 +194,20 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 			"%llu\n", dev, s->sinks[i].name, s->sinks[i].lost);
 	}
 
+	header(out, "sink_up", "gauge",
+	       "1 while each output's last write succeeded, 0 while its writes fail (/readyz).");
+	for (i = 0; i < (int)s->nr_sinks; i++)
+		fprintf(out, PREFIX "sink_up{device=\"%s\",sink=\"%s\"} %d\n", dev,
+			s->sinks[i].name, !s->sinks[i].write_err);
+	family(out, "ifaces_unattached", "gauge",
+	       "Interfaces selected and here that do not have the program: refused, or left "
+	       "alone for want of a slot (counted as one; /readyz).", dev, s->unattached);
+	header(out, "loop_last_round_timestamp_seconds", "gauge",
+	       "When the drain loop last went round, in seconds since the epoch: at least "
+	       "every second while it is alive (/healthz).");
+	fprintf(out, PREFIX "loop_last_round_timestamp_seconds{device=\"%s\"} %.3f\n", dev,
+		s->round_time_seconds);
+
 	header(out, "event_age_seconds", "histogram",
 	       "How long events waited in the queue or ring before the agent read them.");
 	for (i = 0; i < METRICS_AGE_BUCKETS; i++) {

@@ -64,8 +64,11 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 		s->sinks[i].name = k->name;
 		s->sinks[i].delivered = __atomic_load_n(&k->figures.delivered, __ATOMIC_RELAXED);
 		s->sinks[i].lost = __atomic_load_n(&k->figures.lost, __ATOMIC_RELAXED);
+		s->sinks[i].write_err = __atomic_load_n(&k->figures.write_err, __ATOMIC_RELAXED);
 		s->nr_sinks++;
 	}
+	s->unattached = __atomic_load_n(&src->health->unattached, __ATOMIC_RELAXED);
+	s->round_time_seconds = health_round_time(src->health);
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
 	if (src->ifaces) {
@@ -85,7 +88,8 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 #define LANDING_PAGE \
 	"<!DOCTYPE html>\n<html><head><title>fizzbuzzfib agent</title></head><body>\n" \
 	"<h1>fizzbuzzfib agent</h1>\n" \
-	"<p>The XDP FizzBuzzFibonacci classifier's agent. <a href=\"/metrics\">Metrics</a></p>\n" \
+	"<p>The XDP FizzBuzzFibonacci classifier's agent. <a href=\"/metrics\">Metrics</a>, " \
+	"<a href=\"/healthz\">health</a>, <a href=\"/readyz\">readiness</a></p>\n" \
 	"</body></html>\n"
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
@@ -119,6 +123,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	struct metrics_server *srv = cls;
 	struct metrics_snapshot s;
+	char why[256];
 	size_t len = 0;
 	char *body = NULL;
 	FILE *out;
@@ -132,9 +137,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!strcmp(url, "/"))
 		return reply(conn, MHD_HTTP_OK, strdup(LANDING_PAGE), strlen(LANDING_PAGE),
 			     "text/html; charset=utf-8");
+	if (!strcmp(url, "/healthz"))
+		return reply_text(conn, health_live(srv->src.health, why, sizeof(why)), why);
+	if (!strcmp(url, "/readyz"))
+		return reply_text(conn, health_ready(srv->src.health, srv->src.sinks, why,
+						     sizeof(why)), why);
 	if (strcmp(url, "/metrics"))
-		return reply_text(conn, MHD_HTTP_NOT_FOUND,
-				  "not found: the metrics are at /metrics\n");
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at "
+				  "/metrics, the probes at /healthz and /readyz\n");
 	if (snapshot(&srv->src, &s))
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "cannot read the counters\n");

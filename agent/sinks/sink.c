@@ -287,6 +287,7 @@ static void *sink_writer(void *arg)
 		err = lost ? write_lost_record(s, lost, from, to) : 0;
 		if (!err)
 			err = s->ops->write(s, c);
+		__atomic_store_n(&s->figures.write_err, -err, __ATOMIC_RELAXED);
 
 		pthread_mutex_lock(&s->lock);
 		if (s->abandoned)

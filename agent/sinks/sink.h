@@ -83,6 +83,7 @@ struct sink_figures {
 	__u64 lost;			/* records it could not take or write */
 	__u64 buffer_bytes;		/* memory its chunks take now, all of it resident */
 	__u64 buffer_peak;		/* ... and at most so far */
+	int write_err;			/* errno of its last write; 0: it wrote (/readyz) */
 };
 
 struct sink {
