@@ -63,11 +63,11 @@ unsigned int health_ready(struct health *h, const struct event_sink *sinks, char
 {
 	int err;
 
-	for (unsigned int i = 0; i < sinks->nr; i++) {
-		err = __atomic_load_n(&sinks->sinks[i].figures.write_err, __ATOMIC_RELAXED);
+	event_sink_for_each(k, sinks) {
+		err = __atomic_load_n(&k->figures.write_err, __ATOMIC_RELAXED);
 		if (err) {
 			snprintf(buf, size, "not ready: output %s (%s) cannot write: %s\n",
-				 sinks->sinks[i].name, sinks->sinks[i].target ?: "-", strerror(err));
+				 k->name, k->target ?: "-", strerror(err));
 			return MHD_HTTP_SERVICE_UNAVAILABLE;
 		}
 	}

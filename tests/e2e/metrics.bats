@@ -15,7 +15,7 @@ PROM=127.0.0.1:19090
 
 setup_file() { fbf_bats_setup_file metrics; }
 teardown_file() { fbf_bats_teardown_file; }
-setup() { fbf_bats_setup; }
+setup() { fbf_bats_setup; MOUNTED=; }
 teardown()
 {
 	if [ -n "${PROM_PID:-}" ]; then
@@ -23,6 +23,8 @@ teardown()
 		wait "$PROM_PID" 2>/dev/null
 	fi
 	fbf_bats_teardown
+	# After the agent is gone: its output holds the file open.
+	[ -z "$MOUNTED" ] || umount "$MOUNTED"
 }
 
 scrape() { fbf_in_srv curl -sS --max-time 10 "$@"; }
@@ -211,6 +213,105 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 	before=$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")
 	fbf_traffic 1
 	[ "$(metric_value "fizzbuzzfib_packets_total{device=\"$FBF_VETH_SRV\"}")" -gt "$before" ]
+	fbf_stop_agent INT
+}
+
+# probe PATH: "CODE LINE", the status and the one line /healthz or /readyz answers.
+probe()
+{
+	local body code
+
+	body=$(scrape -w '\n%{http_code}' "http://$METRICS$1") || return 1
+	code=${body##*$'\n'}
+	echo "$code ${body%$'\n'*}"
+}
+
+# probe_is PATH CODE: PATH answers CODE now.
+probe_is() { [[ "$(probe "$1")" == "$2 "* ]]; }
+
+# Stop the agent's drain thread alone (the main thread; the metrics thread
+# goes on) for $2 seconds: PTRACE_SEIZE + PTRACE_INTERRUPT stop one thread,
+# where SIGSTOP would stop them all.
+stop_main_thread()
+{
+	python3 - "$1" "$2" <<-'EOF'
+	import ctypes, os, sys, time
+	libc = ctypes.CDLL(None, use_errno=True)
+	libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+	tid, secs = int(sys.argv[1]), float(sys.argv[2])
+	if libc.ptrace(0x4206, tid, None, None) or libc.ptrace(0x4207, tid, None, None):
+	    sys.exit("ptrace: " + os.strerror(ctypes.get_errno()))
+	os.waitpid(tid, 0x40000000)
+	time.sleep(secs)
+	libc.ptrace(17, tid, None, None)
+	EOF
+}
+
+@test "/healthz: 200 while the loop goes round; 503 saying since when once it stops; 200 again" {
+	local tracer stalled
+
+	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
+	probe /healthz
+	[[ "$(probe /healthz)" =~ ^200\ ok:\ the\ drain\ loop\ went\ round\ [0-9.]+\ s\ ago$ ]]
+	[[ "$(probe /readyz)" == "200 ready: every interface selected has the program"* ]]
+	# Quiet, the loop still comes round: the gauge follows the clock.
+	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV\"}")" = 0 ]
+	sleep 2
+	awk -v now="$(date +%s.%N)" '$1 ~ /^fizzbuzzfib_loop_last_round_timestamp_seconds/ {
+		exit !(now - $2 < 5) }' <(scrape "http://$METRICS/metrics")
+	stop_main_thread "$FBF_AGENT_PID" 14 &
+	tracer=$!
+	wait_for 30 probe_is /healthz 503
+	probe /healthz
+	stalled='^503 stalled: the drain loop last went round [0-9.]+ s ago \(more than 10 s\)$'
+	[[ "$(probe /healthz)" =~ $stalled ]]
+	wait "$tracer"
+	wait_for 10 probe_is /healthz 200
+	fbf_traffic 1
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "/readyz: an output that cannot write is 503 naming it, sink_up 0; 200 once it writes again" {
+	local full=$FBF_WORK/full.$BATS_TEST_NUMBER
+
+	mkdir -p "$full"
+	mount -t tmpfs -o size=16k tmpfs "$full"
+	MOUNTED=$full
+	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS" --output "file:$full/events"
+	probe_is /readyz 200
+	[ "$(metric_value "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"file\"}")" = 1 ]
+	fbf_traffic 5
+	wait_for 10 probe_is /readyz 503
+	probe /readyz
+	[ "$(probe /readyz)" = "503 not ready: output file ($full/events) cannot write: No space $(
+		)left on device" ]
+	[ "$(metric_value "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"file\"}")" = 0 ]
+	# Room again: the next write succeeds.
+	: >"$full/events"
+	fbf_traffic 1
+	wait_for 10 probe_is /readyz 200
+	[ "$(metric_value "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"file\"}")" = 1 ]
+	fbf_stop_agent INT
+}
+
+@test "/readyz: a selected interface refused the program is 503 naming it; 200 once it goes" {
+	local br=fbfb$$
+
+	fbf_in_srv ip link add "$br" type bridge
+	fbf_in_srv ip link set "$br" up
+	# A bridge has no native XDP: refused, and the agent serves the veth.
+	FBF_START_SAYS="serving every interface" fbf_srv_start "$OUT" "$ERR" "$AGENT" \
+		--iface "$FBF_VETH_SRV,$br" --mode native --metrics "$METRICS"
+	grep -q "the driver of $br (bridge) has no native XDP" "$ERR"
+	probe /readyz
+	[ "$(probe /readyz)" = "503 not ready: 1 interface selected could not have $(
+		)xdp_fizzbuzzfib ($br first; the log says why)" ]
+	probe_is /healthz 200
+	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV,$br\"}")" = 1 ]
+	fbf_in_srv ip link del "$br"
+	wait_for 10 probe_is /readyz 200
+	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV,$br\"}")" = 0 ]
 	fbf_stop_agent INT
 }
 
