@@ -51,25 +51,13 @@ wait_for()
 }
 
 @test "a real Prometheus scrapes the agent and counts every class as the summary does" {
-	local dir=$FBF_WORK/prom class key
+	local class key
 	local -A prom
 
 	command -v prometheus >/dev/null ||
 		skip "prometheus is not installed (Debian package prometheus; make deps)"
-	mkdir -p "$dir/data"
-	cat >"$dir/prometheus.yml" <<-EOF
-	global:
-	  scrape_interval: 1s
-	scrape_configs:
-	  - job_name: fizzbuzzfib
-	    static_configs:
-	      - targets: ['$METRICS']
-	EOF
 	fbf_agent_start "$OUT" "$ERR" --metrics "$METRICS"
-	nsenter --net="/run/netns/$FBF_NS_SRV" prometheus --config.file="$dir/prometheus.yml" \
-		--storage.tsdb.path="$dir/data" --web.listen-address="$PROM" \
-		>"$dir/prometheus.log" 2>&1 3>&- &
-	PROM_PID=$!
+	prom_start
 	fbf_traffic 3
 
 	# Quiet again: wait until Prometheus has scraped what the agent counts now,
@@ -85,6 +73,29 @@ wait_for()
 		echo "$key: Prometheus ${prom[$key]}, summary $(fbf_summary_value "$ERR" "$key")"
 		[ "${prom[$key]}" = "$(fbf_summary_value "$ERR" "$key")" ]
 	done
+}
+
+# prom_start [RULES]: Prometheus in the server's namespace, scraping the agent
+# every second as job fizzbuzzfib, with the alert rules file RULES if given.
+prom_start()
+{
+	local dir=$FBF_WORK/prom.$BATS_TEST_NUMBER
+
+	mkdir -p "$dir/data"
+	cat >"$dir/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	  evaluation_interval: 1s
+	rule_files: [${1:-}]
+	scrape_configs:
+	  - job_name: fizzbuzzfib
+	    static_configs:
+	      - targets: ['$METRICS']
+	EOF
+	nsenter --net="/run/netns/$FBF_NS_SRV" prometheus --config.file="$dir/prometheus.yml" \
+		--storage.tsdb.path="$dir/data" --web.listen-address="$PROM" \
+		>"$dir/prometheus.log" 2>&1 3>&- &
+	PROM_PID=$!
 }
 
 # prom_value QUERY: the one value Prometheus returns for an instant query.
@@ -313,6 +324,84 @@ stop_main_thread()
 	wait_for 10 probe_is /readyz 200
 	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV,$br\"}")" = 0 ]
 	fbf_stop_agent INT
+}
+
+@test "deploy/prometheus: promtool tests each alert rule, firing on its series, silent beside it" {
+	command -v promtool >/dev/null || skip "promtool is not installed (package prometheus)"
+	run promtool check rules deploy/prometheus/fizzbuzzfib-alerts.yml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"SUCCESS: 6 rules found"* ]]
+	run promtool test rules deploy/prometheus/fizzbuzzfib-alerts.test.yml
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *SUCCESS* ]]
+}
+
+# dashboard_queries JSON: each query of the Grafana dashboard JSON run on
+# Prometheus, its variables as "All" and a 30 s rate window; one line each,
+# the number of series and the query; 1 if any returns no series or NaN.
+dashboard_queries()
+{
+	fbf_in_srv python3 - "$PROM" "$1" <<-'EOF'
+	import json, math, sys, urllib.parse, urllib.request
+	dash = json.load(open(sys.argv[2]))
+	bad = 0
+	for panel in dash["panels"]:
+	    for target in panel["targets"]:
+	        q = target["expr"].replace("$instance", ".*").replace("$__rate_interval", "30s")
+	        url = f"http://{sys.argv[1]}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+	        result = json.load(urllib.request.urlopen(url, timeout=5))["data"]["result"]
+	        ok = result and all(math.isfinite(float(r["value"][1])) for r in result)
+	        bad |= not ok
+	        print(len(result), "ok" if ok else "EMPTY OR NaN", panel["title"] + ":", q)
+	sys.exit(bad)
+	EOF
+}
+
+# prom_api PATH: what Prometheus' API answers at /api/v1/PATH, one word a
+# line: for rules, the health of each rule; for alerts, each one's name.
+prom_api()
+{
+	fbf_in_srv python3 - "$PROM" "$1" <<-'EOF'
+	import json, sys, urllib.request
+	url = f"http://{sys.argv[1]}/api/v1/{sys.argv[2]}"
+	data = json.load(urllib.request.urlopen(url, timeout=5))["data"]
+	if sys.argv[2] == "rules":
+	    print(*[r["health"] for g in data["groups"] for r in g["rules"]], sep="\n")
+	else:
+	    print(*[a["labels"]["alertname"] for a in data["alerts"]], sep="\n")
+	EOF
+}
+
+# prom_rules_ok N: Prometheus has evaluated N rules, each without error.
+prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
+
+@test "deploy/grafana: every dashboard query returns data from a real Prometheus scraping the agent" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	# A pattern, so that the per-interface families are there too.
+	FBF_START_SAYS="serving every interface" fbf_srv_start "$OUT" "$ERR" "$AGENT" \
+		--iface "$FBF_VETH_SRV*" --metrics "$METRICS"
+	prom_start "$PWD/deploy/prometheus/fizzbuzzfib-alerts.yml"
+	# A sample before the traffic, so that the rates see it.
+	wait_for 60 prom_value 'up{job="fizzbuzzfib"} == 1'
+	fbf_traffic 3
+	wait_for 60 prom_value "fizzbuzzfib_events_total{result=\"delivered\"} > 0"
+	# Two scrapes more: each rate has its samples from after the traffic.
+	sleep 2
+	run dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq "$(grep -c '"expr"' deploy/grafana/fizzbuzzfib-dashboard.json)" ]
+	# The rules load in the real thing; a healthy agent sets none off.
+	wait_for 10 prom_rules_ok 6
+	run prom_api alerts
+	echo "alerts: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 }
 
 # Linux allows any byte but '/', ':', whitespace and NUL in an interface name.
