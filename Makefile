@@ -157,7 +157,7 @@ FUZZERS :=
 .DELETE_ON_ERROR:
 # Keep objects made by pattern rules, so a second make rebuilds nothing.
 .SECONDARY:
-.PHONY: all lab test-build bench-build test-prepare test demo deps kernels check-deps clean \
+.PHONY: all lab test-build bench-build test-prepare test demo deps kernels check-deps clean image \
 	install install-agent uninstall deb bench bench-figures
 
 all: $(OUTPUT)/agent
@@ -278,6 +278,14 @@ uninstall:
 # The same, packaged: debian/rules runs make install, in a copy of the tree.
 deb: check-deps-deb
 	$(Q)tools/build-deb.sh . $(OUTPUT)/deb $(VERSION)
+
+# The agent's OCI image, from that package and the Debian libraries it loads
+# (docs/deploy.md): $(OUTPUT)/image/fizzbuzzfib-agent-$(VERSION).oci.tar.
+# It installs what it needs first, so that a fresh Debian 12 needs only this.
+IMAGE_DEB = $(OUTPUT)/deb/fizzbuzzfib-agent_$(VERSION)_$(shell dpkg --print-architecture).deb
+image: deps-image
+	$(Q)$(MAKE) --no-print-directory deb
+	$(Q)tools/build-image.sh $(IMAGE_DEB) $(OUTPUT)/image $(VERSION)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -10,6 +10,7 @@
 #   demo      make, make demo: build the product and run it
 #   bench     the benchmarks (make bench, bench-check, profile-*, cost)
 #   deb       make deb
+#   image     make image: the OCI image (buildah)
 #   test      make test: the tests, which run the benchmarks' and make deb too
 #   kernels   make test-kernels: make test's, and QEMU for the kernel matrix
 #   fresh     make test-fresh: debootstrap, for a fresh Debian 12 root
@@ -45,13 +46,16 @@ pkgs_bench=(
 command -v npm >/dev/null || pkgs_bench+=(npm)
 # dpkg-buildpackage checks for build-essential beside debian/control's Build-Depends.
 pkgs_deb=(debhelper lintian build-essential)
+# buildah assembles the image in a store of its own (make image).
+pkgs_image=(buildah)
 # The suites' own: cmocka, bats, the sanitizers' and libFuzzer's runtime,
 # xdp-tools (xdp-loader, and objects for the cost tool), the servers the
 # output and metrics tests talk to, systemd and its container for the units,
-# the manual page's linters, capsh.
+# the manual page's linters, capsh; podman and runc for the image's tests.
 pkgs_test=(
 	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin
 	prometheus logrotate systemd systemd-container man-db mandoc
+	podman runc
 )
 pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
 pkgs_fresh=(debootstrap)
@@ -62,11 +66,12 @@ declare -A runs=(
 	[demo]="demo"
 	[bench]="demo bench"
 	[deb]="demo deb"
-	[test]="demo bench deb test lint"
-	[kernels]="demo bench deb test lint kernels"
+	[image]="demo deb image"
+	[test]="demo bench deb image test lint"
+	[kernels]="demo bench deb image test lint kernels"
 	[fresh]="fresh"
 	[lint]="demo lint"
-	[all]="demo bench deb test lint kernels fresh"
+	[all]="demo bench deb image test lint kernels fresh"
 )
 
 # For the Makefile: its deps-PURPOSE and check-deps-PURPOSE targets.
