@@ -51,11 +51,12 @@ pkgs_image=(buildah)
 # The suites' own: cmocka, bats, the sanitizers' and libFuzzer's runtime,
 # xdp-tools (xdp-loader, and objects for the cost tool), the servers the
 # output and metrics tests talk to, systemd and its container for the units,
-# the manual page's linters, capsh; podman and runc for the image's tests.
+# the manual page's linters, capsh; podman, runc, catatonit (kube play's
+# pause image) and python3-yaml for the image's tests.
 pkgs_test=(
 	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin
 	prometheus logrotate systemd systemd-container man-db mandoc
-	podman runc
+	podman runc catatonit python3-yaml
 )
 pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
 pkgs_fresh=(debootstrap)

@@ -62,6 +62,7 @@ teardown()
 	for name in agent agent2; do
 		pman rm -f -t 0 "$name" >/dev/null 2>&1 || true
 	done
+	pman pod rm -f -t 0 fizzbuzzfib-agent >/dev/null 2>&1 || true
 	fbf_bats_teardown
 }
 
@@ -216,4 +217,61 @@ check_classes()
 		[ "$status" -ne 0 ]
 		pman rm agent >/dev/null
 	done
+}
+
+# pod_from_daemonset FILE IFACE: the DaemonSet's pod template as a Pod, as
+# the kubelet would make it, for podman 4.3's kube play (which plays Pods,
+# not DaemonSets), on IFACE and the suite's lock directory, with events on
+# stdout to check. podman refuses port mappings with the host's network, so
+# the ports go and the probes name theirs by number.
+pod_from_daemonset()
+{
+	python3 - "$1" "$2" "$FBF_WORK/locks" <<-'EOF'
+	import sys, yaml
+	ds = yaml.safe_load(open(sys.argv[1]))
+	t = ds["spec"]["template"]
+	pod = {"apiVersion": "v1", "kind": "Pod", "spec": t["spec"],
+	       "metadata": dict(t["metadata"], name=ds["metadata"]["name"])}
+	c = pod["spec"]["containers"][0]
+	c["args"] = [f"--iface={sys.argv[2]}" if a.startswith("--iface=") else a
+	             for a in c["args"] if a != "--quiet"]
+	ports = {p["name"]: p["containerPort"] for p in c.pop("ports")}
+	for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+	    c[probe]["httpGet"]["port"] = ports[c[probe]["httpGet"]["port"]]
+	for v in pod["spec"]["volumes"]:
+	    if v["name"] == "locks":
+	        v["hostPath"]["path"] = sys.argv[3]
+	print(yaml.safe_dump(pod))
+	EOF
+}
+
+@test "deploy/kubernetes: the DaemonSet's pod template played by podman kube play counts exactly" {
+	local ds=deploy/kubernetes/fizzbuzzfib-agent.yaml ctr=fizzbuzzfib-agent-agent what
+
+	# The manifest names the image make image builds.
+	grep -q "image: localhost/$PKG:$VERSION\$" "$ds"
+	pod_from_daemonset "$ds" "$FBF_VETH_SRV*" >"$FBF_WORK/pod.yaml"
+	printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n' \
+		>"$FBF_WORK/containers.conf"
+	# Its host network: the lab's server namespace. podman runs the probes
+	# through systemd, which says it cannot here: this test asks them itself.
+	CONTAINERS_CONF=$FBF_WORK/containers.conf nsenter --net="/run/netns/$FBF_NS_SRV" \
+		podman --root "$FBF_WORK/storage" --runroot "$FBF_WORK/run" --storage-driver vfs \
+		--runtime runc kube play "$FBF_WORK/pod.yaml" >/dev/null 2>"$FBF_WORK/play.log"
+	wait_for 30 attached "$ctr"
+	what='{{.EffectiveCaps}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.Privileged}}'
+	[ "$(pman inspect --format "$what" "$ctr")" = "[CAP_NET_ADMIN CAP_SYS_ADMIN] true false" ]
+	fbf_traffic 3
+	# What the kubelet's probes would ask.
+	wait_for 10 fbf_in_srv curl -sfS -o /dev/null "http://127.0.0.1:9435/readyz"
+	fbf_in_srv curl -sfS -o /dev/null "http://127.0.0.1:9435/healthz"
+	pman pod stop -t 30 fizzbuzzfib-agent >/dev/null
+	[ "$(pman inspect --format '{{.State.ExitCode}}' "$ctr")" -eq 0 ]
+	run fbf_xdp_attached
+	[ "$status" -ne 0 ]
+	logs "$ctr"
+	[ "$(wc -l <"$OUT")" -gt 0 ]
+	check_classes "$OUT"
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+	pman pod rm -f fizzbuzzfib-agent >/dev/null
 }
