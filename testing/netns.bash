@@ -145,6 +145,21 @@ fbf_until_or_gone()
 	return 1
 }
 
+# fbf_wait_for SECONDS COMMAND...: until COMMAND succeeds, tried every 0.1 s;
+# bounded only to fail a hang, never to time what is tested.
+fbf_wait_for()
+{
+	local i tries=$(($1 * 10))
+
+	shift
+	for ((i = 0; i < tries; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
 # fbf_srv_start OUT ERR COMMAND...: run COMMAND (an agent, or the agent under
 # a tool) in the server namespace in the background, and wait until it says
 # it has attached (or what FBF_START_SAYS says: an agent over patterns

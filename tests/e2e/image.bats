@@ -95,20 +95,6 @@ logs() { pman logs "$1" >"$OUT" 2>"$ERR"; }
 
 attached() { logs "$1" && grep -q "attached xdp_fizzbuzzfib" "$ERR"; }
 
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; bounded only to fail a hang.
-wait_for()
-{
-	local i tries=$(($1 * 10))
-
-	shift
-	for ((i = 0; i < tries; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for: $*" >&2
-	return 1
-}
-
 # Every event's class is the reference classifier's for its source.
 check_classes()
 {
@@ -154,13 +140,13 @@ check_classes()
 
 	start=$(date +%s.%N)
 	run_agent agent --cap-add "$CAPS" -- --iface "$FBF_VETH_SRV" --metrics "$METRICS"
-	wait_for 30 attached agent
+	fbf_wait_for 30 attached agent
 	attached_at=$(date +%s.%N)
 	echo "podman run to attached: $(awk -v a="$start" -v b="$attached_at" \
 		'BEGIN { printf "%.2f", b - a }') s"
 	fbf_xdp_attached
 	fbf_traffic 3
-	wait_for 10 fbf_in_srv curl -sfS -o /dev/null "http://$METRICS/readyz"
+	fbf_wait_for 10 fbf_in_srv curl -sfS -o /dev/null "http://$METRICS/readyz"
 	[ "$(fbf_in_srv curl -sS "http://$METRICS/healthz" | cut -d: -f1)" = ok ]
 	fbf_in_srv curl -sS "http://$METRICS/metrics" | grep -q "^fizzbuzzfib_classified_total{"
 	pman stop -t 30 agent >/dev/null
@@ -180,14 +166,14 @@ check_classes()
 	local old new
 
 	run_agent agent --cap-add "$CAPS" -- --iface "$FBF_VETH_SRV" --quiet
-	wait_for 30 attached agent
+	fbf_wait_for 30 attached agent
 	old=$(fbf_attached_prog_id)
 	pman kill -s KILL agent >/dev/null
 	pman wait agent >/dev/null || true
 	# The kernel keeps what is attached: the agent had no chance to detach.
 	[ "$(fbf_attached_prog_id)" = "$old" ]
 	run_agent agent2 --cap-add "$CAPS" -- --iface "$FBF_VETH_SRV"
-	wait_for 30 attached agent2
+	fbf_wait_for 30 attached agent2
 	grep -q "removed stale xdp_fizzbuzzfib (prog id $old) left on $FBF_VETH_SRV by agent pid 1" \
 		"$ERR"
 	new=$(fbf_attached_prog_id)
@@ -258,12 +244,12 @@ pod_from_daemonset()
 	CONTAINERS_CONF=$FBF_WORK/containers.conf nsenter --net="/run/netns/$FBF_NS_SRV" \
 		podman --root "$FBF_WORK/storage" --runroot "$FBF_WORK/run" --storage-driver vfs \
 		--runtime runc kube play "$FBF_WORK/pod.yaml" >/dev/null 2>"$FBF_WORK/play.log"
-	wait_for 30 attached "$ctr"
+	fbf_wait_for 30 attached "$ctr"
 	what='{{.EffectiveCaps}} {{.HostConfig.ReadonlyRootfs}} {{.HostConfig.Privileged}}'
 	[ "$(pman inspect --format "$what" "$ctr")" = "[CAP_NET_ADMIN CAP_SYS_ADMIN] true false" ]
 	fbf_traffic 3
 	# What the kubelet's probes would ask.
-	wait_for 10 fbf_in_srv curl -sfS -o /dev/null "http://127.0.0.1:9435/readyz"
+	fbf_wait_for 10 fbf_in_srv curl -sfS -o /dev/null "http://127.0.0.1:9435/readyz"
 	fbf_in_srv curl -sfS -o /dev/null "http://127.0.0.1:9435/healthz"
 	pman pod stop -t 30 fizzbuzzfib-agent >/dev/null
 	[ "$(pman inspect --format '{{.State.ExitCode}}' "$ctr")" -eq 0 ]

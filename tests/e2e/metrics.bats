@@ -36,20 +36,6 @@ metric_value()
 	scrape "http://$METRICS/metrics" | awk -v m="$1" '$1 == m { print $2 }'
 }
 
-# wait_for SECONDS COMMAND...: until COMMAND succeeds; bounded only to fail a hang.
-wait_for()
-{
-	local i tries=$(($1 * 10))
-
-	shift
-	for ((i = 0; i < tries; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for: $*" >&2
-	return 1
-}
-
 @test "a real Prometheus scrapes the agent and counts every class as the summary does" {
 	local class key
 	local -A prom
@@ -62,7 +48,7 @@ wait_for()
 
 	# Quiet again: wait until Prometheus has scraped what the agent counts now,
 	# and read it before the agent stops (then its series go stale).
-	wait_for 60 prom_matches_agent
+	fbf_wait_for 60 prom_matches_agent
 	for class in fizz buzz fizzbuzz fibonacci none; do
 		prom[$class]=$(prom_value "fizzbuzzfib_classified_total{class=\"$class\"}")
 	done
@@ -169,7 +155,7 @@ prom_matches_agent() { prom_matches_agent_once && sleep 2 && prom_matches_agent_
 		[ "$(metric_value "fizzbuzzfib_aggregate_intervals_total{$dev}")" -ge "$1" ]
 	}
 	intervals=$(metric_value "fizzbuzzfib_aggregate_intervals_total{$dev}")
-	wait_for 50 intervals_from $((intervals + 2))
+	fbf_wait_for 50 intervals_from $((intervals + 2))
 	scrape "http://$METRICS/metrics" >"$scraped"
 	fbf_stop_agent INT
 	value() { awk -v m="$1" '$1 == m { print $2 }' "$scraped"; }
@@ -272,12 +258,12 @@ stop_main_thread()
 		exit !(now - $2 < 5) }' <(scrape "http://$METRICS/metrics")
 	stop_main_thread "$FBF_AGENT_PID" 14 &
 	tracer=$!
-	wait_for 30 probe_is /healthz 503
+	fbf_wait_for 30 probe_is /healthz 503
 	probe /healthz
 	stalled='^503 stalled: the drain loop last went round [0-9.]+ s ago \(more than 10 s\)$'
 	[[ "$(probe /healthz)" =~ $stalled ]]
 	wait "$tracer"
-	wait_for 10 probe_is /healthz 200
+	fbf_wait_for 10 probe_is /healthz 200
 	fbf_traffic 1
 	fbf_stop_agent INT
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
@@ -293,7 +279,7 @@ stop_main_thread()
 	probe_is /readyz 200
 	[ "$(metric_value "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"file\"}")" = 1 ]
 	fbf_traffic 5
-	wait_for 10 probe_is /readyz 503
+	fbf_wait_for 10 probe_is /readyz 503
 	probe /readyz
 	[ "$(probe /readyz)" = "503 not ready: output file ($full/events) cannot write: No space $(
 		)left on device" ]
@@ -301,7 +287,7 @@ stop_main_thread()
 	# Room again: the next write succeeds.
 	: >"$full/events"
 	fbf_traffic 1
-	wait_for 10 probe_is /readyz 200
+	fbf_wait_for 10 probe_is /readyz 200
 	[ "$(metric_value "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"file\"}")" = 1 ]
 	fbf_stop_agent INT
 }
@@ -321,7 +307,7 @@ stop_main_thread()
 	probe_is /healthz 200
 	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV,$br\"}")" = 1 ]
 	fbf_in_srv ip link del "$br"
-	wait_for 10 probe_is /readyz 200
+	fbf_wait_for 10 probe_is /readyz 200
 	[ "$(metric_value "fizzbuzzfib_ifaces_unattached{device=\"$FBF_VETH_SRV,$br\"}")" = 0 ]
 	fbf_stop_agent INT
 }
@@ -385,9 +371,9 @@ prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 		--iface "$FBF_VETH_SRV*" --metrics "$METRICS"
 	prom_start "$PWD/deploy/prometheus/fizzbuzzfib-alerts.yml"
 	# A sample before the traffic, so that the rates see it.
-	wait_for 60 prom_value 'up{job="fizzbuzzfib"} == 1'
+	fbf_wait_for 60 prom_value 'up{job="fizzbuzzfib"} == 1'
 	fbf_traffic 3
-	wait_for 60 prom_value "fizzbuzzfib_events_total{result=\"delivered\"} > 0"
+	fbf_wait_for 60 prom_value "fizzbuzzfib_events_total{result=\"delivered\"} > 0"
 	# Two scrapes more: each rate has its samples from after the traffic.
 	sleep 2
 	run dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json
@@ -395,7 +381,7 @@ prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq "$(grep -c '"expr"' deploy/grafana/fizzbuzzfib-dashboard.json)" ]
 	# The rules load in the real thing; a healthy agent sets none off.
-	wait_for 10 prom_rules_ok 6
+	fbf_wait_for 10 prom_rules_ok 6
 	run prom_api alerts
 	echo "alerts: $output"
 	[ "$status" -eq 0 ]
@@ -414,7 +400,7 @@ prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 	fbf_in_srv ip link set "$name" up
 	fbf_srv_start "$OUT" "$ERR" "$AGENT" --iface "$name" --json --stats-interval 1 \
 		--metrics "$METRICS"
-	wait_for 10 grep -q '^{"type":"stats"' "$ERR"
+	fbf_wait_for 10 grep -q '^{"type":"stats"' "$ERR"
 	run bash -c "nsenter --net=/run/netns/$FBF_NS_SRV curl -sS http://$METRICS/metrics |
 		promtool check metrics"
 	echo "$output"
@@ -452,7 +438,7 @@ assert any(" to q\"a\\\\b (" in m for m in logs), logs' "$ERR"
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 19435)); s.listen(); time.sleep(30)' 3>&- &
 	holder=$!
-	wait_for 10 listening 19435
+	fbf_wait_for 10 listening 19435
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" --metrics "$METRICS"
 	kill "$holder"
 	wait "$holder" || true
@@ -486,13 +472,13 @@ s.bind(("127.0.0.1", 19435)); s.listen(); time.sleep(30)' 3>&- &
 	time.sleep(20)
 	EOF
 	clients=$!
-	wait_for 60 test -s "$opened"
+	fbf_wait_for 60 test -s "$opened"
 	echo "idle connections open: $(cat "$opened")"
 	# While they are open (they time out after 5 s): a scrape has a slot at once.
 	# With a slot only when one timed out, it took 5 to 8 s.
 	scrape -o /dev/null --max-time 3 "http://$METRICS/metrics"
 	fbf_traffic 3
-	wait_for 60 scrape -o /dev/null "http://$METRICS/metrics"
+	fbf_wait_for 60 scrape -o /dev/null "http://$METRICS/metrics"
 	kill "$clients"
 	wait "$clients" || true
 	fbf_stop_agent INT
