@@ -51,7 +51,8 @@ int privileges_check(void)
 		 * No setcap hint: with these two capabilities a non-root user still
 		 * cannot write the lock in root's /run/fizzbuzzfib.
 		 */
-		pr_err("missing capability %s %s; run as root (sudo)\n", cap_needs[i].name,
+		pr_err("missing capability %s %s; run as root (sudo), or in a container "
+		       "add it (--cap-add, securityContext)\n", cap_needs[i].name,
 		       cap_needs[i].why);
 		return AGENT_EXIT_NO_PRIVILEGE;
 	}

@@ -197,7 +197,8 @@ check_classes()
 		[ "$(pman wait agent)" -eq 4 ]
 		logs agent
 		cat "$ERR"
-		grep -q "missing capability CAP_$drop " "$ERR"
+		grep -q "missing capability CAP_$drop .*; run as root (sudo), or in a container $(
+			)add it (--cap-add, securityContext)$" "$ERR"
 		[ "$(grep -c . "$ERR")" -eq 1 ]
 		run fbf_xdp_attached
 		[ "$status" -ne 0 ]
