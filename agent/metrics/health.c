@@ -20,7 +20,7 @@ __u64 health_interval_ns(__u64 watchdog_ns)
 
 void health_beat(struct health *h, unsigned int unattached, const char *why)
 {
-	/* Only a change takes the lock: the drain loop never waits for a probe otherwise. */
+	/* The lock only while some interface lacks the program: else no probe holds up the loop. */
 	if (unattached || __atomic_load_n(&h->unattached, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&h->lock);
 		snprintf(h->why, sizeof(h->why), "%s", why);

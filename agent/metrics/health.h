@@ -27,7 +27,7 @@ struct health {
 	char why[192];		/* under lock: what unattached means, one line */
 };
 
-/* The loop's wake-up interval: the service manager's watchdog's, or a beat if sooner. */
+/* The loop's wake-up interval: a beat, or the service manager's watchdog's if sooner. */
 __u64 health_interval_ns(__u64 watchdog_ns);
 
 /* The drain's thread, each round: now, and @unattached interfaces, said in @why. */
