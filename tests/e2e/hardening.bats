@@ -186,6 +186,9 @@ valgrind_clean()
 	fbf_in_srv ip link set fbfh2 down
 	fbf_in_srv ip link set fbfh2 name fbfx2
 	fbf_in_srv curl -sf http://127.0.0.1:19436/metrics | grep -q '^fizzbuzzfib_iface_packets_total'
+	# The probes too: their reads of what the drain publishes, under memcheck.
+	fbf_in_srv curl -sf http://127.0.0.1:19436/healthz | grep -q '^ok: '
+	fbf_in_srv curl -sf http://127.0.0.1:19436/readyz | grep -q '^ready: '
 	fbf_in_srv ip link del fbfh1
 	fbf_in_srv ip link del fbfx2
 	valgrind_clean
