@@ -135,7 +135,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 	"${apt[@]}" -q install -y "${missing[@]}" | fetched "of packages"
 	[ -z "$policy" ] || { rm -f "$policy"; trap - EXIT; }
-	for unit in nats-server.service nfdump.service softflowd.service pmacctd.service; do
+	# podman's API socket likewise: the tests call podman, not its service.
+	for unit in nats-server.service nfdump.service softflowd.service pmacctd.service \
+		podman.socket; do
 		pkg=$(dpkg-query -S "/lib/systemd/system/$unit" 2>/dev/null | cut -d: -f1) || continue
 		[[ " ${missing[*]} " == *" $pkg "* ]] || continue
 		systemctl disable "$unit" >/dev/null 2>&1 || true
