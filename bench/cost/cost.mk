@@ -81,7 +81,15 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats bench/cost/cost_capture.bats
+	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats
+
+# bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
+COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
+test-build: $(COST_PROBE_NO_G)
+$(COST_PROBE_NO_G): testing/cost_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(filter-out -g,$(BPF_CFLAGS)) -c $< -o $@
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out

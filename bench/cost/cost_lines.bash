@@ -21,12 +21,13 @@ lines_event()
 	fi
 }
 
-# lines_sample DIR ARM=OBJECT...: lines.tsv, perf.txt and event in DIR (cost_lines.py reads
-# them). The runs pinned to the last CPU this process may use; perf follows the process,
+# lines_sample DIR ARM=OBJECT...: lines.tsv, perf.txt and event ("EVENT HZ SECONDS": what
+# was sampled, how often, and how long the sampled runs took) in DIR, which cost_lines.py
+# reads; perf.data too, for perf report. The runs pinned to the last CPU this process may use; perf follows the process,
 # not the CPU, so another process on that CPU adds nothing to the profile.
 lines_sample()
 {
-	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-10000}
+	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-10000} start=$SECONDS
 
 	shift
 	command -v perf >/dev/null ||
@@ -43,5 +44,5 @@ lines_sample()
 		exit "$exit_failed"
 	fi
 	perf script -i "$dir/perf.data" -F ip,sym >"$dir/perf.txt" 2>/dev/null
-	echo "$event $hz" >"$dir/event"
+	echo "$event $hz $((SECONDS - start))" >"$dir/event"
 }

@@ -8,7 +8,8 @@
 
 DIR, from bench/cost/cost_lines.bash: lines.tsv, each arm's line table as its program was
 loaded (cost_run run -L, bench/cost/cost_lines.h), perf.txt, `perf script -F ip,sym` of
-the samples perf took while those runs ran, and event, "EVENT HZ" (the event sampled).
+the samples perf took while those runs ran, and event, "EVENT HZ SECONDS" (the event
+sampled, how often, and how long the sampled runs took).
 
 A sample is the program's when its address, or a return address of its call chain, lies
 in the program's JIT image (jited_ksyms and jited_func_lens). Its address, or for a return
@@ -48,6 +49,7 @@ class Table:
 
 def show_path(path):
     """A source path as the table shows it: relative to the tree cost runs in, where under it."""
+    path = os.path.normpath(path)
     rel = os.path.relpath(path, os.getcwd()) if os.path.isabs(path) else path
     return path if rel.startswith("..") else rel
 
@@ -104,8 +106,11 @@ class Profile:
         self.called = defaultdict(Counter)   # (file, line) -> {function called: samples}
         self.text = {}
 
+    def count(self, key):
+        return self.own.get(key, 0) + sum(self.called.get(key, {}).values())
+
     def share(self, key):
-        return 100.0 * (self.own[key] + sum(self.called[key].values())) / self.samples
+        return 100.0 * self.count(key) / self.samples
 
     def keys(self):
         return set(self.own) | set(self.called)
@@ -143,30 +148,38 @@ def profiles(dir_path):
 
 
 def event_of(dir_path):
+    """(EVENT, HZ, SECONDS) of DIR's samples."""
     with open(os.path.join(dir_path, "event")) as f:
-        event, hz = f.read().split()
-    return event, hz
+        return tuple(f.read().split())
+
+
+def sampled(dir_path):
+    event, hz, seconds = event_of(dir_path)
+    return f"perf's {event} event at {hz} Hz on runs pinned to one CPU, {seconds} s to sample"
 
 
 def place(key):
     return f"{key[0]}:{key[1]}"
 
 
-def source(text, line):
+def source(text, line, width=60):
     """A line's text as shown: line 0 is code the compiler made, of no line of the source."""
-    return text[:60] if line else "(code the compiler made, of no one line)"
+    if not line:
+        return "(code the compiler made, of no one line)"
+    return text[:width] if text else "(no text: BTF keeps none for this line)"
 
 
-def helpers_cell(p, key):
-    called = p.called.get(key)
-    if not called:
-        return ""
-    return ", ".join(f"{name} {100.0 * n / p.samples:.1f}%" for name, n in called.most_common(3))
+def helpers_cell(p, key, most=3):
+    """The functions the line called, by their share; in the table, the MOST of them alone,
+    and none under 0.1%."""
+    called = p.called.get(key, Counter()).most_common(most)
+    return ", ".join(f"{name} {100.0 * n / p.samples:.1f}%" for name, n in called
+                     if not most or 1000 * n >= p.samples)
 
 
-def header(name, p, event, hz):
+def header(name, p):
     """The profile's size and how much of it is placed: a thin one is seen as one."""
-    line = (f"{name}: {p.samples:,} samples in the program ({event} at {hz} Hz), "
+    line = (f"{name}: {p.samples:,} samples in the program, "
             f"{p.placed_percent():.1f}% placed on a source line, {p.unplaced:,} not")
     if p.samples < THIN:
         line += (f"; a thin profile (under {THIN:,} samples): more rounds "
@@ -187,8 +200,8 @@ def write_listing(path, name, p):
                     continue
                 seen.add(key)
                 share = f"{p.share(key):6.2f}%" if p.samples else "      -"
-                called = helpers_cell(p, key)
-                f.write(f"{share}  {place(key)}  {source(text, line)}" +
+                called = helpers_cell(p, key, None)
+                f.write(f"{share}  {place(key)}  {source(text, line, None)}" +
                         (f"   [{called}]" if called else "")
                         + "\n")
 
@@ -217,8 +230,7 @@ def measure_section(dir_path, out_dir, arm):
     if p is None or p.table.why:
         print(f"none: {p.table.why if p else 'no line table was written'}.")
         return {}
-    event, hz = event_of(dir_path)
-    print(header("the program", p, event, hz) + ".")
+    print(header("the program", p) + "; " + sampled(dir_path) + ".")
     if not p.samples:
         return {}
     listing = os.path.join(out_dir, "cost-lines.txt")
@@ -242,26 +254,28 @@ def compare_section(dir_path, out_dir, base, cand):
     if why:
         print(f"none: {why}.")
         return {}
-    event, hz = event_of(dir_path)
-    print(header("base", b, event, hz) + "; " + header("candidate", c, event, hz) + ".")
+    print(header("base", b) + "; " + header("candidate", c) + "; " + sampled(dir_path) + ".")
     if not b.samples or not c.samples:
         return {}
     os.makedirs(out_dir, exist_ok=True)
     for name, p in (("base", b), ("candidate", c)):
         write_listing(os.path.join(out_dir, f"cost-lines-{name}.txt"), name, p)
-    moved = {k: (b.share(k) if k in b.keys() else 0.0, c.share(k) if k in c.keys() else 0.0)
-             for k in b.keys() | c.keys()}
-    top = sorted(moved, key=lambda k: abs(moved[k][1] - moved[k][0]), reverse=True)[:TOP]
-    print("share: of each program's samples on the line, helpers and kfuncs it called there "
+    # Both ran the same frames as many times: a line's samples compare as they are, and
+    # a line that did not change keeps its count however much the others grew.
+    moved = {k: 100.0 * (c.count(k) - b.count(k)) / b.samples for k in b.keys() | c.keys()}
+    top = sorted(moved, key=lambda k: abs(moved[k]), reverse=True)[:TOP]
+    print("points: the line's samples in the candidate less those in the base, in percent of "
+          "the base's samples (both ran the same frames as many times); base, candidate: the "
+          "line's share of each program's samples, helpers and kfuncs it called there "
           f"included; every line: {os.path.join(out_dir, 'cost-lines-base.txt')}, "
           "cost-lines-candidate.txt")
-    rows = [[f"{moved[k][1] - moved[k][0]:+.1f}", f"{moved[k][0]:.1f}%", f"{moved[k][1]:.1f}%",
-             place(k), source(c.text.get(k) or b.text.get(k, ""), k[1])] for k in top]
+    rows = [[f"{moved[k]:+.1f}", f"{b.share(k):.1f}%", f"{c.share(k):.1f}%", place(k),
+             source(c.text.get(k) or b.text.get(k, ""), k[1])] for k in top]
     print_rows(["points", "base", "candidate", "line", "source"], rows, {0, 1, 2})
     bmf = bmf_lines(c)
     for k in top:
-        bmf.setdefault(f"cost/lines/{place(k)}", {})["sample-percent-change"] = {
-            "value": round(moved[k][1] - moved[k][0], 2)}
+        bmf.setdefault(f"cost/lines/{place(k)}", {})["points"] = {
+            "value": round(moved[k], 2)}
     return bmf
 
 
