@@ -5,9 +5,10 @@
 # table as it was loaded; bench/cost/cost_lines.py places the samples on lines.
 #
 # Settings, from the environment:
-#   FBF_COST_LINES_ROUNDS (10): test_run rounds sampled, every frame shape (and PCAP's
+#   FBF_COST_LINES_ROUNDS (5): test_run rounds sampled, every frame shape (and PCAP's
 #       frames) in each, FBF_COST_REPEAT runs of each
-#   FBF_COST_LINES_HZ (10000): samples a second
+#   FBF_COST_LINES_HZ (20000): samples a second: often, as the runs that feed the
+#       program events spend most of their time emptying its maps, unsampled
 # The event: hardware cycles where the CPU counts them, else the cpu-clock software event
 # (a VM without a PMU); the table names which.
 
@@ -27,7 +28,7 @@ lines_event()
 # not the CPU, so another process on that CPU adds nothing to the profile.
 lines_sample()
 {
-	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-10000} start=$SECONDS
+	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS
 
 	shift
 	command -v perf >/dev/null ||
@@ -37,7 +38,7 @@ lines_sample()
 	event=$(lines_event)
 	cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
 	if ! perf record -q -e "$event" -F "$hz" -g -o "$dir/perf.data" -- \
-		taskset -c "$cpu" "$build/bench/cost_run" run -r "${FBF_COST_LINES_ROUNDS:-10}" \
+		taskset -c "$cpu" "$build/bench/cost_run" run -r "${FBF_COST_LINES_ROUNDS:-5}" \
 		-n "$repeat" -L "$dir/lines.tsv" "${load_args[@]}" ${pcap:+-P "$pcap"} "$@" \
 		>/dev/null; then
 		echo "cost: LINES=1: the sampled runs failed (the lines above say why)" >&2

@@ -111,7 +111,8 @@ int cost_lines_print(FILE *f, const char *arm, int fd)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	if (!info.nr_line_info || !info.btf_id) {
-		fprintf(f, "#nolines\t%s\tno BTF line info (an object built without -g: clang -g gives it)\n", arm);
+		fprintf(f, "#nolines\t%s\tno BTF line info (an object built without -g: "
+			"clang -g gives it)\n", arm);
 		return 0;
 	}
 	/* The kernel hides JIT addresses from those it would not show kallsyms to. */

@@ -145,7 +145,8 @@ static bool classifier_only;
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... "
+		"(1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
