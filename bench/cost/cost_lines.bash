@@ -24,8 +24,9 @@ lines_event()
 
 # lines_sample DIR ARM=OBJECT...: lines.tsv, perf.txt and event ("EVENT HZ SECONDS": what
 # was sampled, how often, and how long the sampled runs took) in DIR, which cost_lines.py
-# reads; perf.data too, for perf report. The runs pinned to the last CPU this process may use; perf follows the process,
-# not the CPU, so another process on that CPU adds nothing to the profile.
+# reads; perf.data too, for perf report. The runs pinned to the last CPU this process may
+# use; perf follows the process, not the CPU, so another process on that CPU adds nothing
+# to the profile.
 lines_sample()
 {
 	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS

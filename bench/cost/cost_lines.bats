@@ -37,11 +37,12 @@ setup()
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
 # hot N: the line column (FILE:LINE) of the hot lines table's Nth row.
-hot() { awk '/^share +line/ { t = 1; next } t && NF { print $2 }' <<<"$output" | sed -n "$1p"; }
+hot() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t { print $2 }' <<<"$output" |
+	sed -n "$1p"; }
 
 # mover N: "POINTS FILE:LINE" of the movers table's Nth row.
-mover() { awk '/^points +base/ { t = 1; next } t && NF { print $1, $4 }' <<<"$output" |
-	  sed -n "$1p"; }
+mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $4 }' \
+	<<<"$output" | sed -n "$1p"; }
 
 # placed WHO: the share of WHO's samples placed on a line, in whole percent.
 placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | awk '{print $NF}'; }
@@ -63,13 +64,19 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	[ -s "$RESULTS/lines/perf.data" ]
 }
 
-@test "cost-compare against the shipped build: the canary's lines are the top movers, up" {
+@test "cost-compare against the shipped build: the canary's lines are the top movers up" {
 	cost compare "$FBF_BUILD/fizzbuzzfib.bpf.o" "$CANARY"
 	[ "$status" -eq 1 ]
-	mover 1; mover 2; mover 3
+	local up
+
+	# The top mover, and the top two of those that went up, are the canary's lines; the
+	# shipped build's bitmap test, gone, may come between them.
 	[[ "$(mover 1)" == +*" $V3:"* ]]
-	[[ "$(mover 2)" == +*" $V3:"* ]]
-	[[ " $(mover 1) $(mover 2) $(mover 3) " == *" $V3:23 "* ]]
+	up=$(mover '1,$' | grep '^+' | head -n 3)
+	echo "$up"
+	[[ "$(sed -n 1p <<<"$up")" == *" $V3:"* ]]
+	[[ "$(sed -n 2p <<<"$up")" == *" $V3:"* ]]
+	grep -qx "+[0-9.]* $V3:23" <<<"$up"
 	[ "$(placed base)" -ge 95 ]
 	[ "$(placed candidate)" -ge 95 ]
 	# The closing line is still the verdict's.
@@ -135,7 +142,8 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	run bench/cost/cost_lines.py measure "$dir" "$BATS_TEST_TMPDIR/out"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"the program: 3 samples in the program, 66.7% placed on a source line, 1 not; a thin profile"* ]]
+	[[ "$output" == *"the program: 3 samples in the program, 66.7% placed on a source line"* ]]
+	[[ "$output" == *", 1 not; a thin profile (under 1,000 samples)"* ]]
 	grep -E '^66\.7% +a\.c:11 +x = helper\(\); +helper_x 33\.3%$' <<<"$output"
 	[ "$(grep -c '^[0-9.]*% ' <<<"$output")" -eq 1 ]
 	grep -E '^  0\.00%  a\.c:20  int sub\(void\)$' "$BATS_TEST_TMPDIR/out/cost-lines.txt"

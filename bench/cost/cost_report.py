@@ -382,12 +382,12 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         print_table(["CPUs", "program ns/run", "x", f"{label} ns/run", "x", "runs/s",
                      "together", "spread"], cpu_rows)
         print(f"\nCPUs: {reading}")
-    if lines:
-        bmf.update(cost_lines.measure_section(lines, out_dir, "prog"))
     if any(NOISY_SPREAD < (spread(v) or 0) for v in noisy_candidates(prog, live)):
         print(f"\ncost: figures marked too noisy spread over {NOISY_SPREAD:.0f}% of their "
               "median: the host's other work moved them; measure on a quieter host, or with "
               "more rounds (FBF_COST_ROUNDS, FBF_COST_LIVE_ROUNDS)")
+    if lines:
+        bmf.update(cost_lines.measure_section(lines, out_dir, "prog"))
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
     return EXIT_KERNEL if missing else 0
