@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
+#           [LINES=1]
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
 #                 the bare program of its type (as root); with KERNELS, the verifier's
-#                 figures on those kernels too, each booted under QEMU
+#                 figures on those kernels too, each booted under QEMU; with LINES=1, the
+#                 program's hottest source lines, sampled with perf (cost_lines.bash)
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
-#                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...]   two objects side by
-#                 side in one run, with the gate's statistics and verdict
+#                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
+#                 side by side in one run, with the gate's statistics and verdict; LINES=1:
+#                 the source lines whose share of the samples moved most
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run
@@ -18,7 +21,7 @@ COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
 	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
-	     bench/cost/cost_state.c bench/cost/cost_dump.c \
+	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
@@ -69,25 +72,34 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats bench/cost/cost_capture.bats
+	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats
+
+# bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
+COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
+test-build: $(COST_PROBE_NO_G)
+$(COST_PROBE_NO_G): testing/cost_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(filter-out -g,$(BPF_CFLAGS)) -c $< -o $@
 
 # make install: the tool as fizzbuzzfib-cost beside the agent, with what it runs (its
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
 # as in this tree so the scripts find each other as they do here.
 COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
 COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
+		bench/cost/cost_lines.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
-		bench/cost/cost_capture_report.py \
+		bench/cost/cost_capture_report.py bench/cost/cost_lines.bash \
 		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 

@@ -33,6 +33,8 @@
 #   FBF_COST_TC_NO_TCX=1: a TC program attached through a clsact qdisc even where the
 #       kernel has tcx (bench/cost/cost_type_tc.c reads it)
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
+#   FBF_COST_LINES=1 (make's LINES=1): the programs' hottest source lines too, sampled
+#       with perf (bench/cost/cost_lines.bash, its settings)
 #   FBF_COST_KERNELS: kernels of the matrix (names under FBF_KERNELS, or directories, as
 #       the gate takes them) to boot under QEMU, once each, for the verifier's figures there
 # Exit statuses: bench/cost/cost_exits.h.
@@ -47,6 +49,7 @@ flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
 globals=${FBF_COST_SET:-}
+lines=${FBF_COST_LINES:-}
 exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
 # FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
@@ -88,6 +91,9 @@ need_file()
 		exit $exit_open
 	fi
 }
+
+# shellcheck source=bench/cost/cost_lines.bash
+. "$here/cost_lines.bash"
 
 # A guest's part: no checks, no report, the figures alone.
 if [ "${1:-}" = figures ]; then
@@ -224,6 +230,10 @@ measure)
 		live=("$work/live.tsv")
 	fi
 	matrix_run
+	if [ -n "$lines" ]; then
+		lines_sample "$out/lines" "prog=$obj"
+		matrix_args+=("lines:$out/lines")
+	fi
 	"$here/cost_report.py" measure "$out" "$obj" "$work/samples.tsv" "${live[@]}" \
 		"${matrix_args[@]}"
 	;;
@@ -248,6 +258,10 @@ compare)
 		"$(arm candidate "$candidate" "$candidate_prog")"
 	time_arms "$work/samples.tsv" "${arms[@]}"
 	matrix_run
+	if [ -n "$lines" ]; then
+		lines_sample "$out/lines" "${arms[0]}" "${arms[2]}"
+		matrix_args+=("lines:$out/lines")
+	fi
 	status=0
 	"$here/cost_report.py" compare "$out" "$work/samples.tsv" "${matrix_args[@]}" ||
 		status=$?

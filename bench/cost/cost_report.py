@@ -11,6 +11,7 @@
 FIGURES: the static figures of the same arms on kernel KERNEL of the matrix, booted under
 QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate reads them;
 shown, and for compare judged, as benchmark cost/prog@KERNEL.
+lines:DIR: the programs' sampled hot lines (make cost LINES=1, bench/cost/cost_lines.py).
 
 SAMPLES rows: "arm<TAB>benchmark<TAB>measure<TAB>value" (arms: the bare program, xdp_pass,
 and prog for measure; base, base-again and candidate for compare), "#prog<TAB>arm<TAB>name"
@@ -44,6 +45,7 @@ from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
 import cost_capture_report as capture  # noqa: E402
+import cost_lines  # noqa: E402
 
 STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
 # What became of the live part's frames (cost_live_TYPE.bash's rows MEASURE-percent), as the
@@ -264,7 +266,7 @@ def cpus_section(prog, bare, bare_name, label):
     return rows, bmf, reading
 
 
-def measure(out_dir, obj, samples_path, live_path, kernels):
+def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
     samples, names, order, maps, actions = load(samples_path)
     refused = actions.pop("#refused", {})
     gate.add_scaling(samples)
@@ -384,6 +386,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         print(f"\ncost: figures marked too noisy spread over {NOISY_SPREAD:.0f}% of their "
               "median: the host's other work moved them; measure on a quieter host, or with "
               "more rounds (FBF_COST_ROUNDS, FBF_COST_LIVE_ROUNDS)")
+    if lines:
+        bmf.update(cost_lines.measure_section(lines, out_dir, "prog"))
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
     return EXIT_KERNEL if missing else 0
@@ -437,7 +441,7 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
             f"{r['threshold']:.1f}%" if gated_here else "not gated", r["verdict"]]
 
 
-def compare(out_dir, samples_path, confirm_path, kernels):
+def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
     samples, names, order, maps, actions = load(samples_path)
     gate.add_scaling(samples)
     found, missing = add_kernels(samples, kernels)
@@ -484,6 +488,8 @@ def compare(out_dir, samples_path, confirm_path, kernels):
         print(" ".join(n for n in notes if n) + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
+    if lines:
+        bmf.update(cost_lines.compare_section(lines, out_dir, gate.BASE, gate.CANDIDATE))
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
     if changed_actions:
@@ -528,11 +534,13 @@ def compare(out_dir, samples_path, confirm_path, kernels):
 
 def main():
     args, kernels = split_kernels(sys.argv[1:])
+    lines = next((a[len("lines:"):] for a in args if a.startswith("lines:")), None)
+    args = [a for a in args if not a.startswith("lines:")]
     if len(args) in (4, 5) and args[0] == "measure":
         return measure(args[1], args[2], args[3], args[4] if len(args) == 5 else None,
-                       kernels)
+                       kernels, lines)
     if len(args) in (3, 4) and args[0] == "compare":
-        return compare(args[1], args[2], args[3] if len(args) == 4 else None, kernels)
+        return compare(args[1], args[2], args[3] if len(args) == 4 else None, kernels, lines)
     sys.exit(__doc__)
 
 

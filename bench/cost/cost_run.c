@@ -87,6 +87,10 @@
  * ingress, as its section says); or the line and status of an object the
  * tool cannot measure, before anything is loaded.
  *
+ * run -L FILE: each arm's line table, as its program was loaded (the JIT
+ * addresses of its source lines, cost_lines.h), written to FILE before the
+ * first run, for a profiler sampling the runs (bench/cost/cost.sh, LINES=1).
+ *
  * capture: PCAP read and checked as run's -P reads it (its "#skipped" and
  * "#capture" lines), and the frames that run written to OUT, a pcap file the
  * live part floods, but those a veth of 1500 bytes' MTU cannot send.
@@ -110,6 +114,7 @@
 #include "cost_cpus.h"
 #include "cost_exits.h"
 #include "cost_hold.h"
+#include "cost_lines.h"
 #include "cost_object.h"
 #include "cost_replay.h"
 #include "cost_type.h"
@@ -133,14 +138,15 @@ struct arm {
 /* At most this many single calls time a shape the program rewrites (calls_time()). */
 #define MAX_CALLS 10000
 
-static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file;
+static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
 static struct cost_capture capture;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-P PCAP] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... "
+		"(1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
@@ -215,6 +221,24 @@ static long long live_id(const char *path)
 }
 
 /* Each arm loaded (or found, by id), its event maps sized for @runs runs on each of @cpus CPUs. */
+/* -L: each measured arm's line table into lines_file (cost_lines.h). */
+static int write_lines(const struct arm *arms, int nr_arms)
+{
+	FILE *f = fopen(lines_file, "w");
+	int err = f ? 0 : -errno;
+
+	for (int a = 0; !err && a < nr_arms; a++)
+		if (!cost_type_is_bare(arms[a].name))
+			err = cost_lines_print(f, arms[a].name, arms[a].cp.fd);
+	if (f && fclose(f) && !err)
+		err = -errno;
+	if (!err)
+		return 0;
+	fprintf(stderr, "cost: writing the programs' line tables to %s: %s\n", lines_file,
+		strerror(-err));
+	return COST_EXIT_FAILED;
+}
+
 static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
@@ -586,6 +610,8 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		ret = COST_EXIT_FAILED;
 	}
 	ret = ret ?: load_arms(arms, nr_arms, repeat, 1);
+	if (!ret && lines_file)
+		ret = write_lines(arms, nr_arms);
 	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/* The first passes: each arm's actions, an unconfigured program told before any round. */
@@ -890,7 +916,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:P:L:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -900,6 +926,7 @@ int main(int argc, char **argv)
 		case 'm': maps_file = optarg; break;
 		case 's': globals = optarg; break;
 		case 'P': pcap_file = optarg; break;
+		case 'L': lines_file = optarg; break;
 		default: return usage();
 		}
 	}

@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make cost LINES=1: the hottest source lines of a program, sampled with perf
+# and placed by the program's JIT line table (bench/cost/cost_lines.py). The
+# planted regression (make CANARY=1, the v3 classifier's loop and divisions)
+# must show as the canary's own lines, on top in make cost and as the top
+# movers in make cost-compare; objects nobody here wrote must be placed too;
+# an object without line info gets one line. Which line is hottest among the
+# rest depends on the CPU, so only the planted lines' places are checked.
+
+load ../../testing/netns
+load ../bmf
+
+XDP_TOOLS_BPF=/usr/lib/$(gcc -dumpmachine)/bpf
+V3=testing/fizzbuzzfib_v3.h
+
+setup_file()
+{
+	# The canary's program, as the gate builds it (bench/gate/gate_helpers.bash).
+	[ "$(id -u)" -ne 0 ] || make -s -C "$FBF_ROOT" CANARY=1 build-canary/fizzbuzzfib.bpf.o \
+		>/dev/null
+}
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads BPF programs"
+	command -v perf >/dev/null || skip "perf is missing: install linux-perf (make deps)"
+	# Short runs, sampled often: some thousand samples of the program in a few seconds.
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=2 FBF_COST_REPEAT=20000
+	export FBF_COST_LIVE_ROUNDS=0 FBF_COST_LINES=1 FBF_COST_LINES_ROUNDS=5
+	export FBF_COST_LINES_HZ=50000
+	CANARY=$FBF_ROOT/build-canary/fizzbuzzfib.bpf.o
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# hot N: the line column (FILE:LINE) of the hot lines table's Nth row.
+hot() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t { print $2 }' <<<"$output" |
+	sed -n "$1p"; }
+
+# mover N: "POINTS FILE:LINE" of the movers table's Nth row.
+mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $4 }' \
+	<<<"$output" | sed -n "$1p"; }
+
+# placed WHO: the share of WHO's samples placed on a line, in whole percent.
+placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | awk '{print $NF}'; }
+
+@test "the canary: its planted lines top the program's, the loop among them; listing, BMF" {
+	# The event queue off (aggregate mode): the classifier is then most of what the
+	# program does, and the planted v3 classifier most of that.
+	FBF_COST_SET=sample_every=0 cost measure "$CANARY"
+	[ "$status" -eq 0 ]
+	[[ "$(hot 1)" == "$V3:"* ]]
+	hot 1; hot 2; hot 3
+	[[ " $(hot 1) $(hot 2) $(hot 3) " == *" $V3:23 "* ]]
+	[ "$(placed "the program")" -ge 95 ]
+	grep -E '^xdp_fizzbuzzfib \(0x[0-9a-f]+, [0-9]+ bytes\)$' "$RESULTS/cost-lines.txt"
+	grep -E "^ +[0-9.]+%  $V3:23  for \(i = 0; i < FBF_V3_MAX_STEPS" "$RESULTS/cost-lines.txt"
+	check_bmf "$RESULTS/cost.bmf.json" cost/all cost/lines "cost/lines/$V3:23"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/lines:placed-percent \
+		"cost/lines/$V3:23:sample-percent"
+	[ -s "$RESULTS/lines/perf.data" ]
+}
+
+@test "cost-compare against the shipped build: the canary's lines are the top movers up" {
+	cost compare "$FBF_BUILD/fizzbuzzfib.bpf.o" "$CANARY"
+	[ "$status" -eq 1 ]
+	local up
+
+	# The top mover, and the top two of those that went up, are the canary's lines; the
+	# shipped build's bitmap test, gone, may come between them.
+	[[ "$(mover 1)" == +*" $V3:"* ]]
+	up=$(mover '1,$' | grep '^+' | head -n 3)
+	echo "$up"
+	[[ "$(sed -n 1p <<<"$up")" == *" $V3:"* ]]
+	[[ "$(sed -n 2p <<<"$up")" == *" $V3:"* ]]
+	grep -qx "+[0-9.]* $V3:23" <<<"$up"
+	[ "$(placed base)" -ge 95 ]
+	[ "$(placed candidate)" -ge 95 ]
+	# The closing line is still the verdict's.
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: "* ]]
+	grep -q "$V3:23" "$RESULTS/cost-lines-candidate.txt"
+	run grep -c "$V3:" "$RESULTS/cost-lines-base.txt"
+	[ "$output" = 0 ]
+	check_bmf_measures "$RESULTS/cost-compare.bmf.json" \
+		"cost/lines/$V3:23:points"
+}
+
+@test "xdp-filter's program: its lines placed, the map lookup named under them" {
+	[ -f "$XDP_TOOLS_BPF/xdpfilt_alw_all.o" ] ||
+		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install xdp-tools (make deps)"
+	cost measure "$XDP_TOOLS_BPF/xdpfilt_alw_all.o"
+	[ "$status" -eq 0 ]
+	[ "$(placed "the program")" -ge 95 ]
+	[[ "$(hot 1)" == xdp-filter/xdpfilt_prog.h:* ]]
+	grep -E '^[0-9.]+% +xdp-filter/xdpfilt_prog.h:[0-9]+ .*htab_map_lookup_elem [0-9.]+%' \
+		<<<"$output"
+}
+
+@test "Cloudflare's cls_redirect, a TC program: its lines placed, its helper named" {
+	cost measure "$FBF_BUILD/testing/cls_redirect.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "$(placed "the program")" -ge 95 ]
+	grep -E 'test_cls_redirect.c:[0-9]+ +if \(bpf_skb_pull_data\(skb, .* bpf_skb_pull_data [0-9.]+%' \
+		<<<"$output"
+}
+
+@test "an object built without -g: one line says so, the table as without LINES" {
+	local obj=$FBF_BUILD/testing/cost_probe_no_g.bpf.o with
+
+	cost measure "$obj"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^Hot lines' <<<"$output")" -eq 1 ]
+	grep -Fx 'Hot lines: none: no BTF line info (an object built without -g: clang -g gives it).' \
+		<<<"$output"
+	with=$(awk '$1 == "test_run" { print $1, $2, $NF }' <<<"$output")
+	FBF_COST_LINES= cost measure "$obj"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Hot lines"* ]]
+	[ "$with" = "$(awk '$1 == "test_run" { print $1, $2, $NF }' <<<"$output")" ]
+	[ -n "$with" ]
+}
+
+@test "placing: a return address on the call's line, a helper under it, the rest apart" {
+	local dir=$BATS_TEST_TMPDIR/lines
+
+	mkdir -p "$dir"
+	printf '%s\n' $'#func\tprog\t0\tf\t0x1000\t256' $'#func\tprog\t1\tsub\t0x1100\t64' \
+		$'#line\tprog\t0x1000\ta.c\t10\t0\tint f(void)' \
+		$'#line\tprog\t0x1010\ta.c\t11\t2\tx = helper();' \
+		$'#line\tprog\t0x1020\ta.c\t12\t2\treturn x;' \
+		$'#line\tprog\t0x1108\ta.c\t20\t0\tint sub(void)' >"$dir/lines.tsv"
+	# In f on line 11; in a helper called from line 11 (its return address starts line
+	# 12); in sub before its first line; in the kernel alone; past the image.
+	printf '%s\n' $'\t1015 f+0x15' '' $'\tffffffff81000000 helper_x+0x0' $'\t1020 f+0x20' \
+		$'\tffffffff81000040 bpf_test_run+0x4' '' $'\t1100 sub+0x0' '' \
+		$'\tffffffff81000000 helper_x+0x0' $'\tffffffff81000040 bpf_test_run+0x4' '' \
+		$'\t1200 [unknown]' >"$dir/perf.txt"
+	echo "cpu-clock 10000 1" >"$dir/event"
+	run bench/cost/cost_lines.py measure "$dir" "$BATS_TEST_TMPDIR/out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the program: 3 samples in the program, 66.7% placed on a source line"* ]]
+	[[ "$output" == *", 1 not; a thin profile (under 1,000 samples)"* ]]
+	grep -E '^66\.7% +a\.c:11 +x = helper\(\); +helper_x 33\.3%$' <<<"$output"
+	[ "$(grep -c '^[0-9.]*% ' <<<"$output")" -eq 1 ]
+	grep -E '^  0\.00%  a\.c:20  int sub\(void\)$' "$BATS_TEST_TMPDIR/out/cost-lines.txt"
+}
