@@ -386,6 +386,7 @@ static int agent_serve(struct agent *a)
 			.aggregate_interval_s = opts->aggregate_ns / 1e9,
 			.aggregate = a->aggregating ? &a->ag.figures : NULL,
 			.ifaces = ifset_shared(&a->set),
+			.drain_gap_max_ns = &d->gap_max_ns,
 		};
 
 		a->metrics = metrics_serve(a->metrics_fd, opts->metrics, &src);
@@ -395,6 +396,15 @@ static int agent_serve(struct agent *a)
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
 	return status_say(a, true);
+}
+
+/* One slice of link work, and when the next is due if the socket does not say. */
+static int links_follow(struct agent *a)
+{
+	int ret = ifset_follow(&a->set);
+
+	a->d.links_due_ns = ifset_due_ns(&a->set);
+	return ret ?: status_say(a, false);
 }
 
 /* Print events until a reason to stop. Returns the exit status that reason calls for. */
@@ -412,7 +422,7 @@ static int agent_run(struct agent *a)
 			ret = aggregate_report(&a->ag, bpf_map__fd(a->att.obj.counters),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set) ?: status_say(a, false);
+			ret = links_follow(a);
 		else
 			break;
 		if (ret)

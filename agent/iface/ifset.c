@@ -305,8 +305,10 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
 		/* A change of program sends a link event too: judged in suspects_judge(). */
-		if (m->ifindex && attachment_replaced(&m->att))
+		if (m->ifindex && !m->suspect && attachment_replaced(&m->att)) {
 			m->suspect = true;
+			m->suspect_ns = fbf_monotonic_ns();
+		}
 		return;
 	}
 	/* One interface is taken at start only: the run ends when it goes. */
@@ -393,16 +395,8 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	}
 }
 
-static void on_link(void *ctx, const struct link_event *ev)
+static void link_event_apply(struct ifset *s, const struct link_event *ev)
 {
-	struct ifset *s = ctx;
-
-	/*
-	 * One interface lost: what comes after it is for no one. Its member, and
-	 * the program the metrics may still read, stay until ifset_close().
-	 */
-	if (s->end)
-		return;
 	switch (ev->kind) {
 	case LINKWATCH_PRESENT:
 		link_present(s, ev);
@@ -432,13 +426,30 @@ static void on_link(void *ctx, const struct link_event *ev)
 	}
 }
 
+/* One event at a time under the lock: a scrape waits for one interface's work at most. */
+static void on_link(void *ctx, const struct link_event *ev)
+{
+	struct ifset *s = ctx;
+
+	/*
+	 * One interface lost: what comes after it is for no one. Its member, and
+	 * the program the metrics may still read, stay until ifset_close().
+	 */
+	if (s->end)
+		return;
+	pthread_mutex_lock(&s->lock);
+	link_event_apply(s, ev);
+	pthread_mutex_unlock(&s->lock);
+}
+
 /*
  * The kernel takes a deleted device's program off and unlists a device
  * leaving the namespace before it sends the RTM_DELLINK that says it left
  * and where to, so a program gone from a device may be the device leaving.
- * Wait for that message: up to LEAVING_WAIT_NS while the device is still
- * listed, then, however slow the machine, until it comes (DELLINK_WAIT_NS
- * at most, against a message lost to an overrun).
+ * Its link events have LEAVING_WAIT_NS to say so while the device is still
+ * listed, then, however slow the machine, until the message comes
+ * (DELLINK_WAIT_NS at most, against a message lost to an overrun). Nothing
+ * waits meanwhile: the suspect is judged at the first follow past its time.
  */
 #define LEAVING_WAIT_NS 1000000000ULL
 #define DELLINK_WAIT_NS (10 * 1000000000ULL)
@@ -448,47 +459,56 @@ static bool member_listed(const struct ifset_member *m)
 	return !ifstate_gone(m->ifindex);
 }
 
-/* Members whose program looked replaced: replaced, unless their link events say they left. */
-static int suspects_judge(struct ifset *s)
+/* Members whose program looked replaced, and whose time is up: replaced, if still so. */
+static void suspects_judge(struct ifset *s)
 {
-	struct pollfd p = { .fd = s->watch.fd, .events = POLLIN };
-	int err;
+	__u64 now = fbf_monotonic_ns();
 
+	s->suspects_due_ns = 0;
 	for (__u32 i = 0; i < s->slots && !s->end; i++) {
 		struct ifset_member *m = &s->m[i];
-		int ifindex = m->ifindex;
-		__u64 start = fbf_monotonic_ns();
+		__u64 due;
 
-		while (m->suspect && m->ifindex == ifindex && !s->end &&
-		       fbf_monotonic_ns() - start < (member_listed(m) ? LEAVING_WAIT_NS :
-						     DELLINK_WAIT_NS)) {
-			poll(&p, 1, 10);
-			err = linkwatch_read(&s->watch, on_link, s);
-			if (err)
-				return err;
-		}
-		if (!m->suspect || m->ifindex != ifindex || s->end)
+		if (!m->suspect)
 			continue;
+		due = m->suspect_ns + (member_listed(m) ? LEAVING_WAIT_NS : DELLINK_WAIT_NS);
+		if (now < due) {
+			if (!s->suspects_due_ns || due < s->suspects_due_ns)
+				s->suspects_due_ns = due;
+			continue;
+		}
+		pthread_mutex_lock(&s->lock);
 		m->suspect = false;
 		if (attachment_replaced(&m->att))
 			member_replaced(s, m);
+		pthread_mutex_unlock(&s->lock);
 	}
-	return 0;
+}
+
+/* The link events waiting, until @deadline_ns (0: all of them), then the suspects due. */
+static int follow_until(struct ifset *s, __u64 deadline_ns)
+{
+	int err = linkwatch_read(&s->watch, on_link, s, deadline_ns);
+
+	if (err < 0) {
+		pr_err("cannot read link events: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	suspects_judge(s);
+	return s->end;
 }
 
 int ifset_follow(struct ifset *s)
 {
-	int err;
+	return follow_until(s, fbf_monotonic_ns() + IFSET_FOLLOW_SLICE_NS);
+}
 
-	pthread_mutex_lock(&s->lock);
-	err = linkwatch_read(&s->watch, on_link, s) ?: suspects_judge(s);
-	pthread_mutex_unlock(&s->lock);
-
-	if (err) {
-		pr_err("cannot read link events: %s\n", strerror(-err));
-		return AGENT_EXIT_FAILURE;
-	}
-	return s->end;
+__u64 ifset_due_ns(const struct ifset *s)
+{
+	/* Read already, so the socket's readiness no longer tells of them. */
+	if (linkwatch_pending(&s->watch))
+		return fbf_monotonic_ns();
+	return s->suspects_due_ns;
 }
 
 /* "no interface 'NAME' ...": the one exact name selected is not here. */
@@ -544,7 +564,8 @@ int ifset_open(struct ifset *s)
 			return AGENT_EXIT_FAILURE;
 		}
 		waited += 100;
-		err = ifset_follow(s);
+		/* Nothing else runs yet: the whole listing at once. */
+		err = follow_until(s, 0);
 		if (err)
 			return err;
 	}

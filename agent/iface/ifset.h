@@ -50,7 +50,8 @@ struct ifset_member {
 	int ifindex;			/* 0: the slot is free */
 	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
-	bool suspect;			/* program looked replaced: judged once events are read */
+	bool suspect;			/* program looked replaced: judged in suspects_judge() */
+	__u64 suspect_ns;		/* ... since then (CLOCK_MONOTONIC) */
 	__u64 reuse_at;			/* free: taken when *caught_up reaches it; ~0: parked */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
@@ -73,7 +74,7 @@ struct ifset {
 	/* Its own. */
 	const char *one;		/* the one exact name selected; NULL: patterns */
 	int end;			/* one: the exit status its loss calls for; 0: none */
-	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
+	pthread_mutex_t lock;		/* members and names, against ifset_shares(): per event */
 	struct ifset_member *m;		/* [slots] */
 	struct iface_names names;	/* by slot, for the outputs */
 	struct linkwatch watch;
@@ -104,6 +105,7 @@ struct ifset {
 		int ifindex;		/* 0: free */
 		char name[IF_NAMESIZE];
 	} deferred[IFSET_DEFERRED_MAX];
+	__u64 suspects_due_ns;		/* the first suspect's judgement, 0: none */
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };
@@ -166,11 +168,22 @@ static inline int ifset_fd(const struct ifset *s)
 	return s->watch.fd;
 }
 
+/* How long one ifset_follow() goes on before the drain loop has its turn again. */
+#define IFSET_FOLLOW_SLICE_NS 20000000ULL
+
 /*
- * Take the link events waiting: attach, rename, detach. 0 or an exit
- * status: a failure, or with one interface, its loss (said).
+ * Take the link events waiting, for IFSET_FOLLOW_SLICE_NS at most (one
+ * interface's work may pass it): attach, rename, detach; then judge the
+ * programs that looked replaced, once their time is up. Never waits. 0 or
+ * an exit status: a failure, or with one interface, its loss (said).
  */
 int ifset_follow(struct ifset *s);
+
+/*
+ * When ifset_follow() is due although the socket may not say so (work read
+ * and left for the next slice, a suspect's time up): CLOCK_MONOTONIC; 0: never.
+ */
+__u64 ifset_due_ns(const struct ifset *s);
 
 /* One interface's share of the counters, for another thread (a metrics scrape). */
 struct ifset_share {

@@ -31,6 +31,7 @@ struct metrics_source {
 	const struct aggregate_figures *aggregate; /* its intervals, or NULL */
 	const struct event_sink *sinks;	/* the outputs, the events delivered and their ages */
 	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
+	const __u64 *drain_gap_max_ns;	/* the drain loop's longest gap (drain.h), atomic */
 };
 
 /* Everything one scrape reports, read at the time of the scrape. */
@@ -51,6 +52,7 @@ struct metrics_snapshot {
 	int nr_shares;
 	__u64 run_time_ns;	/* BPF run-time statistics: both 0 while they are off */
 	__u64 run_cnt;
+	__u64 drain_gap_max_ns;	/* the drain loop's longest gap so far */
 	struct process_figures {	/* the agent process, as exporters report it */
 		double cpu_seconds;	/* user + system */
 		__u64 resident_bytes;

@@ -178,6 +178,11 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	       "Events not sent, by design: 1 in N is, under --sample N.", dev, c->not_sampled);
 	family(out, "events_queued", "gauge", "Events produced and not yet read or lost.", dev,
 	       fbf_events_queued(c, s->delivered));
+	header(out, "drain_gap_max_seconds", "gauge",
+	       "The longest the agent went without reading events since it started, waits for "
+	       "them aside: its timers' and link work's time.");
+	fprintf(out, PREFIX "drain_gap_max_seconds{device=\"%s\"} %.6f\n", dev,
+		s->drain_gap_max_ns / 1e9);
 
 	ifaces_format(out, s);
 	aggregate_format(out, s);

@@ -163,7 +163,7 @@ static void wait_for(struct watched *t, const struct expect *e, const char *what
 	int err, n;
 
 	for (;;) {
-		err = linkwatch_read(&t->w, apply, t);
+		err = linkwatch_read(&t->w, apply, t, 0);
 		if (err)
 			fail_msg("linkwatch_read: %s", strerror(-err));
 		if (met(t, e))
