@@ -60,17 +60,51 @@ static int slot_take(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		struct ifset_member *m = &s->m[i];
 
-		if (!m->ifindex && *s->caught_up >= m->reuse_at)
+		if (!m->ifindex && __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) >= m->reuse_at)
 			return i;
 	}
 	return -1;
 }
 
-static void member_name(struct ifset *s, __u32 slot, const char *name)
+/* The outputs' names of @m: the drain's thread reads them, between events. */
+static void names_give(struct ifset *s, struct ifset_member *m)
 {
-	snprintf(s->m[slot].name, sizeof(s->m[slot].name), "%s", name);
-	escape_log(s->names.log[slot], sizeof(s->names.log[slot]), name);
-	escape_json(s->names.json[slot], sizeof(s->names.json[slot]), name);
+	__u32 slot = m - s->m;
+
+	memcpy(s->names.log[slot], m->shown, sizeof(m->shown));
+	memcpy(s->names.json[slot], m->shown_json, sizeof(m->shown_json));
+	m->names_stale = false;
+}
+
+/*
+ * @m's name now. The outputs' copy is written here while no event of the
+ * slot can be under way (@live false: it is being taken), or by the drain's
+ * thread (ifset_names_apply()) while one can and another thread follows links.
+ */
+static void member_name(struct ifset *s, struct ifset_member *m, const char *name, bool live)
+{
+	pthread_mutex_lock(&s->lock);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	escape_log(m->shown, sizeof(m->shown), name);
+	escape_json(m->shown_json, sizeof(m->shown_json), name);
+	if (live && s->threaded) {
+		m->names_stale = true;
+		__atomic_store_n(&s->names_stale, true, __ATOMIC_RELEASE);
+	} else {
+		names_give(s, m);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ifset_names_apply(struct ifset *s)
+{
+	if (!__atomic_exchange_n(&s->names_stale, false, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (__u32 i = 0; i < s->slots; i++)
+		if (s->m[i].names_stale)
+			names_give(s, &s->m[i]);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* What the slot counted since this interface took it, now. 0 or -errno. */
@@ -105,19 +139,21 @@ static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt
  */
 static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool park)
 {
+	pthread_mutex_lock(&s->lock);
 	member_run_stats(m, &s->gone_run_time_ns, &s->gone_run_cnt);
 	attachment_close(&m->att);
-	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
+	pthread_mutex_unlock(&s->lock);
+	iface_lock_leave(&m->lock, m->att.attached);
 	m->suspect = false;
-	m->reuse_at = park ? ~0ULL : ran ? *s->caught_up + 1 : 0;
+	m->reuse_at = park ? ~0ULL : ran ? __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) + 1 : 0;
 	s->full_said = false;
 }
 
 /* The program left @m (@why says how), or may run on (@park): its account once no run is left. */
 static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
 {
-	const char *shown = s->names.log[m - s->m];
+	const char *shown = m->shown;
 	struct fbf_counters c;
 	int err;
 
@@ -127,9 +163,9 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
 			FBF_PROG_NAME, shown, strerror(-err));
 	else
-		s->account("iface_gone", &c, shown, s->names.json[m - s->m],
-			   xdp_mode_name(m->att.mode), s->json);
-	s->attached--;
+		s->account("iface_gone", &c, shown, m->shown_json, xdp_mode_name(m->att.mode),
+			   s->json);
+	__atomic_fetch_sub(&s->attached, 1, __ATOMIC_RELAXED);
 	member_free(s, m, true, park);
 }
 
@@ -171,10 +207,9 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	}
 	m = &s->m[slot];
 	m->att = (struct attachment){ 0 };
-	m->ifindex = ifindex;
 	m->listed = s->listing;
-	member_name(s, slot, name);
-	shown = s->names.log[slot];
+	member_name(s, m, name, false);
+	shown = m->shown;
 	err = iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
 	      stale_remove(ifindex, shown, &m->lock) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
@@ -205,7 +240,11 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 		member_free(s, m, false, false);
 		return;
 	}
-	s->attached++;
+	/* Served from here: the metrics' shares name it. */
+	pthread_mutex_lock(&s->lock);
+	m->ifindex = ifindex;
+	pthread_mutex_unlock(&s->lock);
+	__atomic_fetch_add(&s->attached, 1, __ATOMIC_RELAXED);
 	/* One interface's is the start line (ifset_say_started()). */
 	if (s->one)
 		return;
@@ -218,7 +257,7 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 /* Someone else's program, or none, is where the agent's was: left alone. */
 static void member_replaced(struct ifset *s, struct ifset_member *m)
 {
-	const char *shown = s->names.log[m - s->m];
+	const char *shown = m->shown;
 
 	m->att.attached = false;
 	if (s->one) {
@@ -235,14 +274,13 @@ static void member_replaced(struct ifset *s, struct ifset_member *m)
 static void member_renamed(struct ifset *s, struct ifset_member *m, const char *name)
 {
 	char shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
-	__u32 slot = m - s->m;
 	int err;
 
 	escape_log(shown, sizeof(shown), name);
 	if (ifselect_match(s->sel, name)) {
 		pr_info("interface %s (ifindex %d) renamed %s; its events are named so from now\n",
-			s->names.log[slot], m->ifindex, shown);
-		member_name(s, slot, name);
+			m->shown, m->ifindex, shown);
+		member_name(s, m, name, true);
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
@@ -357,8 +395,8 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 /* The one interface was deleted, or is gone, and the program with it. */
 static void one_gone(struct ifset *s, struct ifset_member *m)
 {
-	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
-	       s->names.log[m - s->m], m->ifindex, FBF_PROG_NAME);
+	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n", m->shown, m->ifindex,
+	       FBF_PROG_NAME);
 	s->end = AGENT_EXIT_IFACE_GONE;
 }
 
@@ -367,7 +405,7 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	struct ifset_member *m = member_find(s, ev->ifindex);
 	struct ifset_refused *r = refused_find(s, ev->ifindex);
 	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
-	char why[256 + ESCAPE_IFNAME_SIZE];
+	char why[384 + ESCAPE_IFNAME_SIZE];
 	int err = 0;
 
 	if (r)
@@ -377,13 +415,13 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	if (!m)
 		return;
 	if (ev->moved)
-		err = member_moved(m, ev, s->names.log[m - s->m], why, sizeof(why));
+		err = member_moved(m, ev, m->shown, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
 	/* The kernel took the program off with the device, or it went along. */
 	attachment_forget_iface(&m->att);
 	if (s->one && ev->moved) {
-		pr_warn("interface %s %s\n", s->names.log[m - s->m], why);
+		pr_warn("interface %s %s\n", m->shown, why);
 		s->end = AGENT_EXIT_IFACE_MOVED;
 	} else if (s->one) {
 		one_gone(s, m);
@@ -426,7 +464,6 @@ static void link_event_apply(struct ifset *s, const struct link_event *ev)
 	}
 }
 
-/* One event at a time under the lock: a scrape waits for one interface's work at most. */
 static void on_link(void *ctx, const struct link_event *ev)
 {
 	struct ifset *s = ctx;
@@ -437,9 +474,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 	 */
 	if (s->end)
 		return;
-	pthread_mutex_lock(&s->lock);
 	link_event_apply(s, ev);
-	pthread_mutex_unlock(&s->lock);
 }
 
 /*
@@ -477,16 +512,14 @@ static void suspects_judge(struct ifset *s)
 				s->suspects_due_ns = due;
 			continue;
 		}
-		pthread_mutex_lock(&s->lock);
 		m->suspect = false;
 		if (attachment_replaced(&m->att))
 			member_replaced(s, m);
-		pthread_mutex_unlock(&s->lock);
 	}
 }
 
 /* The link events waiting, until @deadline_ns (0: all of them), then the suspects due. */
-static int follow_until(struct ifset *s, __u64 deadline_ns)
+int ifset_follow_until(struct ifset *s, __u64 deadline_ns)
 {
 	int err = linkwatch_read(&s->watch, on_link, s, deadline_ns);
 
@@ -500,15 +533,25 @@ static int follow_until(struct ifset *s, __u64 deadline_ns)
 
 int ifset_follow(struct ifset *s)
 {
-	return follow_until(s, fbf_monotonic_ns() + IFSET_FOLLOW_SLICE_NS);
+	/* Another thread follows them: what it asks of the drain's. */
+	if (s->threaded) {
+		ifset_names_apply(s);
+		return ifset_thread_sync(s);
+	}
+	return ifset_follow_until(s, fbf_monotonic_ns() + IFSET_FOLLOW_SLICE_NS);
 }
 
-__u64 ifset_due_ns(const struct ifset *s)
+__u64 ifset_links_due_ns(const struct ifset *s)
 {
 	/* Read already, so the socket's readiness no longer tells of them. */
 	if (linkwatch_pending(&s->watch))
 		return fbf_monotonic_ns();
 	return s->suspects_due_ns;
+}
+
+__u64 ifset_due_ns(const struct ifset *s)
+{
+	return s->threaded ? 0 : ifset_links_due_ns(s);
 }
 
 /* "no interface 'NAME' ...": the one exact name selected is not here. */
@@ -535,6 +578,7 @@ int ifset_open(struct ifset *s)
 
 	pthread_mutex_init(&s->lock, NULL);
 	s->watch.fd = -1;
+	s->changed_fd = s->stop_fd = -1;
 	s->grace_fd = s->grace_inner_fd = -1;
 	s->one = ifselect_single(s->sel);
 	s->m = calloc(s->slots, sizeof(*s->m));
@@ -565,7 +609,7 @@ int ifset_open(struct ifset *s)
 		}
 		waited += 100;
 		/* Nothing else runs yet: the whole listing at once. */
-		err = follow_until(s, 0);
+		err = ifset_follow_until(s, 0);
 		if (err)
 			return err;
 	}
@@ -575,7 +619,7 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	/* Gone between the agent's first look (ifset_check()) and the listing. */
-	if (s->one && !s->attached)
+	if (s->one && !ifset_attached(s))
 		return one_missing(s->one);
 	if (!s->attached && !s->failed)
 		pr_warn("no interface in this network namespace matches --iface yet; the agent "
@@ -583,13 +627,14 @@ int ifset_open(struct ifset *s)
 	else if (!s->attached)
 		pr_warn("no interface --iface selects took the program (said above); the agent "
 			"attaches to those that come\n");
-	return 0;
+	return ifset_thread_start(s);
 }
 
 int ifset_detach(struct ifset *s)
 {
 	int ret = 0;
 
+	ifset_thread_stop(s);
 	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			ret = attachment_detach(&s->m[i].att) ?: ret;
@@ -608,7 +653,7 @@ void ifset_account(const struct ifset *s)
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
-			s->account("iface", &c, s->names.log[i], s->names.json[i],
+			s->account("iface", &c, m->shown, m->shown_json,
 				   xdp_mode_name(m->att.mode), s->json);
 	}
 }
@@ -630,8 +675,8 @@ void ifset_say_started(const struct ifset *s, const char *given, const char *tra
 		return;
 	}
 	snprintf(more, sizeof(more), ", %s; stop with Ctrl-C", transport);
-	attached_say(&s->m[0], s->names.log[0], more);
-	ifstate_warn_down(s->one, s->names.log[0]);
+	attached_say(&s->m[0], s->m[0].shown, more);
+	ifstate_warn_down(s->one, s->m[0].shown);
 }
 
 void ifset_status(const struct ifset *s, const char *given, const char *transport, char *buf,
@@ -639,11 +684,11 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 {
 	if (s->one)
 		snprintf(buf, size, "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
-			 xdp_program__id(s->m[0].att.prog), s->names.log[0],
+			 xdp_program__id(s->m[0].att.prog), s->m[0].shown,
 			 xdp_mode_name(s->m[0].att.mode), transport);
 	else
 		snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,
-			 s->attached, s->attached == 1 ? "" : "s", given, transport);
+			 ifset_attached(s), plural_s(ifset_attached(s)), given, transport);
 }
 
 const char *ifset_mode_name(const struct ifset *s)
@@ -708,7 +753,7 @@ void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 
 void ifset_close(struct ifset *s)
 {
-	for (__u32 i = 0; s->m && i < s->slots; i++)
+	ifset_thread_stop(s);	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			member_free(s, &s->m[i], false, false);
 	linkwatch_close(&s->watch);

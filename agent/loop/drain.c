@@ -188,7 +188,8 @@ enum drain_end drain_live(struct drain *d)
 		 */
 		busy = n == DRAIN_BUSY_CHECK_EVENTS;
 		if (!busy) {
-			d->caught_up++;
+			/* Every event read before is printed: the link thread may give slots. */
+			__atomic_store_n(&d->caught_up, d->caught_up + 1, __ATOMIC_RELEASE);
 			event_sink_flush(d->sink);
 		}
 		err = event_sink_end_err(d->sink);

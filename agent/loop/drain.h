@@ -58,6 +58,7 @@ struct drain {
 	/*
 	 * Times the loop found the transport empty: every event sent before a
 	 * moment was taken once this has grown past its value at that moment.
+	 * Atomic: the link thread reads it (iface/ifset_thread.c).
 	 */
 	__u64 caught_up;
 	/*
