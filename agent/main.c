@@ -320,9 +320,9 @@ static int status_say(struct agent *a, bool ready)
 {
 	char status[192 + ESCAPE_IFNAME_SIZE];
 
-	if (!ready && a->set.attached == a->status_attached)
+	if (!ready && ifset_attached(&a->set) == a->status_attached)
 		return 0;
-	a->status_attached = a->set.attached;
+	a->status_attached = ifset_attached(&a->set);
 	ifset_status(&a->set, a->iface, a->transport, status, sizeof(status));
 	service_notify(ready ? "READY=1" : NULL, status);
 	return 0;

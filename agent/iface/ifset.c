@@ -146,7 +146,11 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	pthread_mutex_unlock(&s->lock);
 	iface_lock_leave(&m->lock, m->att.attached);
 	m->suspect = false;
-	m->reuse_at = park ? ~0ULL : ran ? __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) + 1 : 0;
+	/*
+	 * A round of the drain under way now may have begun before the last
+	 * events of the slot were queued: the one after it takes them.
+	 */
+	m->reuse_at = park ? ~0ULL : ran ? __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) + 2 : 0;
 	s->full_said = false;
 }
 
