@@ -51,7 +51,7 @@ struct ifset_member {
 	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
 	char shown[ESCAPE_IFNAME_SIZE];	/* ... escaped for the log, for the link work */
 	char shown_json[ESCAPE_IFNAME_SIZE];
-	bool names_stale;		/* renamed: the outputs' copy is not (ifset_names_apply()) */
+	bool names_stale;		/* renamed: the outputs' copy lags (ifset_names_apply) */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool suspect;			/* program looked replaced: judged in suspects_judge() */
 	__u64 suspect_ns;		/* ... since then (CLOCK_MONOTONIC) */

@@ -228,6 +228,46 @@ class Scraper(threading.Thread):
 		return float(m.group(1)) if m else None
 
 
+class Prometheus:
+	"""A real Prometheus beside the agent, scraping it every @interval s."""
+
+	def __init__(self, tmp, port, interval):
+		self.port = port + 1
+		os.makedirs(tmp + "/prom")
+		with open(tmp + "/prometheus.yml", "w") as f:
+			f.write("global:\n  scrape_interval: %dms\n  scrape_timeout: %dms\n"
+				"scrape_configs:\n  - job_name: agent\n    static_configs:\n"
+				"      - targets: ['127.0.0.1:%d']\n" %
+				(interval * 1000, interval * 1000, port))
+		self.proc = subprocess.Popen(
+			["nsenter", "--net=/run/netns/" + HOST_NS, "prometheus",
+			 "--config.file=" + tmp + "/prometheus.yml", "--storage.tsdb.path=" + tmp + "/prom",
+			 "--web.listen-address=127.0.0.1:%d" % self.port],
+			stdout=subprocess.DEVNULL, stderr=open(tmp + "/prometheus.log", "w"))
+
+	def query(self, q):
+		"""One instant query's single value, from inside the host namespace."""
+		out = subprocess.run(
+			["nsenter", "--net=/run/netns/" + HOST_NS, "curl", "-s", "--get",
+			 "--data-urlencode", "query=" + q, "http://127.0.0.1:%d/api/v1/query" % self.port],
+			capture_output=True, text=True).stdout
+		try:
+			return float(json.loads(out)["data"]["result"][0]["value"][1])
+		except (ValueError, KeyError, IndexError):
+			return None
+
+	def figures(self, seconds):
+		w = "[%ds]" % (seconds + 5)
+		return {"prom_scrape_max_ms": (self.query("max_over_time(scrape_duration_seconds" + w +
+							  ")") or 0) * 1e3,
+			"prom_scrapes": self.query("count_over_time(up" + w + ")"),
+			"prom_scrapes_up": self.query("sum_over_time(up" + w + ")")}
+
+	def stop(self):
+		self.proc.terminate()
+		self.proc.wait(30)
+
+
 def bpf_held(pid):
 	"""BPF programs and maps @pid holds a descriptor of, by id (its fdinfo)."""
 	held = {"prog": set(), "map": set()}
@@ -331,6 +371,8 @@ def run(args, rate, aggregate, first):
 		sys.exit("the agent did not start: see " + err_path)
 	scraper = Scraper(args.port, args.scrape_interval)
 	scraper.start()
+	prom = Prometheus(tmp, args.port, args.scrape_interval) if args.prometheus else None
+	started = time.monotonic()
 	wait_for(lambda: scraper.text, 10)
 	before = resources(agent.pid, lock_dir, scraper)
 	cpu0 = cpu_s(agent.pid)
@@ -368,6 +410,10 @@ def run(args, rate, aggregate, first):
 	vanished = scraper.value("ifaces_vanished_total")
 	scraper.stop.set()
 	scraper.join()
+	prom_figures = {}
+	if prom:
+		prom_figures = prom.figures(time.monotonic() - started)
+		prom.stop()
 	agent.send_signal(signal.SIGINT)
 	rc = agent.wait(60)
 	log.join()
@@ -405,6 +451,7 @@ def run(args, rate, aggregate, first):
 		"misused": len(bad), "mishandled": mishandled, "error_lines": error_lines,
 		"catch_up_s": catch_up if settled else None, "agent_rc": rc,
 		"kept": tmp if keep else None,
+		**prom_figures,
 		"missed_pods": [[p.iface, p.sent, counted.get(p.iface), round(p.sent_at - p.created, 3)]
 				for p in lived if p.sent != counted.get(p.iface, 0)][:20],
 	}
@@ -439,6 +486,9 @@ def table(results):
 		("longest drain gap ms", lambda r: fmt(r["gap_ms"], "%.1f")),
 		("slowest scrape ms", lambda r: fmt(r["scrape_max_ms"], "%.1f")),
 		("scrapes > 100 ms", lambda r: "%d of %d" % (r["scrape_over_100ms"], r["scrapes"])),
+		("Prometheus: slowest scrape ms", lambda r: fmt(r.get("prom_scrape_max_ms"), "%.1f")),
+		("Prometheus: scrapes up/all", lambda r: "%s/%s" % (fmt(r.get("prom_scrapes_up")),
+								    fmt(r.get("prom_scrapes")))),
 		("agent CPU ms per pod", lambda r: "%.2f" % r["cpu_ms_per_pod"]),
 		("catch-up after last pod s", lambda r: fmt(r["catch_up_s"], "%.2f")),
 		("frames sent (lived >= 1 s)", lambda r: "%d" % r["frames_sent"]),
@@ -486,6 +536,8 @@ def main():
 	ap.add_argument("--port", type=int, default=9496)
 	ap.add_argument("--scrape-interval", type=float, default=0.1)
 	ap.add_argument("--json", help="write the results here too")
+	ap.add_argument("--prometheus", action="store_true",
+			help="a real Prometheus scrapes the agent too, every --scrape-interval")
 	ap.add_argument("--name", default="fbfchurn", help="the namespaces' prefix")
 	ap.add_argument("--keep", action="store_true", help="keep each run's agent log")
 	args = ap.parse_args()
