@@ -154,14 +154,47 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	s->full_said = false;
 }
 
-/* The program left @m (@why says how), or may run on (@park): its account once no run is left. */
-static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
+/*
+ * Whether a line of the churn's routine (attached, deleted, gone before the
+ * attach) may be said now: IFSET_SAY_BURST an IFSET_SAY_INTERVAL_NS, the
+ * rest counted, and said as a count once the next interval has a line.
+ */
+static bool say_routine(struct ifset *s)
+{
+	__u64 now = fbf_monotonic_ns();
+
+	if (now - s->say_since_ns >= IFSET_SAY_INTERVAL_NS) {
+		if (s->unsaid_since)
+			pr_info("%u line%s about interfaces attached and gone not said in %llu s "
+				"(over %u an interval); their accounts are said all the same, and "
+				"fizzbuzzfib_ifaces_lines_unsaid_total counts them\n",
+				s->unsaid_since, plural_s(s->unsaid_since),
+				(now - s->say_since_ns) / 1000000000ULL, IFSET_SAY_BURST);
+		s->say_since_ns = now;
+		s->said_since = s->unsaid_since = 0;
+	}
+	if (s->said_since < IFSET_SAY_BURST) {
+		s->said_since++;
+		return true;
+	}
+	s->unsaid_since++;
+	__atomic_fetch_add(&s->unsaid, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
+ * The program left @m (@why says how, a line of the churn's routine or
+ * not), or may run on (@park): its account once no run is left.
+ */
+static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park,
+			bool routine)
 {
 	const char *shown = m->shown;
 	struct fbf_counters c;
 	int err;
 
-	pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
+	if (!routine || say_routine(s))
+		pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
 	err = grace_wait(s) ?: member_counts(s, m, &c);
 	if (err)
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
@@ -181,6 +214,15 @@ static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 	return NULL;
 }
 
+/* Remember @ifindex as not taken, in place of the oldest remembered. */
+static void refused_keep(struct ifset *s, int ifindex, const char *name, bool up)
+{
+	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+
+	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+	snprintf(r->name, sizeof(r->name), "%s", name);
+}
+
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
 {
 	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)%s\n", FBF_PROG_NAME,
@@ -192,7 +234,6 @@ static void attached_say(const struct ifset_member *m, const char *shown, const 
 static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	int slot = slot_take(s), err;
-	struct ifset_refused *r;
 	struct ifset_member *m;
 	const char *shown;
 
@@ -214,16 +255,24 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	m->listed = s->listing;
 	member_name(s, m, name, false);
 	shown = m->shown;
-	err = iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
+	/*
+	 * A burst's link events come long after some of their interfaces went:
+	 * one gone already costs a look, not a program loaded.
+	 */
+	err = (!s->one && ifstate_gone(ifindex) ? AGENT_EXIT_IFACE_GONE : 0) ?:
+	      iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
 	      stale_remove(ifindex, shown, &m->lock) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
 	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
 	if (err == AGENT_EXIT_IFACE_GONE && !s->one) {
 		/* Its link event said where it went, or will: nothing to attach to, no fault. */
-		pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
-			"namespace) before %s was attached to it; left alone\n", shown, ifindex,
-			FBF_PROG_NAME);
+		if (say_routine(s))
+			pr_info("interface %s (ifindex %d) went away (deleted, or moved to "
+				"another namespace) before %s was attached to it; left alone\n",
+				shown, ifindex, FBF_PROG_NAME);
 		__atomic_fetch_add(&s->vanished, 1, __ATOMIC_RELAXED);
+		/* Its other link events, still queued, are not tried again: said once, counted once. */
+		refused_keep(s, ifindex, name, true);
 		member_free(s, m, false, false);
 		return;
 	}
@@ -238,9 +287,8 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
 		if (s->one)
 			s->end = err < 0 ? agent_exit_for_errno(err) : err;
-		r = &s->refused[s->failed++ % IFSET_REFUSED_MAX];
-		*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
-		snprintf(r->name, sizeof(r->name), "%s", name);
+		s->failed++;
+		refused_keep(s, ifindex, name, up);
 		member_free(s, m, false, false);
 		return;
 	}
@@ -252,7 +300,8 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	/* One interface's is the start line (ifset_say_started()). */
 	if (s->one)
 		return;
-	attached_say(m, shown, "");
+	if (say_routine(s))
+		attached_say(m, shown, "");
 	/* At start only: an interface that comes is set up after it appears. */
 	if (!s->listed)
 		ifstate_warn_down(name, shown);
@@ -271,7 +320,7 @@ static void member_replaced(struct ifset *s, struct ifset_member *m)
 		return;
 	}
 	member_gone(s, m, "lost " FBF_PROG_NAME " to someone who replaced or removed it; what "
-		    "is attached now is left alone", false);
+		    "is attached now is left alone", false, false);
 }
 
 /* @m was renamed @name: followed while selected, else detached. */
@@ -291,7 +340,7 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	err = attachment_detach(&m->att);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed; its slot is not used again" : "detached");
-	member_gone(s, m, why, err);
+	member_gone(s, m, why, err, false);
 }
 
 static struct ifset_deferred *deferred_find(struct ifset *s, int ifindex)
@@ -433,7 +482,8 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 		if (err)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
 				 " (its slot is not used again)");
-		member_gone(s, m, why, err);
+		/* Deleted is the churn's routine; moved, or a failure, is said always. */
+		member_gone(s, m, why, err, !ev->moved && !err);
 	}
 }
 
@@ -460,7 +510,7 @@ static void link_event_apply(struct ifset *s, const struct link_event *ev)
 				if (s->one)
 					one_gone(s, &s->m[i]);
 				else
-					member_gone(s, &s->m[i], "is gone", true);
+					member_gone(s, &s->m[i], "is gone", true, false);
 			}
 		deferred_take(s);
 		s->listed = true;

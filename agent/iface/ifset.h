@@ -42,7 +42,14 @@
 struct event_sink;
 
 /* Interfaces the program could not be attached to, remembered at once. */
-#define IFSET_REFUSED_MAX 64
+#define IFSET_REFUSED_MAX 512
+/*
+ * Lines of the churn's routine (attached, deleted, gone before the attach) said at most
+ * this many an interval; the rest are counted (ifset's unsaid). Renamed, moved, replaced
+ * and every failure are said always, once an interface.
+ */
+#define IFSET_SAY_BURST 100
+#define IFSET_SAY_INTERVAL_NS (10 * 1000000000ULL)
 /* Interfaces down in a listing, taken after those up in it; past these, as they come. */
 #define IFSET_DEFERRED_MAX 64
 
@@ -92,11 +99,18 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on: atomic */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	unsigned int refused_next;	/* the next of refused[] to take, round */
 	__u64 vanished;			/* ... that went away first: atomic, for the metrics */
+	__u64 say_since_ns;		/* the interval of routine lines under way began */
+	unsigned int said_since;	/* ... lines said in it */
+	unsigned int unsaid_since;	/* ... and not said, past IFSET_SAY_BURST */
+	__u64 unsaid;			/* routine lines not said since the start: atomic */
 	/*
-	 * Those, by ifindex, so that their every link event (carrier, MTU) does
-	 * not load the program and say why again: retried when renamed, or set
-	 * up again. The oldest is forgotten past IFSET_REFUSED_MAX.
+	 * Those, and those that went away first, by ifindex, so that their
+	 * every link event (carrier, MTU; those still queued) does not load the
+	 * program and say why again: retried when renamed, or set up again (not
+	 * those gone). The oldest is forgotten past IFSET_REFUSED_MAX; a
+	 * RTM_DELLINK forgets its own.
 	 */
 	struct ifset_refused {
 		int ifindex;

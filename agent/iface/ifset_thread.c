@@ -10,6 +10,7 @@
  * member renamed) or that this thread ended on a failure.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -49,10 +50,21 @@ static void *link_thread(void *arg)
 		{ .fd = s->watch.fd, .events = POLLIN },
 		{ .fd = s->stop_fd, .events = POLLIN },
 	};
-	int ret = 0;
+	bool worked = false;
+	int ret = 0, timeout;
 
 	for (;;) {
-		if (poll(p, 2, until_due(s)) < 0 && errno != EINTR) {
+		timeout = until_due(s);
+		/*
+		 * Idle after work: what the attaches allocated on this thread's
+		 * arena goes back, so that RSS follows the interfaces served, not
+		 * the bursts seen.
+		 */
+		if (timeout < 0 && worked) {
+			malloc_trim(0);
+			worked = false;
+		}
+		if (poll(p, 2, timeout) < 0 && errno != EINTR) {
 			pr_err("cannot wait for link events: %s\n", strerror(errno));
 			ret = AGENT_EXIT_FAILURE;
 			break;
@@ -62,6 +74,7 @@ static void *link_thread(void *arg)
 		/* In slices, so that a stop is heard within one however long the burst. */
 		ret = ifset_follow_until(s, fbf_monotonic_ns() + IFSET_FOLLOW_SLICE_NS);
 		tell(s->changed_fd);
+		worked = true;
 		if (ret)
 			break;
 	}

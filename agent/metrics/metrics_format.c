@@ -124,6 +124,10 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 	       "Interfaces selected that went away (deleted, or moved to another namespace) "
 	       "between their link event and the attach.", s->src->device,
 	       __atomic_load_n(&s->src->ifaces->vanished, __ATOMIC_RELAXED));
+	family(out, "ifaces_lines_unsaid_total", "counter",
+	       "Log lines about interfaces attached and gone not said, past the rate the log "
+	       "takes; their accounts are said all the same.", s->src->device,
+	       __atomic_load_n(&s->src->ifaces->unsaid, __ATOMIC_RELAXED));
 	header(out, "iface_info", "gauge",
 	       "Always 1: each interface served now, and the XDP mode its program got.");
 	for (i = 0; i < s->nr_shares - 1; i++)
