@@ -252,6 +252,8 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	}
 	m = &s->m[slot];
 	m->att = (struct attachment){ 0 };
+	/* Held by none until iface_lock_take(): a slot never used has 0s, descriptors of others. */
+	m->lock = (struct iface_lock){ .fd = -1, .name_fd = -1 };
 	m->listed = s->listing;
 	member_name(s, m, name, false);
 	shown = m->shown;

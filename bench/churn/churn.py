@@ -296,7 +296,9 @@ def count_files(top):
 
 
 def resources(pid, lock_dir, scraper):
-	fds = os.listdir("/proc/%d/fd" % pid)
+	# The fewest of a few looks: a scrape's connection comes and goes meanwhile.
+	fds = min((os.listdir("/proc/%d/fd" % pid) for _ in range(5) if not time.sleep(0.05)),
+		  key=len)
 	inodes = set()
 	for fd in fds:
 		try:
@@ -411,6 +413,9 @@ def run(args, rate, aggregate, first):
 		if cpu_s(agent.pid) - c < 0.05 or time.monotonic() - last_gone > 120:
 			break
 	catch_up = t - last_gone
+	if agent.poll() is not None:
+		sys.exit("the agent exited (status %d) before the churn ended: see %s" %
+			 (agent.returncode, err_path))
 	time.sleep(2 * args.scrape_interval)
 	rss_end = rss_kb(agent.pid)
 	cpu = cpu_s(agent.pid) - cpu0
@@ -444,6 +449,8 @@ def run(args, rate, aggregate, first):
 	lived = [p for p in pods if p.created and p.deleted and p.deleted - p.created >= 1.0 and
 		 not p.bad]
 	missed = sum(max(0, p.sent - counted.get(p.iface, 0)) for p in lived)
+	in_burst = set(burst)
+	missed_burst = sum(max(0, p.sent - counted.get(p.iface, 0)) for p in lived if p in in_burst)
 	unattached = sum(1 for p in lived if p.iface not in counted)
 	errors = sum(1 for p in pods if p.error)
 	times = sorted(scraper.times)
@@ -461,6 +468,7 @@ def run(args, rate, aggregate, first):
 		"scrape_over_100ms": sum(1 for t in times if t > 0.1),
 		"cpu_ms_per_pod": cpu * 1e3 / len(pods), "lived": len(lived),
 		"frames_sent": sum(p.sent for p in lived), "missed": missed,
+		"missed_burst": missed_burst,
 		"unattached": unattached, "vanished": vanished, "pod_errors": errors,
 		"unsaid": unsaid, "routine_said": routine_said, "misused": len(bad), "mishandled": mishandled, "error_lines": error_lines,
 		"catch_up_s": catch_up if settled else None, "agent_rc": rc,
@@ -506,7 +514,8 @@ def table(results):
 		("agent CPU ms per pod", lambda r: "%.2f" % r["cpu_ms_per_pod"]),
 		("catch-up after last pod s", lambda r: fmt(r["catch_up_s"], "%.2f")),
 		("frames sent (lived >= 1 s)", lambda r: "%d" % r["frames_sent"]),
-		("frames missed", lambda r: "%d" % r["missed"]),
+		("frames missed: steady/burst", lambda r: "%d/%d" % (r["missed"] - r["missed_burst"],
+								      r["missed_burst"])),
 		("pods never attached", lambda r: "%d" % r["unattached"]),
 		("gone before attach", lambda r: fmt(r["vanished"], "%d")),
 		("log lines unsaid (rate)", lambda r: fmt(r["unsaid"], "%d")),
