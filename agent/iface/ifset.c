@@ -273,7 +273,7 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 				"another namespace) before %s was attached to it; left alone\n",
 				shown, ifindex, FBF_PROG_NAME);
 		__atomic_fetch_add(&s->vanished, 1, __ATOMIC_RELAXED);
-		/* Its other link events, still queued, are not tried again: said once, counted once. */
+		/* Its other link events, still queued, are not tried: said once, counted once. */
 		refused_keep(s, ifindex, name, true);
 		member_free(s, m, false, false);
 		return;
