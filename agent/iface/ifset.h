@@ -48,7 +48,7 @@ struct event_sink;
  * this many an interval; the rest are counted (ifset's unsaid). Renamed, moved, replaced
  * and every failure are said always, once an interface.
  */
-#define IFSET_SAY_BURST 100
+#define IFSET_SAY_BURST 1000
 #define IFSET_SAY_INTERVAL_NS (10 * 1000000000ULL)
 /* Interfaces down in a listing, taken after those up in it; past these, as they come. */
 #define IFSET_DEFERRED_MAX 64

@@ -133,8 +133,12 @@ static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb 
 	return 0;
 }
 
-/* The messages left of the datagram read last, until @deadline_ns. 0, 1: it came first, -errno. */
-static int messages(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadline_ns)
+/*
+ * The messages left of the datagram read last, until @deadline_ns, each
+ * counted in @took. 0, 1: the deadline came first, or -errno.
+ */
+static int messages(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadline_ns,
+		    int *took)
 {
 	while (w->off < w->len) {
 		struct nlmsghdr *nh = (struct nlmsghdr *)(w->buf + w->off);
@@ -150,6 +154,7 @@ static int messages(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadl
 		err = message(w, nh, cb, ctx);
 		if (err)
 			return err;
+		(*took)++;
 		if (deadline_ns && w->off < w->len && fbf_monotonic_ns() >= deadline_ns)
 			return 1;
 	}
@@ -161,14 +166,15 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadli
 	struct link_event resync = { .kind = LINKWATCH_RESYNC };
 	struct sockaddr_nl from;
 	socklen_t fromlen;
+	int err, took = 0;
 	ssize_t n;
-	int err;
 
 	for (;;) {
-		err = messages(w, cb, ctx, deadline_ns);
+		err = messages(w, cb, ctx, deadline_ns, &took);
 		if (err)
 			return err;
-		if (deadline_ns && fbf_monotonic_ns() >= deadline_ns)
+		/* One message at least, however late: each read goes forward. */
+		if (deadline_ns && took && fbf_monotonic_ns() >= deadline_ns)
 			return 1;
 		fromlen = sizeof(from);
 		n = recvfrom(w->fd, w->buf, LINKWATCH_RECV_SIZE, MSG_TRUNC,

@@ -65,7 +65,8 @@ int linkwatch_open(struct linkwatch *w);
 /*
  * Read what is pending without blocking and call @cb for each event, in
  * order, until nothing is, or CLOCK_MONOTONIC passes @deadline_ns (0: no
- * deadline; looked at between events, so one event's work may pass it);
+ * deadline; looked at after each message, so one event's work may pass
+ * it, and one is taken however late);
  * the dump's links come as PRESENT, then SYNCED. Lost events (ENOBUFS,
  * or a dump the kernel marks NLM_F_DUMP_INTR: links changed while it ran)
  * give cb(RESYNC) and a new dump, once the events queued before are read and
