@@ -15,6 +15,8 @@
 # make bench-figures  that page again, from whatever benchmarks ran last
 # make bench-micro    the classifier in userspace: timing and instruction counts
 # make bench-macro    the XDP program in the kernel (as root)
+# make bench-churn    pods coming and going under the agent over a pattern (as root;
+#                     bench/churn/churn.mk)
 # make bench-check    the regression gate: this tree against the base revision that
 #                     bench/gate/baseline.json names (or BASE=<rev>), side by side (as root),
 #                     its programs' exact measures on each kernel of KERNELS too
@@ -297,7 +299,7 @@ clean:
 include testing/testing.mk tools/trafficgen/trafficgen.mk tools/rawflood/rawflood.mk tests/tests.mk
 include tests/lint/lint.mk
 include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk \
-	bench/cost/cost.mk
+	bench/cost/cost.mk bench/churn/churn.mk
 
 # Only this build's own dependency files: not those of the gate's base, which
 # builds in a worktree under build/.

@@ -321,9 +321,9 @@ static int status_say(struct agent *a, bool ready)
 {
 	char status[192 + ESCAPE_IFNAME_SIZE];
 
-	if (!ready && a->set.attached == a->status_attached)
+	if (!ready && ifset_attached(&a->set) == a->status_attached)
 		return 0;
-	a->status_attached = a->set.attached;
+	a->status_attached = ifset_attached(&a->set);
 	ifset_status(&a->set, a->iface, a->transport, status, sizeof(status));
 	service_notify(ready ? "READY=1" : NULL, status);
 	return 0;
@@ -403,6 +403,7 @@ static int agent_serve(struct agent *a)
 			.aggregate = a->aggregating ? &a->ag.figures : NULL,
 			.ifaces = ifset_shared(&a->set),
 			.health = &a->health,
+			.drain_gap_max_ns = &d->gap_max_ns,
 		};
 
 		health_say(a);
@@ -413,6 +414,15 @@ static int agent_serve(struct agent *a)
 		pr_info("metrics at http://%s/metrics\n", opts->metrics);
 	}
 	return status_say(a, true);
+}
+
+/* One slice of link work, and when the next is due if the socket does not say. */
+static int links_follow(struct agent *a)
+{
+	int ret = ifset_follow(&a->set);
+
+	a->d.links_due_ns = ifset_due_ns(&a->set);
+	return ret ?: status_say(a, false);
 }
 
 /* Print events until a reason to stop. Returns the exit status that reason calls for. */
@@ -431,7 +441,7 @@ static int agent_run(struct agent *a)
 			ret = aggregate_report(&a->ag, bpf_map__fd(a->att.obj.counters),
 					       &a->sink);
 		else if (a->end == DRAIN_LINKS)
-			ret = ifset_follow(&a->set) ?: status_say(a, false);
+			ret = links_follow(a);
 		else
 			break;
 		if (ret)

@@ -60,17 +60,51 @@ static int slot_take(struct ifset *s)
 	for (__u32 i = 0; i < s->slots; i++) {
 		struct ifset_member *m = &s->m[i];
 
-		if (!m->ifindex && *s->caught_up >= m->reuse_at)
+		if (!m->ifindex && __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) >= m->reuse_at)
 			return i;
 	}
 	return -1;
 }
 
-static void member_name(struct ifset *s, __u32 slot, const char *name)
+/* The outputs' names of @m: the drain's thread reads them, between events. */
+static void names_give(struct ifset *s, struct ifset_member *m)
 {
-	snprintf(s->m[slot].name, sizeof(s->m[slot].name), "%s", name);
-	escape_log(s->names.log[slot], sizeof(s->names.log[slot]), name);
-	escape_json(s->names.json[slot], sizeof(s->names.json[slot]), name);
+	__u32 slot = m - s->m;
+
+	memcpy(s->names.log[slot], m->shown, sizeof(m->shown));
+	memcpy(s->names.json[slot], m->shown_json, sizeof(m->shown_json));
+	m->names_stale = false;
+}
+
+/*
+ * @m's name now. The outputs' copy is written here while no event of the
+ * slot can be under way (@live false: it is being taken), or by the drain's
+ * thread (ifset_names_apply()) while one can and another thread follows links.
+ */
+static void member_name(struct ifset *s, struct ifset_member *m, const char *name, bool live)
+{
+	pthread_mutex_lock(&s->lock);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	escape_log(m->shown, sizeof(m->shown), name);
+	escape_json(m->shown_json, sizeof(m->shown_json), name);
+	if (live && s->threaded) {
+		m->names_stale = true;
+		__atomic_store_n(&s->names_stale, true, __ATOMIC_RELEASE);
+	} else {
+		names_give(s, m);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ifset_names_apply(struct ifset *s)
+{
+	if (!__atomic_exchange_n(&s->names_stale, false, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (__u32 i = 0; i < s->slots; i++)
+		if (s->m[i].names_stale)
+			names_give(s, &s->m[i]);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* What the slot counted since this interface took it, now. 0 or -errno. */
@@ -105,31 +139,70 @@ static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt
  */
 static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool park)
 {
+	pthread_mutex_lock(&s->lock);
 	member_run_stats(m, &s->gone_run_time_ns, &s->gone_run_cnt);
 	attachment_close(&m->att);
-	iface_lock_leave(&m->lock, m->att.attached);
 	m->ifindex = 0;
+	pthread_mutex_unlock(&s->lock);
+	iface_lock_leave(&m->lock, m->att.attached);
 	m->suspect = false;
-	m->reuse_at = park ? ~0ULL : ran ? *s->caught_up + 1 : 0;
+	/*
+	 * A round of the drain under way now may have begun before the last
+	 * events of the slot were queued: the one after it takes them.
+	 */
+	m->reuse_at = park ? ~0ULL : ran ? __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) + 2 : 0;
 	s->full_said = false;
 }
 
-/* The program left @m (@why says how), or may run on (@park): its account once no run is left. */
-static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park)
+/*
+ * Whether a line of the churn's routine (attached, deleted, gone before the
+ * attach) may be said now: IFSET_SAY_BURST an IFSET_SAY_INTERVAL_NS, the
+ * rest counted, and said as a count once the next interval has a line.
+ */
+static bool say_routine(struct ifset *s)
 {
-	const char *shown = s->names.log[m - s->m];
+	__u64 now = fbf_monotonic_ns();
+
+	if (now - s->say_since_ns >= IFSET_SAY_INTERVAL_NS) {
+		if (s->unsaid_since)
+			pr_info("%u line%s about interfaces attached and gone not said in %llu s "
+				"(over %u an interval); their accounts are said all the same, and "
+				"fizzbuzzfib_ifaces_lines_unsaid_total counts them\n",
+				s->unsaid_since, plural_s(s->unsaid_since),
+				(now - s->say_since_ns) / 1000000000ULL, IFSET_SAY_BURST);
+		s->say_since_ns = now;
+		s->said_since = s->unsaid_since = 0;
+	}
+	if (s->said_since < IFSET_SAY_BURST) {
+		s->said_since++;
+		return true;
+	}
+	s->unsaid_since++;
+	__atomic_fetch_add(&s->unsaid, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
+ * The program left @m (@why says how, a line of the churn's routine or
+ * not), or may run on (@park): its account once no run is left.
+ */
+static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park,
+			bool routine)
+{
+	const char *shown = m->shown;
 	struct fbf_counters c;
 	int err;
 
-	pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
+	if (!routine || say_routine(s))
+		pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
 	err = grace_wait(s) ?: member_counts(s, m, &c);
 	if (err)
 		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
 			FBF_PROG_NAME, shown, strerror(-err));
 	else
-		s->account("iface_gone", &c, shown, s->names.json[m - s->m],
-			   xdp_mode_name(m->att.mode), s->json);
-	s->attached--;
+		s->account("iface_gone", &c, shown, m->shown_json, xdp_mode_name(m->att.mode),
+			   s->json);
+	__atomic_fetch_sub(&s->attached, 1, __ATOMIC_RELAXED);
 	member_free(s, m, true, park);
 }
 
@@ -139,6 +212,15 @@ static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
 		if (s->refused[i].ifindex == ifindex)
 			return &s->refused[i];
 	return NULL;
+}
+
+/* Remember @ifindex as not taken, in place of the oldest remembered. */
+static void refused_keep(struct ifset *s, int ifindex, const char *name, bool up)
+{
+	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
+
+	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+	snprintf(r->name, sizeof(r->name), "%s", name);
 }
 
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
@@ -152,7 +234,6 @@ static void attached_say(const struct ifset_member *m, const char *shown, const 
 static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 {
 	int slot = slot_take(s), err;
-	struct ifset_refused *r;
 	struct ifset_member *m;
 	const char *shown;
 
@@ -171,20 +252,29 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	}
 	m = &s->m[slot];
 	m->att = (struct attachment){ 0 };
-	m->ifindex = ifindex;
+	/* Held by none until iface_lock_take(): a slot never used has 0s, descriptors of others. */
+	m->lock = (struct iface_lock){ .fd = -1, .name_fd = -1 };
 	m->listed = s->listing;
-	member_name(s, slot, name);
-	shown = s->names.log[slot];
-	err = iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
+	member_name(s, m, name, false);
+	shown = m->shown;
+	/*
+	 * A burst's link events come long after some of their interfaces went:
+	 * one gone already costs a look, not a program loaded.
+	 */
+	err = (!s->one && ifstate_gone(ifindex) ? AGENT_EXIT_IFACE_GONE : 0) ?:
+	      iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
 	      stale_remove(ifindex, shown, &m->lock) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
 	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
 	if (err == AGENT_EXIT_IFACE_GONE && !s->one) {
 		/* Its link event said where it went, or will: nothing to attach to, no fault. */
-		pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
-			"namespace) before %s was attached to it; left alone\n", shown, ifindex,
-			FBF_PROG_NAME);
+		if (say_routine(s))
+			pr_info("interface %s (ifindex %d) went away (deleted, or moved to "
+				"another namespace) before %s was attached to it; left alone\n",
+				shown, ifindex, FBF_PROG_NAME);
 		__atomic_fetch_add(&s->vanished, 1, __ATOMIC_RELAXED);
+		/* Its other link events, still queued, are not tried: said once, counted once. */
+		refused_keep(s, ifindex, name, true);
 		member_free(s, m, false, false);
 		return;
 	}
@@ -199,17 +289,21 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 			pr_err("cannot read the counters of slot %d: %s\n", slot, strerror(-err));
 		if (s->one)
 			s->end = err < 0 ? agent_exit_for_errno(err) : err;
-		r = &s->refused[s->failed++ % IFSET_REFUSED_MAX];
-		*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
-		snprintf(r->name, sizeof(r->name), "%s", name);
+		s->failed++;
+		refused_keep(s, ifindex, name, up);
 		member_free(s, m, false, false);
 		return;
 	}
-	s->attached++;
+	/* Served from here: the metrics' shares name it. */
+	pthread_mutex_lock(&s->lock);
+	m->ifindex = ifindex;
+	pthread_mutex_unlock(&s->lock);
+	__atomic_fetch_add(&s->attached, 1, __ATOMIC_RELAXED);
 	/* One interface's is the start line (ifset_say_started()). */
 	if (s->one)
 		return;
-	attached_say(m, shown, "");
+	if (say_routine(s))
+		attached_say(m, shown, "");
 	/* At start only: an interface that comes is set up after it appears. */
 	if (!s->listed)
 		ifstate_warn_down(name, shown);
@@ -218,7 +312,7 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 /* Someone else's program, or none, is where the agent's was: left alone. */
 static void member_replaced(struct ifset *s, struct ifset_member *m)
 {
-	const char *shown = s->names.log[m - s->m];
+	const char *shown = m->shown;
 
 	m->att.attached = false;
 	if (s->one) {
@@ -228,28 +322,27 @@ static void member_replaced(struct ifset *s, struct ifset_member *m)
 		return;
 	}
 	member_gone(s, m, "lost " FBF_PROG_NAME " to someone who replaced or removed it; what "
-		    "is attached now is left alone", false);
+		    "is attached now is left alone", false, false);
 }
 
 /* @m was renamed @name: followed while selected, else detached. */
 static void member_renamed(struct ifset *s, struct ifset_member *m, const char *name)
 {
 	char shown[ESCAPE_IFNAME_SIZE], why[96 + ESCAPE_IFNAME_SIZE];
-	__u32 slot = m - s->m;
 	int err;
 
 	escape_log(shown, sizeof(shown), name);
 	if (ifselect_match(s->sel, name)) {
 		pr_info("interface %s (ifindex %d) renamed %s; its events are named so from now\n",
-			s->names.log[slot], m->ifindex, shown);
-		member_name(s, slot, name);
+			m->shown, m->ifindex, shown);
+		member_name(s, m, name, true);
 		return;
 	}
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 err ? "detaching failed; its slot is not used again" : "detached");
-	member_gone(s, m, why, err);
+	member_gone(s, m, why, err, false);
 }
 
 static struct ifset_deferred *deferred_find(struct ifset *s, int ifindex)
@@ -305,8 +398,10 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
 		/* A change of program sends a link event too: judged in suspects_judge(). */
-		if (m->ifindex && attachment_replaced(&m->att))
+		if (m->ifindex && !m->suspect && attachment_replaced(&m->att)) {
 			m->suspect = true;
+			m->suspect_ns = fbf_monotonic_ns();
+		}
 		return;
 	}
 	/* One interface is taken at start only: the run ends when it goes. */
@@ -355,8 +450,8 @@ static int member_moved(struct ifset_member *m, const struct link_event *ev, con
 /* The one interface was deleted, or is gone, and the program with it. */
 static void one_gone(struct ifset *s, struct ifset_member *m)
 {
-	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n",
-	       s->names.log[m - s->m], m->ifindex, FBF_PROG_NAME);
+	pr_err("interface %s (ifindex %d) disappeared, and %s with it\n", m->shown, m->ifindex,
+	       FBF_PROG_NAME);
 	s->end = AGENT_EXIT_IFACE_GONE;
 }
 
@@ -365,7 +460,7 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	struct ifset_member *m = member_find(s, ev->ifindex);
 	struct ifset_refused *r = refused_find(s, ev->ifindex);
 	struct ifset_deferred *d = deferred_find(s, ev->ifindex);
-	char why[256 + ESCAPE_IFNAME_SIZE];
+	char why[384 + ESCAPE_IFNAME_SIZE];
 	int err = 0;
 
 	if (r)
@@ -375,13 +470,13 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	if (!m)
 		return;
 	if (ev->moved)
-		err = member_moved(m, ev, s->names.log[m - s->m], why, sizeof(why));
+		err = member_moved(m, ev, m->shown, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "deleted, and %s with it", FBF_PROG_NAME);
 	/* The kernel took the program off with the device, or it went along. */
 	attachment_forget_iface(&m->att);
 	if (s->one && ev->moved) {
-		pr_warn("interface %s %s\n", s->names.log[m - s->m], why);
+		pr_warn("interface %s %s\n", m->shown, why);
 		s->end = AGENT_EXIT_IFACE_MOVED;
 	} else if (s->one) {
 		one_gone(s, m);
@@ -389,20 +484,13 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 		if (err)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
 				 " (its slot is not used again)");
-		member_gone(s, m, why, err);
+		/* Deleted is the churn's routine; moved, or a failure, is said always. */
+		member_gone(s, m, why, err, !ev->moved && !err);
 	}
 }
 
-static void on_link(void *ctx, const struct link_event *ev)
+static void link_event_apply(struct ifset *s, const struct link_event *ev)
 {
-	struct ifset *s = ctx;
-
-	/*
-	 * One interface lost: what comes after it is for no one. Its member, and
-	 * the program the metrics may still read, stay until ifset_close().
-	 */
-	if (s->end)
-		return;
 	switch (ev->kind) {
 	case LINKWATCH_PRESENT:
 		link_present(s, ev);
@@ -424,7 +512,7 @@ static void on_link(void *ctx, const struct link_event *ev)
 				if (s->one)
 					one_gone(s, &s->m[i]);
 				else
-					member_gone(s, &s->m[i], "is gone", true);
+					member_gone(s, &s->m[i], "is gone", true, false);
 			}
 		deferred_take(s);
 		s->listed = true;
@@ -432,13 +520,27 @@ static void on_link(void *ctx, const struct link_event *ev)
 	}
 }
 
+static void on_link(void *ctx, const struct link_event *ev)
+{
+	struct ifset *s = ctx;
+
+	/*
+	 * One interface lost: what comes after it is for no one. Its member, and
+	 * the program the metrics may still read, stay until ifset_close().
+	 */
+	if (s->end)
+		return;
+	link_event_apply(s, ev);
+}
+
 /*
  * The kernel takes a deleted device's program off and unlists a device
  * leaving the namespace before it sends the RTM_DELLINK that says it left
  * and where to, so a program gone from a device may be the device leaving.
- * Wait for that message: up to LEAVING_WAIT_NS while the device is still
- * listed, then, however slow the machine, until it comes (DELLINK_WAIT_NS
- * at most, against a message lost to an overrun).
+ * Its link events have LEAVING_WAIT_NS to say so while the device is still
+ * listed, then, however slow the machine, until the message comes
+ * (DELLINK_WAIT_NS at most, against a message lost to an overrun). Nothing
+ * waits meanwhile: the suspect is judged at the first follow past its time.
  */
 #define LEAVING_WAIT_NS 1000000000ULL
 #define DELLINK_WAIT_NS (10 * 1000000000ULL)
@@ -448,47 +550,64 @@ static bool member_listed(const struct ifset_member *m)
 	return !ifstate_gone(m->ifindex);
 }
 
-/* Members whose program looked replaced: replaced, unless their link events say they left. */
-static int suspects_judge(struct ifset *s)
+/* Members whose program looked replaced, and whose time is up: replaced, if still so. */
+static void suspects_judge(struct ifset *s)
 {
-	struct pollfd p = { .fd = s->watch.fd, .events = POLLIN };
-	int err;
+	__u64 now = fbf_monotonic_ns();
 
+	s->suspects_due_ns = 0;
 	for (__u32 i = 0; i < s->slots && !s->end; i++) {
 		struct ifset_member *m = &s->m[i];
-		int ifindex = m->ifindex;
-		__u64 start = fbf_monotonic_ns();
+		__u64 due;
 
-		while (m->suspect && m->ifindex == ifindex && !s->end &&
-		       fbf_monotonic_ns() - start < (member_listed(m) ? LEAVING_WAIT_NS :
-						     DELLINK_WAIT_NS)) {
-			poll(&p, 1, 10);
-			err = linkwatch_read(&s->watch, on_link, s);
-			if (err)
-				return err;
-		}
-		if (!m->suspect || m->ifindex != ifindex || s->end)
+		if (!m->suspect)
 			continue;
+		due = m->suspect_ns + (member_listed(m) ? LEAVING_WAIT_NS : DELLINK_WAIT_NS);
+		if (now < due) {
+			if (!s->suspects_due_ns || due < s->suspects_due_ns)
+				s->suspects_due_ns = due;
+			continue;
+		}
 		m->suspect = false;
 		if (attachment_replaced(&m->att))
 			member_replaced(s, m);
 	}
-	return 0;
+}
+
+/* The link events waiting, until @deadline_ns (0: all of them), then the suspects due. */
+int ifset_follow_until(struct ifset *s, __u64 deadline_ns)
+{
+	int err = linkwatch_read(&s->watch, on_link, s, deadline_ns);
+
+	if (err < 0) {
+		pr_err("cannot read link events: %s\n", strerror(-err));
+		return AGENT_EXIT_FAILURE;
+	}
+	suspects_judge(s);
+	return s->end;
 }
 
 int ifset_follow(struct ifset *s)
 {
-	int err;
-
-	pthread_mutex_lock(&s->lock);
-	err = linkwatch_read(&s->watch, on_link, s) ?: suspects_judge(s);
-	pthread_mutex_unlock(&s->lock);
-
-	if (err) {
-		pr_err("cannot read link events: %s\n", strerror(-err));
-		return AGENT_EXIT_FAILURE;
+	/* Another thread follows them: what it asks of the drain's. */
+	if (s->threaded) {
+		ifset_names_apply(s);
+		return ifset_thread_sync(s);
 	}
-	return s->end;
+	return ifset_follow_until(s, fbf_monotonic_ns() + IFSET_FOLLOW_SLICE_NS);
+}
+
+__u64 ifset_links_due_ns(const struct ifset *s)
+{
+	/* Read already, so the socket's readiness no longer tells of them. */
+	if (linkwatch_pending(&s->watch))
+		return fbf_monotonic_ns();
+	return s->suspects_due_ns;
+}
+
+__u64 ifset_due_ns(const struct ifset *s)
+{
+	return s->threaded ? 0 : ifset_links_due_ns(s);
 }
 
 /* "no interface 'NAME' ...": the one exact name selected is not here. */
@@ -515,6 +634,7 @@ int ifset_open(struct ifset *s)
 
 	pthread_mutex_init(&s->lock, NULL);
 	s->watch.fd = -1;
+	s->changed_fd = s->stop_fd = -1;
 	s->grace_fd = s->grace_inner_fd = -1;
 	s->one = ifselect_single(s->sel);
 	s->m = calloc(s->slots, sizeof(*s->m));
@@ -544,7 +664,8 @@ int ifset_open(struct ifset *s)
 			return AGENT_EXIT_FAILURE;
 		}
 		waited += 100;
-		err = ifset_follow(s);
+		/* Nothing else runs yet: the whole listing at once. */
+		err = ifset_follow_until(s, 0);
 		if (err)
 			return err;
 	}
@@ -554,7 +675,7 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	/* Gone between the agent's first look (ifset_check()) and the listing. */
-	if (s->one && !s->attached)
+	if (s->one && !ifset_attached(s))
 		return one_missing(s->one);
 	if (!s->attached && !s->failed)
 		pr_warn("no interface in this network namespace matches --iface yet; the agent "
@@ -562,13 +683,14 @@ int ifset_open(struct ifset *s)
 	else if (!s->attached)
 		pr_warn("no interface --iface selects took the program (said above); the agent "
 			"attaches to those that come\n");
-	return 0;
+	return ifset_thread_start(s);
 }
 
 int ifset_detach(struct ifset *s)
 {
 	int ret = 0;
 
+	ifset_thread_stop(s);
 	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			ret = attachment_detach(&s->m[i].att) ?: ret;
@@ -587,7 +709,7 @@ void ifset_account(const struct ifset *s)
 		const struct ifset_member *m = &s->m[i];
 
 		if (m->ifindex && !member_counts(s, m, &c))
-			s->account("iface", &c, s->names.log[i], s->names.json[i],
+			s->account("iface", &c, m->shown, m->shown_json,
 				   xdp_mode_name(m->att.mode), s->json);
 	}
 }
@@ -609,8 +731,8 @@ void ifset_say_started(const struct ifset *s, const char *given, const char *tra
 		return;
 	}
 	snprintf(more, sizeof(more), ", %s; stop with Ctrl-C", transport);
-	attached_say(&s->m[0], s->names.log[0], more);
-	ifstate_warn_down(s->one, s->names.log[0]);
+	attached_say(&s->m[0], s->m[0].shown, more);
+	ifstate_warn_down(s->one, s->m[0].shown);
 }
 
 void ifset_status(const struct ifset *s, const char *given, const char *transport, char *buf,
@@ -618,11 +740,11 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 {
 	if (s->one)
 		snprintf(buf, size, "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
-			 xdp_program__id(s->m[0].att.prog), s->names.log[0],
+			 xdp_program__id(s->m[0].att.prog), s->m[0].shown,
 			 xdp_mode_name(s->m[0].att.mode), transport);
 	else
 		snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,
-			 s->attached, s->attached == 1 ? "" : "s", given, transport);
+			 ifset_attached(s), plural_s(ifset_attached(s)), given, transport);
 }
 
 unsigned int ifset_unattached(const struct ifset *s, char *why, size_t size)
@@ -706,7 +828,7 @@ void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 
 void ifset_close(struct ifset *s)
 {
-	for (__u32 i = 0; s->m && i < s->slots; i++)
+	ifset_thread_stop(s);	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			member_free(s, &s->m[i], false, false);
 	linkwatch_close(&s->watch);

@@ -42,15 +42,26 @@
 struct event_sink;
 
 /* Interfaces the program could not be attached to, remembered at once. */
-#define IFSET_REFUSED_MAX 64
+#define IFSET_REFUSED_MAX 512
+/*
+ * Lines of the churn's routine (attached, deleted, gone before the attach) said at most
+ * this many an interval; the rest are counted (ifset's unsaid). Renamed, moved, replaced
+ * and every failure are said always, once an interface.
+ */
+#define IFSET_SAY_BURST 1000
+#define IFSET_SAY_INTERVAL_NS (10 * 1000000000ULL)
 /* Interfaces down in a listing, taken after those up in it; past these, as they come. */
 #define IFSET_DEFERRED_MAX 64
 
 struct ifset_member {
-	int ifindex;			/* 0: the slot is free */
+	int ifindex;			/* 0: the slot is free, or being taken */
 	char name[IF_NAMESIZE];		/* as the kernel has it now; with one, as given */
+	char shown[ESCAPE_IFNAME_SIZE];	/* ... escaped for the log, for the link work */
+	char shown_json[ESCAPE_IFNAME_SIZE];
+	bool names_stale;		/* renamed: the outputs' copy lags (ifset_names_apply) */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
-	bool suspect;			/* program looked replaced: judged once events are read */
+	bool suspect;			/* program looked replaced: judged in suspects_judge() */
+	__u64 suspect_ns;		/* ... since then (CLOCK_MONOTONIC) */
 	__u64 reuse_at;			/* free: taken when *caught_up reaches it; ~0: parked */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
 	struct iface_lock lock;
@@ -73,7 +84,11 @@ struct ifset {
 	/* Its own. */
 	const char *one;		/* the one exact name selected; NULL: patterns */
 	int end;			/* one: the exit status its loss calls for; 0: none */
-	pthread_mutex_t lock;		/* members and names, against ifset_shares() */
+	/*
+	 * Held while a member is published, let go or renamed, never across
+	 * an attach or a wait: what ifset_shares() and ifset_run_stats() read.
+	 */
+	pthread_mutex_t lock;
 	struct ifset_member *m;		/* [slots] */
 	struct iface_names names;	/* by slot, for the outputs */
 	struct linkwatch watch;
@@ -82,13 +97,20 @@ struct ifset {
 	__u32 listing;			/* the netlink listing under way, or the last */
 	bool listed;			/* ... it ended: every interface there is is known */
 	bool full_said;			/* "no slot left" said since the last free one */
-	unsigned int attached;		/* members with the program on */
+	unsigned int attached;		/* members with the program on: atomic */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	unsigned int refused_next;	/* the next of refused[] to take, round */
 	__u64 vanished;			/* ... that went away first: atomic, for the metrics */
+	__u64 say_since_ns;		/* the interval of routine lines under way began */
+	unsigned int said_since;	/* ... lines said in it */
+	unsigned int unsaid_since;	/* ... and not said, past IFSET_SAY_BURST */
+	__u64 unsaid;			/* routine lines not said since the start: atomic */
 	/*
-	 * Those, by ifindex, so that their every link event (carrier, MTU) does
-	 * not load the program and say why again: retried when renamed, or set
-	 * up again. The oldest is forgotten past IFSET_REFUSED_MAX.
+	 * Those, and those that went away first, by ifindex, so that their
+	 * every link event (carrier, MTU; those still queued) does not load the
+	 * program and say why again: retried when renamed, or set up again (not
+	 * those gone). The oldest is forgotten past IFSET_REFUSED_MAX; a
+	 * RTM_DELLINK forgets its own.
 	 */
 	struct ifset_refused {
 		int ifindex;
@@ -104,6 +126,18 @@ struct ifset {
 		int ifindex;		/* 0: free */
 		char name[IF_NAMESIZE];
 	} deferred[IFSET_DEFERRED_MAX];
+	__u64 suspects_due_ns;		/* the first suspect's judgement, 0: none */
+	/*
+	 * With patterns, once open, a thread of its own follows the links
+	 * (ifset_thread.c), so that no attach, detach or grace period holds
+	 * the drain loop; the drain's thread takes what it asks on changed_fd.
+	 */
+	bool threaded;
+	pthread_t thread;
+	int changed_fd;			/* eventfd: the set changed, or the thread ended */
+	int stop_fd;			/* eventfd: the thread is to end */
+	int thread_end;			/* atomic: its exit status once it ended on a failure */
+	bool names_stale;		/* atomic: a member's outputs' names are not yet its own */
 	__u64 gone_run_time_ns;		/* BPF run-time statistics of the programs let go */
 	__u64 gone_run_cnt;
 };
@@ -167,17 +201,60 @@ static inline struct ifset *ifset_shared(struct ifset *s)
 	return s->one ? NULL : s;
 }
 
-/* The socket whose link events ifset_follow() takes. */
+/* What the drain loop watches for ifset_follow(): link events, or the link thread's word. */
 static inline int ifset_fd(const struct ifset *s)
 {
-	return s->watch.fd;
+	return s->threaded ? s->changed_fd : s->watch.fd;
+}
+
+/* How long one ifset_follow() goes on before the drain loop has its turn again. */
+#define IFSET_FOLLOW_SLICE_NS 20000000ULL
+
+/*
+ * For the drain's thread, when ifset_fd() is ready or ifset_due_ns() has
+ * come: with one interface, take the link events waiting for
+ * IFSET_FOLLOW_SLICE_NS at most (ifset_follow_until()); with patterns,
+ * what the link thread asks (the outputs' names of members renamed). Never
+ * waits. 0 or an exit status: a failure, or with one interface, its loss
+ * (said).
+ */
+int ifset_follow(struct ifset *s);
+
+/*
+ * Take the link events waiting until @deadline_ns (0: all; one
+ * interface's work may pass it): attach, rename, detach; then judge the
+ * programs that looked replaced, once their time is up. 0 or an exit status.
+ */
+int ifset_follow_until(struct ifset *s, __u64 deadline_ns);
+
+/* The outputs' names of the members renamed, from the drain's thread, between events. */
+void ifset_names_apply(struct ifset *s);
+
+/* Interfaces served now. */
+static inline unsigned int ifset_attached(const struct ifset *s)
+{
+	return __atomic_load_n(&s->attached, __ATOMIC_RELAXED);
 }
 
 /*
- * Take the link events waiting: attach, rename, detach. 0 or an exit
- * status: a failure, or with one interface, its loss (said).
+ * The link thread (ifset_thread.c). Start it once the set is open, with
+ * patterns: 0 or an exit status (said). Stop and join it, if it runs,
+ * before the members are read or detached.
  */
-int ifset_follow(struct ifset *s);
+int ifset_thread_start(struct ifset *s);
+void ifset_thread_stop(struct ifset *s);
+/* Its word taken (changed_fd read): 0, or the exit status it ended with. */
+int ifset_thread_sync(struct ifset *s);
+
+/*
+ * When ifset_follow_until() is due although the socket may not say so (work
+ * read and left for the next slice, a suspect's time up): CLOCK_MONOTONIC;
+ * 0: never. For the thread that follows the links.
+ */
+__u64 ifset_links_due_ns(const struct ifset *s);
+
+/* The same for the drain's thread's ifset_follow(): 0 while the link thread follows them. */
+__u64 ifset_due_ns(const struct ifset *s);
 
 /* One interface's share of the counters, for another thread (a metrics scrape). */
 struct ifset_share {

@@ -2,6 +2,7 @@
 /* Following every interface of the namespace: see linkwatch.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -10,6 +11,7 @@
 #include <linux/rtnetlink.h>
 
 #include "iface/linkwatch.h"
+#include "userspace_util.h"
 
 /*
  * Room for the events of a burst (each link created or deleted sends a few,
@@ -17,9 +19,6 @@
  * times over. The kernel doubles it.
  */
 #define LINKWATCH_RCVBUF (4 << 20)
-
-/* The kernel fills a dump reply as far as the reader's buffer goes, up to 32 KiB. */
-#define LINKWATCH_RECV_SIZE 32768
 
 /* Ask for every link, with a sequence number of its own so its replies are known. */
 static int dump_start(struct linkwatch *w)
@@ -134,20 +133,52 @@ static int message(struct linkwatch *w, const struct nlmsghdr *nh, linkwatch_cb 
 	return 0;
 }
 
-int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
+/*
+ * The messages left of the datagram read last, until @deadline_ns, each
+ * counted in @took. 0, 1: the deadline came first, or -errno.
+ */
+static int messages(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadline_ns,
+		    int *took)
 {
-	char buf[LINKWATCH_RECV_SIZE] __attribute__((aligned(__alignof__(struct nlmsghdr))));
+	while (w->off < w->len) {
+		struct nlmsghdr *nh = (struct nlmsghdr *)(w->buf + w->off);
+		int err;
+
+		if (!NLMSG_OK(nh, (int)(w->len - w->off))) {
+			w->off = w->len;
+			break;
+		}
+		w->off += NLMSG_ALIGN(nh->nlmsg_len);
+		if (w->off > w->len)
+			w->off = w->len;
+		err = message(w, nh, cb, ctx);
+		if (err)
+			return err;
+		(*took)++;
+		if (deadline_ns && w->off < w->len && fbf_monotonic_ns() >= deadline_ns)
+			return 1;
+	}
+	return 0;
+}
+
+int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadline_ns)
+{
 	struct link_event resync = { .kind = LINKWATCH_RESYNC };
 	struct sockaddr_nl from;
 	socklen_t fromlen;
-	struct nlmsghdr *nh;
+	int err, took = 0;
 	ssize_t n;
-	int err;
 
 	for (;;) {
+		err = messages(w, cb, ctx, deadline_ns, &took);
+		if (err)
+			return err;
+		/* One message at least, however late: each read goes forward. */
+		if (deadline_ns && took && fbf_monotonic_ns() >= deadline_ns)
+			return 1;
 		fromlen = sizeof(from);
-		n = recvfrom(w->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
-			     &fromlen);
+		n = recvfrom(w->fd, w->buf, LINKWATCH_RECV_SIZE, MSG_TRUNC,
+			     (struct sockaddr *)&from, &fromlen);
 		/*
 		 * Drained: the RESYNC and new dump linkwatch.h promises, if events
 		 * were lost and no dump runs, whose replies may be stale too (a dump
@@ -167,18 +198,15 @@ int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx)
 		if (n < 0 && errno != ENOBUFS)
 			return -errno;
 		/* An overrun, or a message longer than any link's: either way, events lost. */
-		if (n < 0 || (size_t)n > sizeof(buf)) {
+		if (n < 0 || n > LINKWATCH_RECV_SIZE) {
 			w->redump = true;
 			continue;
 		}
 		/* Only the kernel speaks on this socket. */
 		if (from.nl_pid != 0)
 			continue;
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			err = message(w, nh, cb, ctx);
-			if (err)
-				return err;
-		}
+		w->len = n;
+		w->off = 0;
 	}
 }
 
@@ -193,6 +221,11 @@ int linkwatch_open(struct linkwatch *w)
 	};
 	if (w->fd < 0)
 		return -errno;
+	w->buf = malloc(LINKWATCH_RECV_SIZE);
+	if (!w->buf) {
+		linkwatch_close(w);
+		return -ENOMEM;
+	}
 	/*
 	 * SO_RCVBUFFORCE goes past net.core.rmem_max, with CAP_NET_ADMIN;
 	 * without it, SO_RCVBUF gets what rmem_max allows. Smaller only means
@@ -217,4 +250,7 @@ void linkwatch_close(struct linkwatch *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	free(w->buf);
+	w->buf = NULL;
+	w->len = w->off = 0;
 }

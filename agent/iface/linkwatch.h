@@ -38,12 +38,22 @@ struct link_event {
 
 typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);
 
+/* The kernel fills a dump reply as far as the reader's buffer goes, up to 32 KiB. */
+#define LINKWATCH_RECV_SIZE 32768
+
 struct linkwatch {
 	int fd;			/* -1: closed */
 	__u32 portid;		/* the socket's netlink address: dump replies come to it */
 	__u32 seq;		/* of the last dump asked for */
 	bool dumping;		/* its replies are still coming */
 	bool redump;		/* events were lost: dump again once drained, and no dump runs */
+	/*
+	 * The datagram read last, kept while messages of it are left (a dump's
+	 * reply holds dozens): a read cut short by its deadline goes on there.
+	 */
+	char *buf;		/* [LINKWATCH_RECV_SIZE] */
+	__u32 len;		/* bytes in buf */
+	__u32 off;		/* the next message's */
 };
 
 /*
@@ -53,16 +63,26 @@ struct linkwatch {
 int linkwatch_open(struct linkwatch *w);
 
 /*
- * Read everything pending without blocking and call @cb for each event, in
- * order; the dump's links come as PRESENT, then SYNCED. Lost events (ENOBUFS,
+ * Read what is pending without blocking and call @cb for each event, in
+ * order, until nothing is, or CLOCK_MONOTONIC passes @deadline_ns (0: no
+ * deadline; looked at after each message, so one event's work may pass
+ * it, and one is taken however late);
+ * the dump's links come as PRESENT, then SYNCED. Lost events (ENOBUFS,
  * or a dump the kernel marks NLM_F_DUMP_INTR: links changed while it ran)
  * give cb(RESYNC) and a new dump, once the events queued before are read and
  * any dump under way has ended (the kernel refuses a second with EBUSY), so
  * that none of those stale ones comes after the RESYNC. Returns 0 once
- * nothing is pending, or -errno on a real failure (the dump refused: the
- * error it came back with).
+ * nothing is pending, 1 if the deadline came first (linkwatch_pending()),
+ * or -errno on a real failure (the dump refused: the error it came back with).
  */
-int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx);
+int linkwatch_read(struct linkwatch *w, linkwatch_cb cb, void *ctx, __u64 deadline_ns);
+
+/* Messages of a datagram already read are left: the socket's readiness does not say so. */
+static inline bool linkwatch_pending(const struct linkwatch *w)
+{
+	return w->off < w->len;
+}
+
 
 void linkwatch_close(struct linkwatch *w);
 

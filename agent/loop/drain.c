@@ -57,6 +57,10 @@ static int drain_timed_checks(struct drain *d, __u64 now)
 		d->next_watchdog_ns = now + d->watchdog_interval_ns;
 		return DRAIN_WATCHDOG;
 	}
+	if (d->links_due_ns && now >= d->links_due_ns) {
+		d->links_due_ns = 0;
+		return DRAIN_LINKS;
+	}
 	/* A flood never lets the loop wait: interfaces that come meanwhile are looked for. */
 	if (d->links_fd >= 0 && now >= d->next_links_check_ns) {
 		struct pollfd p = { .fd = d->links_fd, .events = POLLIN };
@@ -81,7 +85,16 @@ static long long drain_until_due(const struct drain *d, __u64 now)
 		wait_ns = d->deadline_ns - now;
 	if (d->watchdog_interval_ns && d->next_watchdog_ns - now < wait_ns)
 		wait_ns = d->next_watchdog_ns - now;
+	if (d->links_due_ns && d->links_due_ns - now < wait_ns)
+		wait_ns = d->links_due_ns - now;
 	return wait_ns == ~0ULL ? -1 : (long long)wait_ns;
+}
+
+/* The time since the last look at the transport, or the last wait's end, is a gap. */
+static void drain_gap_note(struct drain *d, __u64 now)
+{
+	if (d->looked_ns && now - d->looked_ns > d->gap_max_ns)
+		__atomic_store_n(&d->gap_max_ns, now - d->looked_ns, __ATOMIC_RELAXED);
 }
 
 /* At most one busy batch, and no more than --count still wants: how many, or -errno. */
@@ -129,6 +142,8 @@ static int drain_wait(struct drain *d, __u64 now)
 		d->pop_err = taken < 0 ? taken : woke;
 		return DRAIN_ERROR;
 	}
+	/* Waiting is no gap: the next one is counted from here. */
+	d->looked_ns = fbf_monotonic_ns();
 	return woke & WAKEUP_LINK ? DRAIN_LINKS : -1;
 }
 
@@ -156,6 +171,7 @@ enum drain_end drain_live(struct drain *d)
 			*d->reopen = 0;
 			event_sink_reopen(d->sink);
 		}
+		drain_gap_note(d, fbf_monotonic_ns());
 		n = drain_read(d);
 		if (n < 0) {
 			d->pop_err = n;
@@ -172,13 +188,15 @@ enum drain_end drain_live(struct drain *d)
 		 */
 		busy = n == DRAIN_BUSY_CHECK_EVENTS;
 		if (!busy) {
-			d->caught_up++;
+			/* Every event read before is printed: the link thread may give slots. */
+			__atomic_store_n(&d->caught_up, d->caught_up + 1, __ATOMIC_RELEASE);
 			event_sink_flush(d->sink);
 		}
 		err = event_sink_end_err(d->sink);
 		if (err)
 			return drain_output_end(err);
 		now = fbf_monotonic_ns();
+		d->looked_ns = now;
 		end = drain_timed_checks(d, now);
 		if (end < 0 && !busy)
 			end = drain_wait(d, now);

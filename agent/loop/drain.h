@@ -38,6 +38,7 @@ struct drain {
 	volatile __u32 *reader_asleep;	/* the program's flag: the reader sleeps */
 	int wake_fd;			/* readable once a signal arrived; -1: none */
 	int links_fd;			/* interfaces' link events to follow (ifset.h); -1: none */
+	__u64 links_due_ns;		/* ... due then even if links_fd is quiet; 0: never */
 	struct event_sink *sink;		/* where the events go: the sinks, ages */
 	__u64 count;			/* stop after this many events, 0: never */
 	__u64 deadline_ns;		/* CLOCK_MONOTONIC, 0: none */
@@ -57,8 +58,15 @@ struct drain {
 	/*
 	 * Times the loop found the transport empty: every event sent before a
 	 * moment was taken once this has grown past its value at that moment.
+	 * Atomic: the link thread reads it (iface/ifset_thread.c).
 	 */
 	__u64 caught_up;
+	/*
+	 * The longest the loop went without looking at the transport, waits
+	 * for events aside (what it did between: timers, link work), in ns;
+	 * an atomic, for the metrics.
+	 */
+	__u64 gap_max_ns;
 
 	/* The loop's own. */
 	struct transport t;
@@ -67,6 +75,7 @@ struct drain {
 	sig_atomic_t stops_before_rest;	/* *stops when the last drain began */
 	__u64 next_watchdog_ns;		/* CLOCK_MONOTONIC */
 	__u64 next_links_check_ns;	/* CLOCK_MONOTONIC: when a busy loop looks at links_fd */
+	__u64 looked_ns;		/* CLOCK_MONOTONIC: the last look, or the end of a wait */
 };
 
 enum drain_end {
@@ -78,7 +87,7 @@ enum drain_end {
 	DRAIN_WATCHDOG,		/* the service manager's watchdog is due: tell it, call again */
 	DRAIN_OUTPUT_CLOSED,	/* the reader of stdout went away */
 	DRAIN_OUTPUT_ERROR,	/* writing to stdout failed otherwise: event_sink_end_err() */
-	DRAIN_LINKS,		/* links_fd has link events: follow them and call again */
+	DRAIN_LINKS,		/* link events, or links_due_ns: follow them and call again */
 	DRAIN_ERROR,		/* reading an event failed unexpectedly, see pop_err */
 };
 

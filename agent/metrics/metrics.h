@@ -33,6 +33,7 @@ struct metrics_source {
 	const struct event_sink *sinks;	/* the outputs, the events delivered and their ages */
 	struct ifset *ifaces;		/* several interfaces: their shares; or NULL */
 	struct health *health;		/* /healthz and /readyz, and their gauges */
+	const __u64 *drain_gap_max_ns;	/* the drain loop's longest gap (drain.h), atomic */
 };
 
 /* Everything one scrape reports, read at the time of the scrape. */
@@ -56,6 +57,7 @@ struct metrics_snapshot {
 	double round_time_seconds;	/* the drain loop's last round, since the epoch */
 	__u64 run_time_ns;	/* BPF run-time statistics: both 0 while they are off */
 	__u64 run_cnt;
+	__u64 drain_gap_max_ns;	/* the drain loop's longest gap so far */
 	struct process_figures {	/* the agent process, as exporters report it */
 		double cpu_seconds;	/* user + system */
 		__u64 resident_bytes;

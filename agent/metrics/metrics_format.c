@@ -124,6 +124,10 @@ static void ifaces_format(FILE *out, const struct metrics_snapshot *s)
 	       "Interfaces selected that went away (deleted, or moved to another namespace) "
 	       "between their link event and the attach.", s->src->device,
 	       __atomic_load_n(&s->src->ifaces->vanished, __ATOMIC_RELAXED));
+	family(out, "ifaces_lines_unsaid_total", "counter",
+	       "Log lines about interfaces attached and gone not said, past the rate the log "
+	       "takes; their accounts are said all the same.", s->src->device,
+	       __atomic_load_n(&s->src->ifaces->unsaid, __ATOMIC_RELAXED));
 	header(out, "iface_info", "gauge",
 	       "Always 1: each interface served now, and the XDP mode its program got.");
 	for (i = 0; i < s->nr_shares - 1; i++)
@@ -178,6 +182,11 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 	       "Events not sent, by design: 1 in N is, under --sample N.", dev, c->not_sampled);
 	family(out, "events_queued", "gauge", "Events produced and not yet read or lost.", dev,
 	       fbf_events_queued(c, s->delivered));
+	header(out, "drain_gap_max_seconds", "gauge",
+	       "The longest the agent went without reading events since it started, waits for "
+	       "them aside: its timers' and link work's time.");
+	fprintf(out, PREFIX "drain_gap_max_seconds{device=\"%s\"} %.6f\n", dev,
+		s->drain_gap_max_ns / 1e9);
 
 	ifaces_format(out, s);
 	aggregate_format(out, s);

@@ -69,6 +69,7 @@ static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s
 	}
 	s->unattached = __atomic_load_n(&src->health->unattached, __ATOMIC_RELAXED);
 	s->round_time_seconds = health_round_time(src->health);
+	s->drain_gap_max_ns = __atomic_load_n(src->drain_gap_max_ns, __ATOMIC_RELAXED);
 	/* What /proc cannot tell is left at 0: the counters matter more than these. */
 	process_figures_read(&s->process, src->start_time_seconds);
 	if (src->ifaces) {

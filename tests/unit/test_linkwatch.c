@@ -163,7 +163,7 @@ static void wait_for(struct watched *t, const struct expect *e, const char *what
 	int err, n;
 
 	for (;;) {
-		err = linkwatch_read(&t->w, apply, t);
+		err = linkwatch_read(&t->w, apply, t, 0);
 		if (err)
 			fail_msg("linkwatch_read: %s", strerror(-err));
 		if (met(t, e))
@@ -287,6 +287,44 @@ static void test_links_before_open(void **state __attribute__((unused)))
 	}
 	assert_truth(t);
 	sh("ip link del lwa0");
+	watch_close(t);
+}
+
+/*
+ * A deadline passed: one event a read, the rest of the dump's reply kept
+ * for the next (linkwatch_pending()), none lost or repeated, in order.
+ */
+static void test_deadline_one_at_a_time(void **state __attribute__((unused)))
+{
+	struct pollfd pfd;
+	struct watched *t;
+	int err, reads = 0, before;
+
+	if (unshare_failed)
+		skip();
+	sh("ip link add lwt0 type veth peer name lwt1");
+	sh("ip link add lwt2 type veth peer name lwt3");
+	t = watch_start();
+	pfd = (struct pollfd){ .fd = t->w.fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, HANG_MS), 1);
+	do {
+		before = t->nlog;
+		err = linkwatch_read(&t->w, apply, t, 1);
+		if (err < 0)
+			fail_msg("linkwatch_read: %s", strerror(-err));
+		/* Each read takes one event at most; one that says it is done left none. */
+		assert_in_range(t->nlog - before, 0, 1);
+		if (!err)
+			assert_false(linkwatch_pending(&t->w));
+		reads++;
+	} while (!t->synced && reads < 1000);
+	/* lo, four veths, SYNCED: one at a time. */
+	assert_true(reads >= 6);
+	assert_false(linkwatch_pending(&t->w));
+	assert_int_equal(t->resyncs, 0);
+	assert_truth(t);
+	sh("ip link del lwt0");
+	sh("ip link del lwt2");
 	watch_close(t);
 }
 
@@ -483,6 +521,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_links_before_open),
+		cmocka_unit_test(test_deadline_one_at_a_time),
 		cmocka_unit_test(test_create_up_rename_delete),
 		cmocka_unit_test_teardown(test_moved_away, netns_teardown),
 		cmocka_unit_test(test_burst_during_dump),

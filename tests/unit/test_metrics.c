@@ -54,6 +54,7 @@ static void test_exposition_of_known_counters(void **state)
 			.not_sampled = 4, .queue_full = 4, .queue_busy = 1,
 		},
 		.delivered = 70,
+		.drain_gap_max_ns = 12500000,
 		.sinks = { { .name = "stdout", .delivered = 70 },
 			   { .name = "nats", .delivered = 60, .lost = 10 } },
 		.nr_sinks = 2,
@@ -85,6 +86,7 @@ static void test_exposition_of_known_counters(void **state)
 			  "mode=\"native\",sample=\"4\"} 1");
 	/* produced 80 = classes 84 - not sampled 4 = delivered 70 + lost 5 + queued 5 */
 	assert_line(text, "fizzbuzzfib_events_queued{device=\"eth0\"} 5");
+	assert_line(text, "fizzbuzzfib_drain_gap_max_seconds{device=\"eth0\"} 0.012500");
 	assert_line(text, "# TYPE fizzbuzzfib_packets_total counter");
 	/* Run-time statistics only when they are on. */
 	assert_null(strstr(text, "prog_run"));
