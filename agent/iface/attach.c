@@ -6,7 +6,9 @@
  * to remove if the agent was killed first (ifstate.c, lock.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -244,6 +246,7 @@ static int link_mode(struct attachment *a, enum xdp_attach_mode mode)
 	fd = bpf_link_create(prog_fd, a->ifindex, BPF_XDP, &opts);
 	if (fd < 0)
 		return -errno;
+	a->prog_fd = prog_fd;
 	a->own_id = info.id;
 	a->link_fd = fd;
 	a->linked = true;
@@ -335,6 +338,17 @@ static void program_keep_alone(struct attachment *a)
 	a->prog = alone;
 }
 
+/* program_keep_alone() for a linked program: its own descriptor, the object closed. */
+static void link_keep_alone(struct attachment *a)
+{
+	int fd = fcntl(a->prog_fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	a->prog_fd = fd;
+	fbf_object_close(&a->obj);
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
 		      const struct fbf_object *maps, __u32 slot)
@@ -353,6 +367,7 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		if (err)
 			return err;
 		attach_read_back(a);
+		link_keep_alone(a);
 		return 0;
 	}
 
@@ -476,8 +491,12 @@ void attachment_forget_iface(struct attachment *a)
 
 void attachment_close(struct attachment *a)
 {
-	if (a->linked)
+	if (a->linked) {
 		close(a->link_fd);
+		/* Its own descriptor once the object is closed, else the object's. */
+		if (!a->obj.obj)
+			close(a->prog_fd);
+	}
 	a->linked = false;
 	xdp_program__close(a->prog);
 	fbf_object_close(&a->obj);
@@ -487,7 +506,7 @@ void attachment_close(struct attachment *a)
 int attachment_prog_fd(const struct attachment *a)
 {
 	if (a->linked)
-		return bpf_program__fd(a->obj.prog);
+		return a->prog_fd;
 	return a->prog ? xdp_program__fd(a->prog) : -1;
 }
 

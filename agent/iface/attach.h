@@ -24,6 +24,7 @@ struct attachment {
 	bool attached;
 	bool linked;			/* through a BPF link of ours, not libxdp */
 	int link_fd;			/* the link, while linked */
+	int prog_fd;			/* the program, while linked */
 	__u32 own_id;			/* the program's id, while linked */
 };
 
