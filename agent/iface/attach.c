@@ -3,7 +3,10 @@
  * libxdp attaches through netlink, so a program outlives the process that
  * attached it: the agent detaches on every way out it controls, and records
  * its program in the interface lock before it attaches, for the next start
- * to remove if the agent was killed first (ifstate.c, lock.h).
+ * to remove if the agent was killed first (ifstate.c, lock.h). libxdp
+ * finds programs by id, which needs CAP_SYS_ADMIN: without it the agent
+ * attaches through a BPF link of its own (attach_link()), which the kernel
+ * takes off with the agent's last descriptor of it.
  */
 #include <errno.h>
 #include <fcntl.h>
