@@ -12,6 +12,51 @@
 
 #include "event_maps.h"
 
+/*
+ * The CPU maps this process made, each fd kept with its map's id: turning
+ * the ids an array of maps gives back into fds is BPF_MAP_GET_FD_BY_ID,
+ * which the kernel allows only under CAP_SYS_ADMIN (kernel/bpf/syscall.c,
+ * bpf_map_get_fd_by_id()), and the maps' maker needs no such thing. Kept
+ * for the process's life: the agent makes one array, a test or benchmark a
+ * few.
+ */
+#define KEPT_MAX 4096
+
+static struct {
+	__u32 id;
+	int fd;
+} kept[KEPT_MAX];
+static unsigned int nr_kept;
+
+static void map_keep(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int dup;
+
+	if (nr_kept == KEPT_MAX || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup < 0)
+		return;
+	kept[nr_kept].id = info.id;
+	kept[nr_kept++].fd = dup;
+}
+
+/* A new fd of map @id: from those kept if this process made it, else by id. Or -errno. */
+static int map_fd_by_id(__u32 id)
+{
+	int fd;
+
+	for (unsigned int i = 0; i < nr_kept; i++)
+		if (kept[i].id == id) {
+			fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
+			return fd < 0 ? -errno : fd;
+		}
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
 /* CPU @cpu's map. Its fd, or -errno. */
 static int cpu_map_create(const char *name, int cpu, enum bpf_map_type type, __u32 value_size,
 			  __u32 max_entries)
@@ -45,9 +90,11 @@ int fbf_event_maps_create(const char *name, enum bpf_map_type type, __u32 value_
 			fd = cpu_map_create(name, cpu, type, value_size, max_entries);
 		if (fd < 0)
 			err = fd;
-		/* The array holds the map from here on: the fd can go. */
+		/* The array holds the map from here on; the reader's fd is kept. */
 		else if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY))
 			err = -errno;
+		else
+			map_keep(fd);
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
@@ -77,9 +124,9 @@ int fbf_event_maps_open(struct fbf_event_maps *m, int events_fd, int spare_fd)
 			err = errno == ENOENT ? 0 : -errno;
 			continue;
 		}
-		fd = bpf_map_get_fd_by_id(id);
+		fd = map_fd_by_id(id);
 		if (fd < 0)
-			err = -errno;
+			err = fd;
 		else
 			m->fds[m->nr++] = fd;
 	}

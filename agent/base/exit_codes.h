@@ -23,7 +23,7 @@
 	X(NO_IFACE, 3, "no such interface in this network namespace",			\
 	  "list them with `ip link`")							\
 	X(NO_PRIVILEGE, 4,								\
-	  "missing capability (CAP_NET_ADMIN, CAP_SYS_ADMIN) or the kernel refused",	\
+	  "missing capability (CAP_NET_ADMIN, CAP_BPF, CAP_PERFMON) or the kernel refused", \
 	  "run as root")								\
 	X(NATIVE_UNSUPPORTED, 5, "`--mode native`: the driver has no native XDP, or "	\
 	  "refuses it as configured (host offloads on virtio_net)",			\

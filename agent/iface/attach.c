@@ -3,10 +3,15 @@
  * libxdp attaches through netlink, so a program outlives the process that
  * attached it: the agent detaches on every way out it controls, and records
  * its program in the interface lock before it attaches, for the next start
- * to remove if the agent was killed first (ifstate.c, lock.h).
+ * to remove if the agent was killed first (ifstate.c, lock.h). libxdp
+ * finds programs by id, which needs CAP_SYS_ADMIN: without it the agent
+ * attaches through a BPF link of its own (attach_link()), which the kernel
+ * takes off with the agent's last descriptor of it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,6 +23,7 @@
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
+#include "service/privileges.h"
 #include "transports/transport_memory.h"
 
 /*
@@ -204,6 +210,85 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 }
 
 /*
+ * Without CAP_SYS_ADMIN no program already on the interface can be read,
+ * shared or replaced: say which capability would, in one line.
+ */
+static int link_busy(const struct attachment *a)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 id = 0;
+
+	if (!bpf_xdp_query(a->ifindex, 0, &q))
+		id = q.prog_id ?: q.skb_prog_id ?: q.drv_prog_id;
+	pr_err("%s already runs an XDP program (prog id %u); sharing it through libxdp's "
+	       "dispatcher or removing one a killed agent left needs capability CAP_SYS_ADMIN, "
+	       "which the agent lacks: add it, or remove that program\n", a->iface, id);
+	return AGENT_EXIT_NO_PRIVILEGE;
+}
+
+/* Load the program and attach it in @mode through a BPF link of ours. 0 or -errno. */
+static int link_mode(struct attachment *a, enum xdp_attach_mode mode)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = xdp_mode_flags(mode));
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int prog_fd, fd, err;
+
+	/* Loaded once; a verifier log held for attach_error() if it fails. */
+	prog_fd = bpf_program__fd(a->obj.prog);
+	if (prog_fd < 0) {
+		log_hold();
+		err = bpf_object__load(a->obj.obj);
+		if (err)
+			return err;
+		log_release(false);
+		prog_fd = bpf_program__fd(a->obj.prog);
+	}
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	fd = bpf_link_create(prog_fd, a->ifindex, BPF_XDP, &opts);
+	if (fd < 0)
+		return -errno;
+	a->prog_fd = prog_fd;
+	a->own_id = info.id;
+	a->link_fd = fd;
+	a->linked = true;
+	return 0;
+}
+
+/* attach_mode()'s choice, through a BPF link: no dispatcher to join, no fd by id. */
+static int attach_link(struct attachment *a, enum xdp_attach_mode mode)
+{
+	bool asked = mode != XDP_MODE_UNSPEC;
+	int err;
+
+	if (asked)
+		a->why = "as asked";
+	else
+		mode = xdp_mode_for_driver(a->driver, &a->why);
+	err = link_mode(a, mode);
+	/* Generic XDP runs in the core's receive path: no driver refuses it. */
+	if (err && !asked && mode == XDP_MODE_NATIVE && err != -EBUSY && err != -EEXIST &&
+	    err != -EPERM && err != -EACCES) {
+		pr_warn("%s (%s) refuses native XDP as configured; attaching in skb mode. "
+			"For native mode: %s\n", a->iface, a->driver,
+			xdp_mode_native_needs(a->driver));
+		a->why = "the driver refuses native as configured";
+		mode = XDP_MODE_SKB;
+		err = link_mode(a, mode);
+	}
+	if (err == -EBUSY || err == -EEXIST) {
+		log_release(false);
+		return link_busy(a);
+	}
+	if (err)
+		return attach_error(a, mode, err);
+	a->attached = true;
+	a->mode = mode;
+	return 0;
+}
+
+/*
  * What the kernel chose, read back: with auto, native if the driver can;
  * and whether libxdp put a dispatcher in front (then another program's id
  * is the interface's). From the kernel, not libxdp's multiprog: before
@@ -222,7 +307,7 @@ static void attach_read_back(struct attachment *a)
 	    (q.attach_mode == XDP_ATTACHED_SKB || q.attach_mode == XDP_ATTACHED_DRV)) {
 		a->mode = q.attach_mode == XDP_ATTACHED_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 		id = a->mode == XDP_MODE_SKB ? q.skb_prog_id : q.drv_prog_id;
-		a->dispatcher = id != xdp_program__id(a->prog);
+		a->dispatcher = id != attachment_prog_id(a);
 		a->attached_id = id;
 		return;
 	}
@@ -256,6 +341,17 @@ static void program_keep_alone(struct attachment *a)
 	a->prog = alone;
 }
 
+/* program_keep_alone() for a linked program: its own descriptor, the object closed. */
+static void link_keep_alone(struct attachment *a)
+{
+	int fd = fcntl(a->prog_fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	a->prog_fd = fd;
+	fbf_object_close(&a->obj);
+}
+
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
 		      const struct fbf_object *maps, __u32 slot)
@@ -269,6 +365,14 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 	err = object_prepare(a, spec, lock, maps, slot);
 	if (err)
 		return err;
+	if (!privileges_sys_admin()) {
+		err = attach_link(a, spec->mode);
+		if (err)
+			return err;
+		attach_read_back(a);
+		link_keep_alone(a);
+		return 0;
+	}
 
 	/* Created from the opened object, the program is loaded by the attach. */
 	prog_opts.obj = a->obj.obj;
@@ -303,12 +407,16 @@ int attachment_detach(struct attachment *a)
 
 	if (!a->attached)
 		return 0;
-	/*
-	 * Through libxdp, which knows what it attached, only where it must (a
-	 * dispatcher, or no id on record): before 1.4.1 its detach keeps the
-	 * program in the kernel (attach_read_back()).
-	 */
-	if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
+	if (a->linked) {
+		/* A link is ours alone: nobody replaces the program under it. */
+		err = bpf_link_detach(a->link_fd) ? -errno : 0;
+		gone = err == -ENOLINK;
+	} else if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
+		/*
+		 * Through libxdp, which knows what it attached, only where it must (a
+		 * dispatcher, or no id on record): before 1.4.1 its detach keeps the
+		 * program in the kernel (attach_read_back()).
+		 */
 		log_hold();
 		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
 		gone = err == -ENOENT &&
@@ -386,6 +494,13 @@ void attachment_forget_iface(struct attachment *a)
 
 void attachment_close(struct attachment *a)
 {
+	if (a->linked) {
+		close(a->link_fd);
+		/* Its own descriptor once the object is closed, else the object's. */
+		if (!a->obj.obj)
+			close(a->prog_fd);
+	}
+	a->linked = false;
 	xdp_program__close(a->prog);
 	fbf_object_close(&a->obj);
 	a->prog = NULL;
@@ -393,5 +508,12 @@ void attachment_close(struct attachment *a)
 
 int attachment_prog_fd(const struct attachment *a)
 {
+	if (a->linked)
+		return a->prog_fd;
 	return a->prog ? xdp_program__fd(a->prog) : -1;
+}
+
+__u32 attachment_prog_id(const struct attachment *a)
+{
+	return a->linked ? a->own_id : xdp_program__id(a->prog);
 }

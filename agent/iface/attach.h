@@ -22,6 +22,10 @@ struct attachment {
 	bool dispatcher;		/* through libxdp's dispatcher, not alone */
 	__u32 attached_id;		/* the interface's program: ours, or the dispatcher */
 	bool attached;
+	bool linked;			/* through a BPF link of ours, not libxdp */
+	int link_fd;			/* the link, while linked */
+	int prog_fd;			/* the program, while linked */
+	__u32 own_id;			/* the program's id, while linked */
 };
 
 /* What to attach: the transport's object, its event map's size, sampling or aggregation. */
@@ -37,7 +41,9 @@ struct attach_spec {
  * Open the embedded object for interface slot @slot with the maps of @maps
  * (attachment_maps_open()'s), record their event map's id in @lock, then
  * load the program, attach it, and keep the program alone (the maps live
- * in @maps). Returns 0 or an agent exit status after saying why.
+ * in @maps). Through libxdp with CAP_SYS_ADMIN; without it, alone through a
+ * BPF link, which the kernel takes off with the agent's last descriptor of
+ * it, even on SIGKILL. Returns 0 or an agent exit status after saying why.
  */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
@@ -70,5 +76,8 @@ void attachment_forget_iface(struct attachment *a);
 void attachment_close(struct attachment *a);
 
 int attachment_prog_fd(const struct attachment *a);
+
+/* The program's id; 0 if it has none. */
+__u32 attachment_prog_id(const struct attachment *a);
 
 #endif /* AGENT_ATTACH_H */

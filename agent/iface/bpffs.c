@@ -10,6 +10,7 @@
 
 #include "iface/ifstate.h"
 #include "base/log.h"
+#include "service/privileges.h"
 
 void bpffs_ensure(void)
 {
@@ -17,6 +18,9 @@ void bpffs_ensure(void)
 	const char *dir = getenv(XDP_BPFFS_ENVVAR) ?: "/sys/fs/bpf";
 	struct statfs fs;
 
+	/* Without CAP_SYS_ADMIN the agent attaches through a link, without libxdp. */
+	if (!privileges_sys_admin())
+		return;
 	if (!statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC)
 		return;
 	if (!mount("bpf", dir, "bpf", 0, NULL)) {

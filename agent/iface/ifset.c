@@ -226,7 +226,7 @@ static void refused_keep(struct ifset *s, int ifindex, const char *name, bool up
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
 {
 	pr_info("attached %s (prog id %u) to %s (%s mode: %s; %s)%s\n", FBF_PROG_NAME,
-		xdp_program__id(m->att.prog), shown, xdp_mode_name(m->att.mode), m->att.why,
+		attachment_prog_id(&m->att), shown, xdp_mode_name(m->att.mode), m->att.why,
 		m->att.dispatcher ? "libxdp dispatcher" : "no dispatcher", more);
 }
 
@@ -740,7 +740,7 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 {
 	if (s->one)
 		snprintf(buf, size, "%s (prog id %u) on %s, %s mode, %s", FBF_PROG_NAME,
-			 xdp_program__id(s->m[0].att.prog), s->m[0].shown,
+			 attachment_prog_id(&s->m[0].att), s->m[0].shown,
 			 xdp_mode_name(s->m[0].att.mode), transport);
 	else
 		snprintf(buf, size, "%s on %u interface%s --iface %s selects, %s", FBF_PROG_NAME,

@@ -90,6 +90,13 @@ static int progs_read(int ifindex, const char *iface, struct xdp_multiprog **mp)
 		return 0;
 	if (ifstate_raced(err, ifindex))
 		return AGENT_EXIT_IFACE_GONE;
+	if (err == -EPERM || err == -EACCES) {
+		/* Only reading another's program: with none there, libxdp opens nothing. */
+		pr_err("%s already runs an XDP program, and reading it (to share it or to "
+		       "remove one a killed agent left) needs capability CAP_SYS_ADMIN, which the "
+		       "agent lacks: add it, or remove that program\n", iface);
+		return AGENT_EXIT_NO_PRIVILEGE;
+	}
 	pr_err("cannot read the XDP programs on %s: %s\n", iface,
 	       libxdp_errstr(err, buf, sizeof(buf)));
 	return agent_exit_for_errno(err);

@@ -208,12 +208,69 @@ valgrind_clean()
 	fbf_xdp_detached
 }
 
-@test "least privilege: one capability fewer exits 4 and names it" {
+# What the kernel asks to load and attach XDP: without CAP_SYS_ADMIN the agent
+# attaches through a BPF link of its own instead of libxdp.
+LINK_CAPS=cap_net_admin,cap_bpf,cap_perfmon
+
+# start_with_caps CAPS AGENT_ARGS...: the agent on the server veth in the
+# background, as root but with exactly CAPS, attached.
+start_with_caps()
+{
+	local caps=$1
+
+	shift
+	fbf_srv_start "$OUT" "$ERR" capsh --drop="$(caps_except "$caps")" --caps="$caps+eip" \
+		-- -c 'exec "$0" "$@"' "$AGENT" --iface "$FBF_VETH_SRV" "$@"
+}
+
+@test "least privilege: CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN alone: a link, counted, gone at exit" {
+	local id printed
+
 	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
-	# CAP_BPF and CAP_PERFMON do not stand in for CAP_SYS_ADMIN.
-	run_with_caps cap_net_admin,cap_bpf,cap_perfmon --iface "$FBF_VETH_SRV" --duration 0.5
+	start_with_caps "$LINK_CAPS"
+	# CAP_NET_ADMIN is bit 12, CAP_PERFMON 38, CAP_BPF 39, and nothing else.
+	grep -q '^CapEff:	000000c000001000$' "/proc/$FBF_AGENT_PID/status"
+	id=$(fbf_agent_prog_id "$ERR")
+	[ "$id" -gt 0 ]
+	[ "$id" = "$(fbf_attached_prog_id)" ]
+	fbf_in_srv bpftool -j link show | grep -Eq "\"prog_id\":${id}[,}]"
+	fbf_traffic 2
+	fbf_stop_agent TERM
+	printed=$(wc -l <"$OUT")
+	[ "$printed" -gt 0 ]
+	fbf_check_summary "$ERR" "$printed"
+
+	# Killed, it cannot detach: the kernel does, with the link's last descriptor.
+	start_with_caps "$LINK_CAPS" --quiet
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	fbf_xdp_detached
+}
+
+@test "least privilege: without CAP_SYS_ADMIN, another's program is left alone, said in one line" {
+	local id
+
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	fbf_in_srv xdp-loader load "$FBF_VETH_SRV" "$FBF_BUILD/xdp_pass.bpf.o"
+	id=$(fbf_attached_prog_id)
+	run_with_caps "$LINK_CAPS" --iface "$FBF_VETH_SRV" --duration 0.5
 	[ "$status" -eq 4 ]
-	[[ "$output" == *"missing capability CAP_SYS_ADMIN"* ]]
+	[[ "$output" == *"needs capability CAP_SYS_ADMIN, which the agent lacks"* ]]
+	[ "$(fbf_attached_prog_id)" = "$id" ]
+	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+}
+
+@test "least privilege: one capability fewer exits 4 and names it" {
+	local caps missing
+
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	for missing in cap_net_admin cap_bpf cap_perfmon; do
+		caps=$(tr ',' '\n' <<<"$LINK_CAPS" | grep -vx "$missing" | paste -sd,)
+		run_with_caps "$caps" --iface "$FBF_VETH_SRV" --duration 0.5
+		[ "$status" -eq 4 ]
+		[[ "$output" == *"missing capability ${missing^^}"* ]]
+	done
 
 	run_with_caps cap_sys_admin --iface "$FBF_VETH_SRV" --duration 0.5
 	[ "$status" -eq 4 ]

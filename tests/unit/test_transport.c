@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cmocka.h>
@@ -155,6 +158,52 @@ static void test_fewer_than_the_most_means_every_map_was_empty(void **state)
 	assert_int_equal(transport_read(&s->t, max), 0);
 }
 
+/* Set CAP_SYS_ADMIN in the effective set, or clear it (it stays permitted). 0 or -errno. */
+static int sys_admin_effective(bool on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+	int i = CAP_TO_INDEX(CAP_SYS_ADMIN);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	if (!(data[i].permitted & CAP_TO_MASK(CAP_SYS_ADMIN)))
+		return -EPERM;
+	if (on)
+		data[i].effective |= CAP_TO_MASK(CAP_SYS_ADMIN);
+	else
+		data[i].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/*
+ * The maker of the maps reads them without CAP_SYS_ADMIN, which turning a
+ * map's id into an fd needs (BPF_MAP_GET_FD_BY_ID): the agent runs on
+ * CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN.
+ */
+static void test_the_maker_reads_them_without_cap_sys_admin(void **state)
+{
+	struct maps *s = require_maps(state);
+	struct fbf_event_maps m;
+	__u32 key = 0, id;
+	int fd, by_id, err;
+
+	assert_int_equal(bpf_map_lookup_elem(s->events_fd, &key, &id), 0);
+	if (sys_admin_effective(false))
+		skip();
+	fd = bpf_map_get_fd_by_id(id);
+	by_id = fd < 0 ? errno : 0;
+	err = fbf_event_maps_open(&m, s->events_fd, s->spare_fd);
+	assert_int_equal(sys_admin_effective(true), 0);
+	if (fd >= 0)
+		close(fd);
+	/* By id it is refused, so what opened came from the maker's fds. */
+	assert_int_equal(by_id, EPERM);
+	assert_int_equal(err, 0);
+	assert_int_equal(m.nr, s->m.nr);
+	fbf_event_maps_close(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +212,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_busy_cpu_keeps_no_other_waiting, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fewer_than_the_most_means_every_map_was_empty,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_the_maker_reads_them_without_cap_sys_admin,
 						setup, teardown),
 	};
 
