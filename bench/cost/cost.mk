@@ -16,7 +16,7 @@ COST_RUN := $(OUTPUT)/bench/cost_run
 TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
+	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
 	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)

@@ -50,7 +50,7 @@ STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
 # table names it.
 LIVE_ACTIONS = [("passed", "passed"), ("dropped", "dropped"), ("redirected", "redirected"),
                 ("tx", "sent back"), ("tx-failed", "failed to send back, dropped"),
-                ("stopped", "stopped")]
+                ("stopped", "stopped"), ("veth-dropped", "dropped by the veth")]
 # The gated timing: every frame shape's run summed, judged as the gate judges its own
 # (bench/gate/gate.py: its floor for kernel/all, the A/A change, the bootstrap interval).
 ALL = "cost/all"
@@ -298,12 +298,14 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         bmf.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
     rows += capture.rows(prog, bare, fmt, spread_cell)
     bmf.update(capture.bmf(prog, bare, bare_name, bmf_timing, bmf_entry))
-    live, counted, how = defaultdict(list), "", {}
+    live, counted, how, unflooded = defaultdict(list), "", {}, None
     if live_path:
         with open(live_path) as f:
             for line in f:
                 if line.startswith("#counted\t"):
                     counted = line.rstrip("\n").split("\t")[1]
+                elif line.startswith("#unflooded\t"):
+                    unflooded = line.rstrip("\n").split("\t")[1:]
                 elif line.startswith("#attached\t"):
                     _, arm, said = line.rstrip("\n").split("\t")
                     how[arm] = said
@@ -329,6 +331,12 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
             if v:
                 did.append(f"{said} {v:.0f}%")
         did = ", ".join(did) or f"not counted in {mode} mode"
+        # The bare program passes every frame: what it is not counted passing, the
+        # counters miss (a capture's broadcast, multicast or non-IP frames on TC ingress).
+        bare_passed = med(f"{bare_name}-{mode}", "passed-percent")
+        if bare_passed is not None and bare_passed < 99.5:
+            did += (f" (of bare {label}'s frames, all passed, {bare_passed:.0f}% counted so: "
+                    "the rest, not unicast IP, read as stopped)")
         p, b, n = (med(f"prog-{mode}", "throughput"), med(f"{bare_name}-{mode}", "throughput"),
                    med("none", "throughput"))
         if how.get(f"prog-{mode}", "in {mode} mode") != f"in {mode} mode":
@@ -344,13 +352,13 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
             rows.append([f"live {mode}", "events/run", fmt(p), "", "", "", "",
                          f"{n:,.0f} events read as it ran"])
     live_note = ("" if not live else
-                 " live: one CPU's " + ("flood of the capture's frames, looping (tcpreplay), "
+                 " live: one CPU's " + ("flood of the capture's frames, looping, "
                                        if cap["read"] else "raw flood of 60-byte IPv4 frames ") +
                  "into a veth; ns/packet "
                  "from BPF run-time statistics (which add about 20 ns a run); what the program "
                  f"did to the frames from {counted}; events/run, what its event maps gave a "
                  "reader that emptied them as it ran (fewer than it sends: its maps filled, and "
-                 "a failed send costs less).")
+                 "a failed send costs less)." + capture.unflooded_text(unflooded))
     print(f"{obj}: {names.get('prog', '?')}, measured on {machine()}, kernel "
           f"{platform.release()}. test_run: median of {rounds} rounds, each the kernel's mean "
           f"of its repetitions, bare {label} run in the same rounds; spread: (max - min) / "
