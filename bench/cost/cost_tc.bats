@@ -31,6 +31,7 @@ teardown()
 		wait "$ATTACH_PID" || true
 	fi
 	[ -z "${NS:-}" ] || ip netns del "$NS" 2>/dev/null || true
+	[ -z "${PIN:-}" ] || rm -f "$PIN"
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
@@ -162,6 +163,46 @@ open('$pcap', 'wb').write(head + b''.join(
 	[ "$status" -eq 0 ]
 	grep "^Capture: 3 frames read, 2 run .*left out, never run: 1 refused by the kernel's test run, the first frame 2\.$" <<<"$output"
 	grep -E '^Frames per action \(first round\): TC_ACT_OK 2\.$' <<<"$output"
+}
+
+@test "a TC program that rewrites its frames: a naive repeat times its own output, the tool its first pass" {
+	local rewrite=$TYPES/cost_rewrite_tc.bpf.o lab=testing/captures/lab.pcap
+	local frame=$BATS_TEST_TMPDIR/tcp.frame naive all ip
+
+	command -v bpftool >/dev/null || skip "bpftool is missing: install the Debian packages"
+	command -v tcpdump >/dev/null || skip "tcpdump is missing: install the Debian packages"
+	# The lab's first TCP over IPv4 frame, as captured.
+	python3 -c "
+import struct
+data, off = open('$lab', 'rb').read(), 24
+while off < len(data):
+    n = struct.unpack('<I', data[off + 8:off + 12])[0]
+    f, off = data[off + 16:off + 16 + n], off + 16 + n
+    if f[12:14] == b'\x08\x00' and f[23] == 6:
+        open('$frame', 'wb').write(f)
+        break"
+	PIN=/sys/fs/bpf/fbf-cost-rewrite-tc-$$
+	bpftool prog load "$rewrite" "$PIN"
+	# The naive repeat: its first run relabels the frame and lets it go, every later
+	# one is fed that output and shoots it, and the last run's answer is reported.
+	naive=$(bpftool prog run pinned "$PIN" data_in "$frame" repeat 100000)
+	rm -f "$PIN"
+	echo "naive: $naive"
+	grep -q 'Return value: 2,' <<<"$naive"
+	cost measure "$rewrite" "" "" "$lab"
+	[ "$status" -eq 0 ]
+	grep -Eq '^test_run ipv4-tcp .* TC_ACT_OK, rewrites the frame$' <<<"$output"
+	# The two figures, for the reader (a timing is no test's verdict; the actions are).
+	echo "naive $(grep -Eo 'duration \(average\): [0-9]+' <<<"$naive" | grep -Eo '[0-9]+$') ns" \
+	     "(TC_ACT_SHOT, its own output), tool $(awk '$1 == "test_run" && $2 == "ipv4-tcp" {
+		print $4 }' <<<"$output") ns (TC_ACT_OK)" >&3
+	grep -q 'The program rewrites the frame of ipv4-tcp, .*timed one call of one run' \
+		<<<"$output"
+	# Every frame's first pass: untagged IPv4 relabelled and let go, none shot.
+	all=$(tcpdump -nr "$lab" 2>/dev/null | wc -l)
+	ip=$(tcpdump -nr "$lab" ip 2>/dev/null | wc -l)
+	grep -q "^Frames per action (first round): TC_ACT_OK $all\.$" <<<"$output"
+	grep -q "^The program rewrites the frame: $ip frames changed" <<<"$output"
 }
 
 @test "Cloudflare's cls_redirect, from Debian's linux-source: a TC program nobody here wrote" {
