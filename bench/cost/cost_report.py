@@ -298,7 +298,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         bmf.setdefault(f"{bench}/{bare_name}", {})["latency"] = bmf_entry(b)
     rows += capture.rows(prog, bare, fmt, spread_cell)
     bmf.update(capture.bmf(prog, bare, bare_name, bmf_timing, bmf_entry))
-    live, counted, how, unflooded = defaultdict(list), "", {}, None
+    live, counted, how, unflooded, uncounted = defaultdict(list), "", {}, None, {}
     if live_path:
         with open(live_path) as f:
             for line in f:
@@ -306,6 +306,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
                     counted = line.rstrip("\n").split("\t")[1]
                 elif line.startswith("#unflooded\t"):
                     unflooded = line.rstrip("\n").split("\t")[1:]
+                elif line.startswith("#uncounted\t"):
+                    _, bench, why = line.rstrip("\n").split("\t")
+                    uncounted[bench] = why
                 elif line.startswith("#attached\t"):
                     _, arm, said = line.rstrip("\n").split("\t")
                     how[arm] = said
@@ -330,7 +333,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
             v = med(f"prog-{mode}", f"{a}-percent")
             if v:
                 did.append(f"{said} {v:.0f}%")
-        did = ", ".join(did) or f"not counted in {mode} mode"
+        did = ", ".join(did) or uncounted.get(f"cost/live/prog-{mode}",
+                                              f"not counted in {mode} mode")
         # The bare program passes every frame: what it is not counted passing, the
         # counters miss (a capture's broadcast, multicast or non-IP frames on TC ingress).
         bare_passed = med(f"{bare_name}-{mode}", "passed-percent")
