@@ -4,8 +4,11 @@
 # The cost tool on TC programs (bench/cost/cost_type_tc.c): small ones of its
 # own (testing/cost_types_probe.bpf.c) and Cloudflare's cls_redirect, which
 # nobody here wrote (testing/third_party/cls_redirect, from Debian's
-# linux-source); PROG= across types; the live part through tcx or a clsact
-# qdisc on the hook the section names, the clsact path on a kernel with tcx
+# linux-source); PROG= across types; a TC program that rewrites its frames,
+# measured on its first pass; the live part through tcx or a clsact
+# qdisc on the hook the section names, saying what the kernel lacks (the
+# "on this kernel", tcx/egress and clsact path tests run on every kernel of
+# the matrix: tests/run-kernels' tc group), the clsact path on a kernel with tcx
 # too (FBF_COST_TC_NO_TCX), leaving another's qdisc and filter be; and what a
 # new user of the tool found: an XDP_TX program's frames, the table without
 # a live part, shape names, the installed tool's own syntax and manual, a MAPS
