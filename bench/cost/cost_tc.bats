@@ -7,7 +7,7 @@
 # linux-source); PROG= across types; a TC program that rewrites its frames,
 # measured on its first pass; the live part through tcx or a clsact
 # qdisc on the hook the section names, saying what the kernel lacks (the
-# "on this kernel", tcx/egress and clsact path tests run on every kernel of
+# "on this kernel" test and the first of the clsact path run on every kernel of
 # the matrix: tests/run-kernels' tc group), the clsact path on a kernel with tcx
 # too (FBF_COST_TC_NO_TCX), leaving another's qdisc and filter be; and what a
 # new user of the tool found: an XDP_TX program's frames, the table without
