@@ -338,6 +338,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         # The bare program passes every frame: what it is not counted passing, the
         # counters miss (a capture's broadcast, multicast or non-IP frames on TC ingress).
         bare_passed = med(f"{bare_name}-{mode}", "passed-percent")
+        if bare_passed is not None:
+            bare_passed += med(f"{bare_name}-{mode}", "veth-dropped-percent") or 0
         if bare_passed is not None and bare_passed < 99.5:
             did += (f" (of bare {label}'s frames, all passed, {bare_passed:.0f}% counted so: "
                     "the rest, not unicast IP, read as stopped)")
