@@ -63,7 +63,8 @@ clsact_attach()
 	FBF_COST_TC_NO_TCX=1 nsenter --net="/run/netns/$NS" "$FBF_BUILD/bench/cost_run" attach \
 		"$DEV" ingress "$TYPES/cost_tc_probe.bpf.o" >/dev/null 2>"$ATTACH_ERR" &
 	ATTACH_PID=$!
-	for i in $(seq 100); do
+	# Up to a minute: a kernel under emulation takes seconds to load and attach it.
+	for i in $(seq 600); do
 		grep -q attached "$ATTACH_ERR" && break
 		kill -0 "$ATTACH_PID" 2>/dev/null || break
 		sleep 0.1
