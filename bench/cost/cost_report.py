@@ -331,7 +331,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels):
         did = []
         for a, said in LIVE_ACTIONS:
             v = med(f"prog-{mode}", f"{a}-percent")
-            if v:
+            # In whole percents: a share under half of one (a few of the stack's own
+            # frames, neighbour discovery) is in the BMF file, not the row.
+            if v is not None and v >= 0.5:
                 did.append(f"{said} {v:.0f}%")
         did = ", ".join(did) or uncounted.get(f"cost/live/prog-{mode}",
                                               f"not counted in {mode} mode")
