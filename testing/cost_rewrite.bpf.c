@@ -8,9 +8,13 @@
  * the hash written into its source MAC, and sent back (XDP_TX); a frame so
  * relabelled is dropped at once. BPF_PROG_TEST_RUN's repetitions after the
  * first are fed the relabelled frame: a naive repeat times the drop.
+ *
+ * -DCOST_TC: the same path as a TC program (bench/cost/cost_tc.bats): the
+ * frame relabelled and let go on (TC_ACT_OK), a relabelled one shot.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
@@ -21,8 +25,20 @@
 /* The bytes hashed: the first 16 of the header, by a mask the verifier can bound. */
 #define IP_HLEN_POW2 16
 
+#ifdef COST_TC
+#define CTX struct __sk_buff
+#define ACT_FORWARD TC_ACT_OK
+#define ACT_DROP TC_ACT_SHOT
+#define ACT_OTHER TC_ACT_OK
+SEC("tc")
+int cost_rewrite_tc(struct __sk_buff *ctx)
+#else
+#define ACT_FORWARD XDP_TX
+#define ACT_DROP XDP_DROP
+#define ACT_OTHER XDP_PASS
 SEC("xdp")
 int cost_rewrite(struct xdp_md *ctx)
+#endif
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
@@ -30,16 +46,16 @@ int cost_rewrite(struct xdp_md *ctx)
 	__u32 hash = 2166136261u;	/* FNV-1a's */
 
 	if ((void *)(eth + 1) > end)
-		return XDP_PASS;
+		return ACT_OTHER;
 	if (eth->h_proto == bpf_htons(ETH_P_RELABELLED))
-		return XDP_DROP;
+		return ACT_DROP;
 	if (eth->h_proto != bpf_htons(ETH_P_IP) || (void *)(ip + IP_HLEN) > end)
-		return XDP_PASS;
+		return ACT_OTHER;
 	for (int i = 0; i < HASH_ROUNDS; i++)
 		hash = (hash ^ ip[i & (IP_HLEN_POW2 - 1)]) * 16777619u;
 	eth->h_proto = bpf_htons(ETH_P_RELABELLED);
 	__builtin_memcpy(eth->h_source + 2, &hash, sizeof(hash));
-	return XDP_TX;
+	return ACT_FORWARD;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -19,7 +19,7 @@ COST_RUN := $(OUTPUT)/bench/cost_run
 TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/cost/cost_capture.c bench/cost/cost_replay.c \
+	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
 	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
@@ -30,8 +30,9 @@ COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_plante
 	       cost_probe_maps_of_maps.bpf.o)
 # bench/cost/cost_state.bats's, from testing/cost_state.bpf.c.
 COST_STATE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_state.bpf.o cost_state_big.bpf.o)
-# bench/cost/cost_capture.bats's: a program that rewrites its frames.
-COST_REWRITE := $(OUTPUT)/testing/cost_rewrite.bpf.o
+# bench/cost/cost_capture.bats's: a program that rewrites its frames; cost_tc.bats's, the
+# same as a TC program.
+COST_REWRITE := $(OUTPUT)/testing/cost_rewrite.bpf.o $(OUTPUT)/testing/cost_rewrite_tc.bpf.o
 
 .PHONY: cost cost-compare
 
@@ -66,10 +67,11 @@ $(COST_STATE_PROBES): testing/cost_state.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_STATE_FLAGS) -c $< -o $@
 
+$(OUTPUT)/testing/cost_rewrite_tc.bpf.o: COST_REWRITE_FLAGS := -DCOST_TC
 $(COST_REWRITE): testing/cost_rewrite.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_REWRITE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \

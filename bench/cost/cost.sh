@@ -194,12 +194,21 @@ export FBF_COST_SET=$globals
 
 # check_capture: PCAP read as the runs will read it, before any of them: a bad
 # one ends the run here with cost_run's line and status; the frames that run
-# into $work/capture.pcap, for the live part.
+# into $work/capture.pcap, for the live part, and what it leaves out of that
+# (the "#unflooded" line) into $work/unflooded.
 check_capture()
 {
 	[ -n "$pcap" ] || return 0
 	need_file PCAP "$pcap"
-	"$build/bench/cost_run" capture "$pcap" "$work/capture.pcap" >/dev/null
+	"$build/bench/cost_run" capture "$pcap" "$work/capture.pcap" >"$work/capture.out"
+	grep '^#unflooded' "$work/capture.out" >"$work/unflooded" || true
+}
+
+# flooded: whether any of the capture's frames is in the live part's flood.
+flooded()
+{
+	awk -F'\t' '$1 == "#capture" { run = $3 } $1 == "#unflooded" { left = $2 }
+		END { exit !(run > left) }' "$work/capture.out"
 }
 
 case $cmd in
@@ -215,18 +224,18 @@ measure)
 	matrix_prepare "$bare=$build/$bare.bpf.o" "prog=$obj"
 	time_arms "$work/samples.tsv" "$bare=$build/$bare.bpf.o" "prog=$obj"
 	live=()
-	if [ "$live_rounds" -gt 0 ]; then
+	if [ "$live_rounds" -gt 0 ] && [ -n "$pcap" ] && ! flooded; then
+		echo "cost: no frame of PCAP fits the veth's 1500-byte MTU (1514 bytes, 1518" \
+		     "with a VLAN tag): no live part" >&2
+	elif [ "$live_rounds" -gt 0 ]; then
 		command -v ethtool >/dev/null ||
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
-			  exit $exit_failed; }
-		[ -z "$pcap" ] || command -v tcpreplay >/dev/null ||
-			{ echo "cost: tcpreplay is missing (PCAP's live part sends the capture" \
-			       "with it): install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
 		# shellcheck disable=SC2086 # $modes: one word per mode
 		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
 			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
 			>"$work/live.tsv"
+		[ -z "$pcap" ] || cat "$work/unflooded" >>"$work/live.tsv"
 		live=("$work/live.tsv")
 	fi
 	matrix_run

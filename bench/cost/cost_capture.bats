@@ -188,6 +188,56 @@ open('$frame', 'wb').write(f)"
 	[ "${dropped%\%}" -gt 0 ]
 }
 
+@test "frames too long for the veth: counted and named, not flooded; a tagged 1518 is flooded" {
+	local long=$BATS_TEST_TMPDIR/long.pcap out=$BATS_TEST_TMPDIR/flood.pcap
+
+	# The lab's capture with, after its fifth frame, an untagged frame of 1515 bytes
+	# (one past what a veth of 1500 bytes' MTU sends) and a VLAN-tagged one of 1518.
+	pcap_py "
+h, f = recs[4]
+untagged = f[:12] + b'\x08\x00' + bytes(1515 - 14)
+tagged = f[:12] + b'\x81\x00\x00\x05\x08\x00' + bytes(1518 - 18)
+for i, big in ((5, untagged), (6, tagged)):
+    recs.insert(i, (h[:8] + struct.pack('<II', len(big), len(big)), big))
+open('$long', 'wb').write(head + b''.join(h + f for h, f in recs))"
+	run "$FBF_BUILD/bench/cost_run" capture "$long" "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q $'^#unflooded\t1\t6\t1514\t1518$' <<<"$output"
+	# The tagged frame is in the flood, the untagged one is not.
+	[ "$(tcpdump -nr "$out" 2>/dev/null | wc -l)" -eq $(($(frames) + 1)) ]
+	[ "$(tcpdump -nr "$out" 'vlan 5' 2>/dev/null | wc -l)" -eq 1 ]
+	# The table names it; test_run ran both.
+	FBF_COST_LIVE_ROUNDS=1 cost measure "$FBF_BUILD/testing/cost_tc_probe.bpf.o" "" "" "$long"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Not in the flood: 1 frames of the capture longer than the veth sends (1514 bytes, 1518 with a VLAN tag), the first frame 6; test_run ran them."* ]]
+	grep -q "^Capture: $(($(frames) + 2)) frames read, $(($(frames) + 2)) run" <<<"$output"
+	# On TC ingress the stack counts no broadcast, multicast or non-IP frame passing:
+	# the row says how much of bare TC_ACT_OK's, which passes all, it counted.
+	grep -E "^live ingress +frames/s .* on ingress: passed [0-9]+%.* \(of bare TC_ACT_OK's frames, all passed, [0-9]+% counted so: the rest, not unicast IP, read as stopped\)$" \
+		<<<"$output"
+}
+
+@test "TC egress on a capture: each frame sent said once, passed, stopped or dropped by the veth" {
+	local went stopped veth expect
+
+	# Before, the flood retried a frame the program shot for ever (ENOBUFS).
+	FBF_COST_LIVE_ROUNDS=1 cost measure "$FBF_BUILD/testing/cost_tc_probe_egress.bpf.o" "" "" \
+		"$LAB"
+	[ "$status" -eq 0 ]
+	# The probe shoots TCP over untagged IPv4 and lets the rest go: the flood loops the
+	# capture whole, so the shares are the capture's, within a loop's remainder.
+	expect=$(( (100 * ($(frames) - $(frames 'ip and tcp')) + $(frames) / 2) / $(frames) ))
+	read -r went stopped veth < <(python3 -c "
+import json
+b = json.load(open('$RESULTS/cost.bmf.json'))['cost/live/prog-egress']
+print(*(b[m + '-percent']['value'] for m in ('passed', 'stopped', 'veth-dropped')))")
+	echo "passed $went, stopped $stopped, dropped by the veth $veth; expected passed $expect"
+	python3 -c "assert abs($went + $stopped + $veth - 100) < 0.5"
+	python3 -c "assert abs($went + $veth - $expect) < 2 and abs($stopped - (100 - $expect)) < 2"
+	grep -E '^live egress +frames/s .* on egress: passed [0-9]+%, stopped [0-9]+%' <<<"$output"
+}
+
 @test "cost-compare with a capture judges its mean and p99 with the gate's statistics" {
 	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$LAB"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]

@@ -223,12 +223,25 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 		snprintf(buf, size, "%s%s %s > %s len %zu", vlan, l4, src, dst, len);
 }
 
-int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len)
+/* A VLAN tag's bytes, which the kernel's uapi headers do not name. */
+#define VLAN_HLEN 4
+
+/* Whether frame @f of @len bytes carries a VLAN tag (802.1Q or 802.1ad) after its MACs. */
+static bool vlan_tagged(const __u8 *f, __u32 len)
+{
+	__u16 proto = len >= ETH_HLEN ? f[2 * ETH_ALEN] << 8 | f[2 * ETH_ALEN + 1] : 0;
+
+	return proto == ETH_P_8021Q || proto == ETH_P_8021AD;
+}
+
+int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len,
+		       struct cost_capture_unsent *unsent)
 {
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, COST_CAPTURE_MAX_LEN);
 	pcap_dumper_t *d = p ? pcap_dump_open(p, path) : NULL;
 	int ret = 0;
 
+	memset(unsent, 0, sizeof(*unsent));
 	if (!d) {
 		ret = p ? -EIO : -ENOMEM;
 		goto out;
@@ -237,8 +250,11 @@ int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 m
 		__u32 len = cap->frames[i].len;
 		struct pcap_pkthdr hdr = { .caplen = len, .len = len };
 
-		if (hdr.len > max_len)
+		if (len > max_len + (vlan_tagged(cost_capture_data(cap, i), len) ? VLAN_HLEN : 0)) {
+			if (!unsent->count++)
+				unsent->first = cap->frames[i].index;
 			continue;
+		}
 		pcap_dump((u_char *)d, &hdr, cost_capture_data(cap, i));
 	}
 	if (pcap_dump_flush(d))

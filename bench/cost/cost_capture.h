@@ -67,12 +67,20 @@ void cost_capture_print_skipped(const struct cost_capture *cap);
 /* One line on frame @i: "TCP 10.0.0.1:80 > 10.0.0.2:5555 len 66" and the like. */
 void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, size_t size);
 
+/* What cost_capture_write() left out: frames too long for the link it is for. */
+struct cost_capture_unsent {
+	size_t count;
+	__u32 first;		/* the first such frame's index in the capture */
+};
+
 /*
  * The frames that run, in order, as a pcap file at @path, but those longer than
- * @max_len (the live part floods it, and a veth sends no frame past its MTU):
- * 0 or -errno.
+ * @max_len, or @max_len and a VLAN tag's 4 bytes for a tagged frame (the live
+ * part floods it, and a veth sends no frame past its MTU, an AF_PACKET socket
+ * a tagged one 4 bytes past it): 0 or -errno; what was left out into @unsent.
  */
-int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len);
+int cost_capture_write(const struct cost_capture *cap, const char *path, __u32 max_len,
+		       struct cost_capture_unsent *unsent);
 
 void cost_capture_free(struct cost_capture *cap);
 

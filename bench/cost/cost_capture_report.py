@@ -85,6 +85,17 @@ def rows(prog, bare, fmt, spread_cell):
     return out
 
 
+def unflooded_text(fields):
+    """The capture's frames the live part could not send (cost_run capture's "#unflooded"
+    line: count, first, the longest frame and tagged frame a veth sends), or ''."""
+    if not fields:
+        return ""
+    count, first, most, tagged = (int(f) for f in fields)
+    return (f" Not in the flood: {count:,} frames of the capture longer than the veth sends "
+            f"({most} bytes, {tagged} with a VLAN tag), the first frame {first}; test_run "
+            "ran them.")
+
+
 def print_section(c, arm, action_name, label, print_table):
     """After the table: the frames, what the program did to them, and the costliest."""
     if not c["read"]:

@@ -23,10 +23,10 @@
 #
 # With CAPTURE (a pcap file of Ethernet frames, cost_run capture's; "" for
 # none), the flood is the capture's frames in order, looping, sent by
-# tcpreplay at its top speed from one CPU on the client's veth, through its
-# qdisc as the raw flood's egress mode goes, in place of the 60-byte frame;
-# frames longer than the veth's 1500-byte MTU are not in it (they run in
-# test_run alone).
+# cost_run flood as fast as one CPU sends them on the client's veth, through
+# its qdisc and TC egress (bench/cost/cost_flood.h), in place of the 60-byte
+# frame; frames longer than the veth's 1500-byte MTU are not in it (they run
+# in test_run alone: cost_run capture counts them).
 #
 #   cost_live.sh TYPE BARE OBJECT PROG MAPS ROUNDS FLOOD_SECONDS CAPTURE MODE...
 #   (PROG, MAPS, CAPTURE: "" for none)
@@ -54,15 +54,13 @@ attached_pid=
 fbf_lab_up attached_pid
 live_setup
 # capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints the
-# frames it sent in flood_seconds at the rate it sent them, which is what the rows are read
-# as: tcpreplay ends the loop of the capture it is in before it stops, later than asked.
+# frames it sent (its loop ends on its first batch past flood_seconds: microseconds).
 capture_flood()
 {
-	taskset -c "$1" nsenter --net="/run/netns/$FBF_NS_CLI" tcpreplay -i "$FBF_VETH_CLI" \
-		--topspeed --preload-pcap --loop=0 --duration="$flood_seconds" "$capture" \
-		>"$work/flood.out" 2>&1 || { cat "$work/flood.out" >&2; return 1; }
-	awk -v s="$flood_seconds" '$1 == "Actual:" { printf "%.0f\n", $2 * s / $(NF - 1) }' \
-		"$work/flood.out"
+	taskset -c "$1" nsenter --net="/run/netns/$FBF_NS_CLI" "$FBF_BUILD/bench/cost_run" flood \
+		"$FBF_VETH_CLI" "$flood_seconds" "$capture" >"$work/flood.out" 2>&1 ||
+		{ cat "$work/flood.out" >&2; return 1; }
+	cut -f1 "$work/flood.out"
 }
 
 flooder=flood

@@ -10,6 +10,7 @@
  *   cost_run attach [-p PROG] [-m MAPS] [-s SET] IFACE MODE OBJECT
  *   cost_run capture PCAP OUT
  *   cost_run type [-p PROG] OBJECT
+ *   cost_run flood IFACE SECONDS PCAP
  *
  * run: each arm's program loaded side by side, its static figures once, then
  * round after round each arm in turn, starting from a different arm each round
@@ -93,7 +94,12 @@
  *
  * capture: PCAP read and checked as run's -P reads it (its "#skipped" and
  * "#capture" lines), and the frames that run written to OUT, a pcap file the
- * live part floods, but those a veth of 1500 bytes' MTU cannot send.
+ * live part floods, but those a veth of 1500 bytes' MTU cannot send (longer
+ * than 1514 bytes, 1518 with a VLAN tag), which a line
+ * "#unflooded<TAB>COUNT<TAB>FIRST<TAB>MAX<TAB>MAX_TAGGED" counts and names.
+ *
+ * flood: PCAP's frames (capture's OUT) out of IFACE for SECONDS, looping
+ * (cost_flood.h); prints "SENT<TAB>REFUSED<TAB>SECONDS".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -113,6 +119,7 @@
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
+#include "cost_flood.h"
 #include "cost_hold.h"
 #include "cost_lines.h"
 #include "cost_object.h"
@@ -152,7 +159,8 @@ static int usage(void)
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
 		"OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
-		"       cost_run capture PCAP OUT\n", MAX_ARMS, cost_type_xdp.modes,
+		"       cost_run capture PCAP OUT\n"
+		"       cost_run flood IFACE SECONDS PCAP\n", MAX_ARMS, cost_type_xdp.modes,
 		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
 }
@@ -871,8 +879,12 @@ out:
 	return ret;
 }
 
+/* A VLAN tag's bytes: a tagged frame may be this much longer on the same MTU. */
+#define VLAN_TAG_LEN 4
+
 static int capture_cmd(int argc, char **argv)
 {
+	struct cost_capture_unsent unsent;
 	int ret, err;
 
 	if (argc - optind != 2)
@@ -881,13 +893,46 @@ static int capture_cmd(int argc, char **argv)
 	if (ret)
 		return ret;
 	cost_capture_print_skipped(&capture);
-	err = cost_capture_write(&capture, argv[optind + 1], ETH_FRAME_LEN);
+	err = cost_capture_write(&capture, argv[optind + 1], ETH_FRAME_LEN, &unsent);
+	if (!err && unsent.count)
+		printf("#unflooded\t%zu\t%u\t%d\t%d\n", unsent.count, unsent.first,
+		       ETH_FRAME_LEN, ETH_FRAME_LEN + VLAN_TAG_LEN);
 	if (err) {
 		fprintf(stderr, "cost: writing %s: %s\n", argv[optind + 1], strerror(-err));
 		ret = COST_EXIT_FAILED;
 	}
 	cost_capture_free(&capture);
 	return ret;
+}
+
+static int flood_cmd(int argc, char **argv)
+{
+	struct cost_flood_counts counts;
+	unsigned int ifindex;
+	double seconds;
+	int ret, err;
+
+	if (argc - optind != 3)
+		return usage();
+	ifindex = if_nametoindex(argv[optind]);
+	seconds = atof(argv[optind + 1]);
+	if (!ifindex || seconds <= 0) {
+		fprintf(stderr, "cost: flood: no interface %s, or %s is not a time in seconds\n",
+			argv[optind], argv[optind + 1]);
+		return COST_EXIT_USAGE;
+	}
+	ret = cost_capture_load(&capture, argv[optind + 2]);
+	if (ret)
+		return ret;
+	err = cost_flood(&capture, ifindex, seconds, &counts);
+	cost_capture_free(&capture);
+	if (err) {
+		fprintf(stderr, "cost: flooding %s with %s: %s\n", argv[optind],
+			argv[optind + 2], strerror(-err));
+		return COST_EXIT_FAILED;
+	}
+	printf("%llu\t%llu\t%.3f\n", counts.sent, counts.refused, counts.seconds);
+	return 0;
 }
 
 static int type(int argc, char **argv)
@@ -939,6 +984,8 @@ int main(int argc, char **argv)
 		return attach(argc, argv);
 	if (!strcmp(cmd, "capture"))
 		return capture_cmd(argc, argv);
+	if (!strcmp(cmd, "flood"))
+		return flood_cmd(argc, argv);
 	if (!strcmp(cmd, "type"))
 		return type(argc, argv);
 	return usage();

@@ -44,6 +44,7 @@ kernel_rounds=${FBF_GATE_KERNEL_ROUNDS:-15}
 kernel_repeat=${FBF_GATE_KERNEL_REPEAT:-50000}
 agent_rounds=${FBF_GATE_AGENT_ROUNDS:-9}
 gate_kernels=${FBF_GATE_KERNELS:-}
+lab_capture=$(pwd)/testing/captures/lab.pcap
 
 # shellcheck source=bench/kernel/matrix.bash
 . "$(dirname "$0")/../kernel/matrix.bash"
@@ -106,14 +107,18 @@ measure_exact()
 # shapes, named as the gate's benchmarks: kernel/SHAPE, kernel/all and the program's
 # kernel/xdp_fizzbuzzfib, each with /ringbuf (-ringbuf for the program) for the ring
 # buffer's object. Every shape must be passed: the timing is of the path that does.
-# With ROUNDS, the same shapes on 1, 2, ... CPUs at once too: kernel/cpus/N. The runner
+# With ROUNDS, the lab's capture too (testing/captures/lab.pcap: the demo's HTTP from every
+# class, DNS, ICMP, IPv6, VLAN), its frames in order, each on its first pass:
+# kernel/capture (the mean per frame) and kernel/capture/p50 ... max, of which the mean and
+# p99 are judged; and the same shapes on 1, 2, ... CPUs at once: kernel/cpus/N. The runner
 # fills the program's array of event maps, one map per CPU, as the agent does (both
 # base and candidate: bench/cost/cost_events.h), so the curve is the agent's path's.
 gate_kernel()
 {
-	local rounds=$1 repeat=$2 object arm arms suffix
+	local rounds=$1 repeat=$2 object arm arms suffix capture=()
 
 	shift 2
+	[ "$rounds" -eq 0 ] || capture=(-P "$lab_capture")
 	for object in fizzbuzzfib fizzbuzzfib_ringbuf; do
 		arms=()
 		for arm in "$@"; do
@@ -122,7 +127,7 @@ gate_kernel()
 		suffix=${object#fizzbuzzfib}
 		{
 			"$build/bench/cost_run" run -k -r "$rounds" -n "$repeat" -p xdp_fizzbuzzfib \
-				"${arms[@]}" || exit
+				"${capture[@]}" "${arms[@]}" || exit
 			# The same on 1, 2, ... CPUs at once: kernel/cpus/N, judged by its scaling.
 			[ "$rounds" -eq 0 ] || "$build/bench/cost_run" cpus -k -r "$rounds" \
 				-n "$repeat" -p xdp_fizzbuzzfib "${arms[@]}"
