@@ -73,15 +73,14 @@ VERSION := 0.1.0
 # on the other; 6.12 the wake-up tests on both (docs/kernels.md). Each
 # guest also gets network cards fed from host taps (nic: virtio_net, e1000);
 # 5.10 and 6.12 run one agent over interfaces that come and go (multi);
-# 5.10 the cost tool on a TC program (tc: through a clsact qdisc, with no
-# otherhost counter; about 110 s under emulation, so not on 6.1 and 6.12 too,
-# which KERNEL_SUITES can add: 6.1 takes clsact as 5.10 does, 6.12 tcx as the
-# host's kernel does, where make test runs cost_tc.bats whole).
+# each the cost tool on a TC program (tc: about 100 s each under emulation;
+# 5.10 and 6.1 through a clsact qdisc, 5.10 with no otherhost counter, 6.12
+# through tcx as the host's kernel, where make test runs cost_tc.bats whole).
 # The host's line is its facts alone: make test has run every suite there.
 KERNELS ?= debian11 debian12 debian12-6.12
 KERNEL_SUITES ?= debian11=bpf,e2e:queue,wake:ringbuf,nic,multi,tc \
-	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue,nic \
-	debian12-6.12=bpf,wake,nic,multi host=facts
+	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue,nic,tc \
+	debian12-6.12=bpf,wake,nic,multi,tc host=facts
 # Where make kernels puts them, unless FBF_KERNELS says where they are (as
 # tests/run-kernels reads it): for the gate, which measures the programs there too.
 KERNELS_DIR = $${FBF_KERNELS:-$(FBF_BUILD)/kernels}
