@@ -69,8 +69,11 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	[ "$status" -eq 1 ]
 	local up
 
-	# The top mover, and the top two of those that went up, are the canary's lines; the
-	# shipped build's bitmap test, gone, may come between them.
+	# The lines that rose come first, then those that fell (the shipped build's bitmap
+	# test, gone; the push, which a slower program around it may hide): the top two
+	# that rose are the canary's, the loop's line among the top three.
+	mover '1,$'
+	[ "$(mover '1,$' | cut -c1 | uniq | tr -d '\n')" = "+-" ]
 	[[ "$(mover 1)" == +*" $V3:"* ]]
 	up=$(mover '1,$' | grep '^+' | head -n 3)
 	echo "$up"

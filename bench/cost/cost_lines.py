@@ -24,6 +24,8 @@ import sys
 from collections import Counter, defaultdict
 
 TOP = int(os.environ.get("FBF_COST_LINES_TOP", "10"))
+# A compare's lines that fell, after those that rose: what the candidate no longer does.
+FELL = 3
 # Fewer of the program's samples than this: the shares are told as a thin profile.
 THIN = 1000
 
@@ -263,9 +265,14 @@ def compare_section(dir_path, out_dir, base, cand):
     # Both ran the same frames as many times: a line's samples compare as they are, and
     # a line that did not change keeps its count however much the others grew.
     moved = {k: 100.0 * (c.count(k) - b.count(k)) / b.samples for k in b.keys() | c.keys()}
-    top = sorted(moved, key=lambda k: abs(moved[k]), reverse=True)[:TOP]
-    print("points: the line's samples in the candidate less those in the base, in percent of "
-          "the base's samples (both ran the same frames as many times); base, candidate: the "
+    # A regression is in the lines that rose: they come first, however far a line that
+    # did not change fell beside them (a push whose stalls the slower program now hides).
+    rose = sorted((k for k in moved if moved[k] > 0), key=moved.get, reverse=True)[:TOP]
+    fell = sorted((k for k in moved if moved[k] < 0), key=moved.get)[:FELL]
+    top = rose + fell
+    print(f"points: the line's samples in the candidate less those in the base, in percent of "
+          f"the base's samples (both ran the same frames as many times): up to {TOP} that rose, "
+          f"most first, then up to {FELL} that fell; base, candidate: the "
           "line's share of each program's samples, helpers and kfuncs it called there "
           f"included; every line: {os.path.join(out_dir, 'cost-lines-base.txt')}, "
           "cost-lines-candidate.txt")
