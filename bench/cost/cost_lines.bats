@@ -98,7 +98,8 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	[ "$status" -eq 0 ]
 	[ "$(placed "the program")" -ge 95 ]
 	[[ "$(hot 1)" == xdp-filter/xdpfilt_prog.h:* ]]
-	grep -E '^[0-9.]+% +xdp-filter/xdpfilt_prog.h:[0-9]+ .*htab_map_lookup_elem [0-9.]+%' \
+	# Its hash lookups, as the kernel names them: htab_percpu_map_lookup_elem on 5.10.
+	grep -E '^[0-9.]+% +xdp-filter/xdpfilt_prog.h:[0-9]+ .*htab_(percpu_)?map_lookup_elem [0-9.]+%' \
 		<<<"$output"
 }
 
