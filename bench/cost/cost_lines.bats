@@ -47,12 +47,21 @@ mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $
 # placed WHO: the share of WHO's samples placed on a line, in whole percent.
 placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | awk '{print $NF}'; }
 
-@test "the canary: its planted lines top the program's, the loop among them; listing, BMF" {
+@test "the canary: its planted lines hold the most, the loop among the top; listing, BMF" {
 	# The event queue off (aggregate mode): the classifier is then most of what the
 	# program does, and the planted v3 classifier most of that.
 	FBF_COST_SET=sample_every=0 cost measure "$CANARY"
 	[ "$status" -eq 0 ]
-	[[ "$(hot 1)" == "$V3:"* ]]
+	local shares
+
+	# Together the planted lines hold more than any other line. Which single line is on
+	# top depends on the kernel: in a 6.1 guest, the counters' lookup (a helper call
+	# there) held 27.6%, the loop's line 26.7%, the planted lines 44% together.
+	shares=$(awk -v v3="$V3:" '$1 ~ /%$/ { s = $1 + 0
+		if (index($2, v3) == 1) planted += s; else if (s > other) other = s }
+		END { printf "%.1f %.1f\n", planted, other }' "$RESULTS/cost-lines.txt")
+	echo "the planted lines together, the costliest other line: $shares"
+	awk '{ exit !($1 > $2) }' <<<"$shares"
 	hot 1; hot 2; hot 3
 	[[ " $(hot 1) $(hot 2) $(hot 3) " == *" $V3:23 "* ]]
 	[ "$(placed "the program")" -ge 95 ]
