@@ -136,6 +136,18 @@ struct fbf_event {
 #define FBF_IFACE_SLOTS_MAX 4096
 
 /*
+ * An entry of the shared program's table of slots by ifindex (iface_slots
+ * in xdp/fizzbuzzfib.bpf.c): at ifindex & mask, for a table of
+ * FBF_SLOT_TABLE_PER_SLOT entries per slot, a power of two. 8 bytes.
+ */
+struct fbf_iface_slot {
+	__u32 ifindex;	/* 0: empty */
+	__u32 slot;
+};
+
+#define FBF_SLOT_TABLE_PER_SLOT 4
+
+/*
  * Per-CPU counters, one struct per CPU in a per-CPU array, one entry per
  * interface the agent serves (fbf_counters_read() sums them). They
  * account for every frame and every event:

@@ -47,9 +47,10 @@ int fbf_object_open(struct fbf_object *o, enum fbf_transport transport)
 	o->source_maps[1] = bpf_object__find_map_by_name(o->obj, "sources_b");
 	o->source_cache = bpf_object__find_map_by_name(o->obj, "source_cache");
 	o->source_half = bpf_object__find_map_by_name(o->obj, "source_half");
+	o->iface_slots = bpf_object__find_map_by_name(o->obj, "iface_slots");
 	if (!o->prog || !o->events || !o->events_spare || !o->counters || !o->doorbell ||
 	    !o->sources || !o->source_maps[0] || !o->source_maps[1] || !o->source_cache ||
-	    !o->source_half) {
+	    !o->source_half || !o->iface_slots) {
 		fbf_object_close(o);
 		return -ENOENT;
 	}
@@ -123,11 +124,39 @@ int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id)
 	return err;
 }
 
+__u32 fbf_slot_table_size(__u32 slots)
+{
+	__u32 size = 1;
+
+	while (size < slots * FBF_SLOT_TABLE_PER_SLOT)
+		size <<= 1;
+	return size;
+}
+
 int fbf_object_set_iface_slots(struct fbf_object *o, __u32 slots)
 {
 	if (slots < 1 || slots > FBF_IFACE_SLOTS_MAX)
 		return -EINVAL;
-	return bpf_map__set_max_entries(o->counters, slots);
+	return bpf_map__set_max_entries(o->counters, slots) ?:
+	       bpf_map__set_max_entries(o->iface_slots, fbf_slot_table_size(slots));
+}
+
+int fbf_object_slot_by_ifindex(struct fbf_object *o, __u32 slots)
+{
+	struct fizzbuzzfib_ringbuf_bpf *ring = o->skel;
+	struct fizzbuzzfib_bpf *queue = o->skel;
+	__u32 mask = fbf_slot_table_size(slots) - 1;
+
+	if (slots < 1 || slots > FBF_IFACE_SLOTS_MAX)
+		return -EINVAL;
+	if (o->transport == FBF_TRANSPORT_RINGBUF) {
+		ring->rodata->slot_by_ifindex = 1;
+		ring->rodata->slot_table_mask = mask;
+	} else {
+		queue->rodata->slot_by_ifindex = 1;
+		queue->rodata->slot_table_mask = mask;
+	}
+	return 0;
 }
 
 int fbf_object_load_maps(struct fbf_object *o)

@@ -31,6 +31,7 @@ struct fbf_object {
 	struct bpf_map *source_maps[2];	/* ... the two it swaps between */
 	struct bpf_map *source_cache;	/* ... and each CPU's hot sources in front of them */
 	struct bpf_map *source_half;	/* ... of which half the program counts into */
+	struct bpf_map *iface_slots;	/* the shared program's slot by ifindex */
 	/* After fbf_object_reader_map(): the program's reader_asleep, shared with it. */
 	volatile __u32 *reader_asleep;
 	void *bss_mapped;
@@ -67,8 +68,21 @@ int fbf_object_set_aggregate(struct fbf_object *o, __u32 max_sources);
  */
 int fbf_object_events_create(struct fbf_object *o, __u32 events, __u32 *map_id);
 
-/* Before load: counters for @slots interfaces (1..FBF_IFACE_SLOTS_MAX). 0 or -errno. */
+/*
+ * Before load: counters for @slots interfaces (1..FBF_IFACE_SLOTS_MAX), and
+ * a table of slots by ifindex for them (fbf_slot_table_size()). 0 or -errno.
+ */
 int fbf_object_set_iface_slots(struct fbf_object *o, __u32 slots);
+
+/* Entries in the table of slots by ifindex for @slots interfaces: a power of two. */
+__u32 fbf_slot_table_size(__u32 slots);
+
+/*
+ * Before load, after fbf_object_share(): the copy every interface can share,
+ * which finds its slot by the frame's ifindex in the table sized for
+ * @slots. 0 or -EINVAL.
+ */
+int fbf_object_slot_by_ifindex(struct fbf_object *o, __u32 slots);
 
 /*
  * Load the maps alone, the program not: the maps every interface's copy

@@ -43,6 +43,25 @@ struct {
 const volatile __u32 iface_slot = 0;
 
 /*
+ * Pods' veths come and go faster than a copy can be loaded and verified for
+ * each, so an agent over a pattern attaches one shared copy to all of them
+ * (slot_by_ifindex), which finds its slot in iface_slots: a direct-mapped
+ * table indexed by the frame's ifindex under slot_table_mask, each entry
+ * tagged with the whole ifindex. An array lookup the JIT inlines and one
+ * compare; an interface whose entry is taken by another gets a copy of its
+ * own instead (agent/iface/attach.c). Off, the verifier drops the lookup.
+ */
+const volatile __u32 slot_by_ifindex = 0;
+const volatile __u32 slot_table_mask = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fbf_iface_slot);
+} iface_slots SEC(".maps");
+
+/*
  * Run first in libxdp's dispatcher, so that a program after us that drops
  * frames cannot hide them from the classifier; go on to the next program on
  * XDP_PASS, which is all this program ever returns.
@@ -182,7 +201,8 @@ static __always_inline void *events_map(void)
  * kernel's own wake-up, which fires whenever the reader has caught up, that
  * is for every event to a fast reader: wake_reader() decides instead.
  */
-static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, __u64 ktime_ns)
+static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, __u64 ktime_ns,
+				       __u32 iface)
 {
 	struct fbf_event *ev = bpf_ringbuf_reserve(map, sizeof(*ev), 0);
 
@@ -191,18 +211,19 @@ static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, _
 	ev->ktime_ns = ktime_ns;
 	ev->saddr = saddr;
 	ev->class_id = class_id;
-	ev->iface = iface_slot;
+	ev->iface = iface;
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 	return 0;
 }
 #else
-static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, __u64 ktime_ns)
+static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, __u64 ktime_ns,
+				       __u32 iface)
 {
 	struct fbf_event ev = {
 		.ktime_ns = ktime_ns,
 		.saddr = saddr,
 		.class_id = class_id,
-		.iface = iface_slot,
+		.iface = iface,
 	};
 
 	/*
@@ -217,14 +238,14 @@ static __always_inline int send_to_map(void *map, __u32 saddr, __u32 class_id, _
 }
 #endif
 
-static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_ns)
+static __always_inline int send_event(__u32 saddr, __u32 class_id, __u64 ktime_ns, __u32 iface)
 {
 	void *map = events_map();
 	int err;
 
 	if (map)
-		return send_to_map(map, saddr, class_id, ktime_ns);
-	err = send_to_map(&events_spare, saddr, class_id, ktime_ns);
+		return send_to_map(map, saddr, class_id, ktime_ns, iface);
+	err = send_to_map(&events_spare, saddr, class_id, ktime_ns, iface);
 	/* Keeps clang from merging the two calls into one that takes either map. */
 	asm volatile("" ::: "memory");
 	return err;
@@ -489,16 +510,38 @@ no_room:
 	cnt->no_room++;
 }
 
+/*
+ * The frame's slot: where it is, in read-only data or in the table, so that
+ * the counters' key is no copy on the stack. NULL in a shared copy for an
+ * interface the table does not name, which cannot happen: the agent fills
+ * the entry before it attaches and empties it once the program is off.
+ */
+static __always_inline const __u32 *frame_slot(const struct xdp_md *ctx)
+{
+	struct fbf_iface_slot *e;
+	__u32 key;
+
+	if (!slot_by_ifindex)
+		return (const __u32 *)&iface_slot;
+	key = ctx->ingress_ifindex & slot_table_mask;
+	e = bpf_map_lookup_elem(&iface_slots, &key);
+	if (!e || e->ifindex != ctx->ingress_ifindex)
+		return NULL;
+	return &e->slot;
+}
+
 SEC("xdp")
 int xdp_fizzbuzzfib(struct xdp_md *ctx)
 {
+	const __u32 *slot = frame_slot(ctx);
 	struct fbf_counters *cnt;
 	__u32 saddr = 0;
 	__u32 class_id, every;
 	int err;
 
-	/* The key where it is, in read-only data: no copy to the stack. */
-	cnt = bpf_map_lookup_elem(&counters, (const void *)&iface_slot);
+	if (!slot)
+		return XDP_PASS;
+	cnt = bpf_map_lookup_elem(&counters, slot);
 	if (!cnt)
 		return XDP_PASS; /* cannot happen: the agent sizes the array for every slot */
 	cnt->packets++;
@@ -528,7 +571,7 @@ int xdp_fizzbuzzfib(struct xdp_md *ctx)
 	if (sample_skip(cnt, every))
 		return XDP_PASS;
 
-	err = send_event(saddr, class_id, event_time(cnt));
+	err = send_event(saddr, class_id, event_time(cnt), *slot);
 	if (err == -E2BIG)
 		cnt->queue_full++;
 	else if (err)

@@ -23,6 +23,7 @@
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
+#include "iface/xdp_query.h"
 #include "service/privileges.h"
 #include "transports/transport_memory.h"
 
@@ -209,6 +210,120 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 	return 0;
 }
 
+int attachment_shared_open(struct attachment *shared, const struct attach_spec *spec,
+			   const struct attachment *maps, __u32 slots)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int err, fd;
+
+	*shared = (struct attachment){ .iface = "" };
+	err = fbf_object_open(&shared->obj, spec->transport) ?:
+	      fbf_object_set_sample(&shared->obj, spec->sample) ?:
+	      (spec->max_sources ? fbf_object_set_aggregate(&shared->obj, spec->max_sources) : 0) ?:
+	      fbf_object_share(&shared->obj, &maps->obj, 0) ?:
+	      fbf_object_slot_by_ifindex(&shared->obj, slots);
+	if (!err) {
+		log_hold();
+		err = bpf_object__load(shared->obj.obj);
+		log_release(err);
+	}
+	fd = err ? -1 : fcntl(bpf_program__fd(shared->obj.prog), F_DUPFD_CLOEXEC, 0);
+	if (!err && (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)))
+		err = -errno;
+	fbf_object_close(&shared->obj);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		pr_err("cannot load the copy of %s that veths share: %s\n", FBF_PROG_NAME,
+		       strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	shared->prog_fd = fd;
+	shared->own_id = info.id;
+	shared->shared = true;
+	return 0;
+}
+
+/* Its entry in the slot table, if it has one, emptied: the program is off it, or never was. */
+static void slot_table_leave(struct attachment *a)
+{
+	struct fbf_iface_slot none = {};
+
+	if (a->in_slot_table)
+		bpf_map_update_elem(a->slot_table_fd, &a->slot_key, &none, BPF_ANY);
+	a->in_slot_table = false;
+}
+
+/*
+ * @shared's program on a->ifindex for @slot, its entry in the table first:
+ * 0; 1 where a copy of its own is for it (not a veth, its entry another's,
+ * or a program there already, which that path joins or explains); or an
+ * exit status, said.
+ */
+static int attach_shared(struct attachment *a, const struct attach_spec *spec,
+			 const struct fbf_object *maps, __u32 slot,
+			 const struct attachment *shared)
+{
+	int table = bpf_map__fd(maps->iface_slots), fd, err;
+	__u32 key = a->ifindex & (bpf_map__max_entries(maps->iface_slots) - 1);
+	enum xdp_attach_mode mode = spec->mode;
+	struct fbf_iface_slot e;
+
+	if (strcmp(a->driver, "veth") || mode == XDP_MODE_HW)
+		return 1;
+	if (bpf_map_lookup_elem(table, &key, &e) || (e.ifindex && e.ifindex != (__u32)a->ifindex))
+		return 1;
+	e = (struct fbf_iface_slot){ .ifindex = a->ifindex, .slot = slot };
+	if (bpf_map_update_elem(table, &key, &e, BPF_ANY))
+		return 1;
+	a->slot_table_fd = table;
+	a->slot_key = key;
+	a->in_slot_table = true;
+	/* Its own descriptor, as a linked program has (attachment_prog_fd()). */
+	a->prog_fd = fcntl(shared->prog_fd, F_DUPFD_CLOEXEC, 0);
+	if (a->prog_fd < 0) {
+		err = -errno;
+		slot_table_leave(a);
+		pr_err("cannot attach %s to %s: %s\n", FBF_PROG_NAME, a->iface, strerror(-err));
+		return agent_exit_for_errno(err);
+	}
+	if (mode != XDP_MODE_UNSPEC)
+		a->why = "as asked";
+	else
+		mode = xdp_mode_for_driver(a->driver, &a->why);
+	log_hold();
+	if (privileges_sys_admin()) {
+		err = bpf_xdp_attach(a->ifindex, shared->prog_fd,
+				     XDP_FLAGS_UPDATE_IF_NOEXIST | xdp_mode_flags(mode), NULL);
+	} else {
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = xdp_mode_flags(mode));
+
+		fd = bpf_link_create(shared->prog_fd, a->ifindex, BPF_XDP, &opts);
+		err = fd < 0 ? -errno : 0;
+		a->link_fd = fd;
+		a->linked = !err;
+	}
+	if (err) {
+		slot_table_leave(a);
+		close(a->prog_fd);
+		a->prog_fd = -1;
+		if (err == -EBUSY || err == -EEXIST) {
+			log_release(false);
+			return 1;
+		}
+		return attach_error(a, mode, err);
+	}
+	log_release(false);
+	/* Attached alone where nothing was: what attach_read_back() would find. */
+	a->shared = true;
+	a->own_id = shared->own_id;
+	a->attached_id = shared->own_id;
+	a->attached = true;
+	a->mode = mode;
+	return 0;
+}
+
 /*
  * Without CAP_SYS_ADMIN no program already on the interface can be read,
  * shared or replaced: say which capability would, in one line.
@@ -218,7 +333,7 @@ static int link_busy(const struct attachment *a)
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	__u32 id = 0;
 
-	if (!bpf_xdp_query(a->ifindex, 0, &q))
+	if (!xdp_query(a->ifindex, &q))
 		id = q.prog_id ?: q.skb_prog_id ?: q.drv_prog_id;
 	pr_err("%s already runs an XDP program (prog id %u); sharing it through libxdp's "
 	       "dispatcher or removing one a killed agent left needs capability CAP_SYS_ADMIN, "
@@ -303,7 +418,7 @@ static void attach_read_back(struct attachment *a)
 	__u32 id;
 	int err;
 
-	if (!bpf_xdp_query(a->ifindex, 0, &q) &&
+	if (!xdp_query(a->ifindex, &q) &&
 	    (q.attach_mode == XDP_ATTACHED_SKB || q.attach_mode == XDP_ATTACHED_DRV)) {
 		a->mode = q.attach_mode == XDP_ATTACHED_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 		id = a->mode == XDP_MODE_SKB ? q.skb_prog_id : q.drv_prog_id;
@@ -354,14 +469,25 @@ static void link_keep_alone(struct attachment *a)
 
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
-		      const struct fbf_object *maps, __u32 slot)
+		      const struct fbf_object *maps, __u32 slot,
+		      const struct attachment *shared, const struct attach_hint *hint)
 {
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, prog_opts, .prog_name = FBF_PROG_NAME);
 	char buf[128];
 	int err;
 
 	*a = (struct attachment){ .iface = iface, .ifindex = ifindex };
-	ifstate_driver(ifindex, a->driver, sizeof(a->driver));
+	/* ethtool's name for a veth is its kind's. */
+	if (hint && hint->link_kind && !strcmp(hint->link_kind, "veth"))
+		snprintf(a->driver, sizeof(a->driver), "veth");
+	else
+		ifstate_driver(ifindex, a->driver, sizeof(a->driver));
+	if (shared) {
+		err = iface_lock_record(lock, maps->events_id) ?:
+		      attach_shared(a, spec, maps, slot, shared);
+		if (err <= 0)
+			return err;
+	}
 	err = object_prepare(a, spec, lock, maps, slot);
 	if (err)
 		return err;
@@ -461,7 +587,7 @@ static bool dispatcher_runs_own(const struct attachment *a)
 	return found;
 }
 
-bool attachment_replaced(struct attachment *a)
+bool attachment_replaced(struct attachment *a, const struct bpf_xdp_query_opts *said)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	__u32 id;
@@ -471,8 +597,10 @@ bool attachment_replaced(struct attachment *a)
 	 * its program is taken off, so a query that fails is no answer: the
 	 * RTM_DELLINK that follows says what happened.
 	 */
-	if (!a->attached || !a->attached_id || bpf_xdp_query(a->ifindex, 0, &q))
+	if (!a->attached || !a->attached_id || (!said && xdp_query(a->ifindex, &q)))
 		return false;
+	if (said)
+		q = *said;
 	id = a->mode == XDP_MODE_SKB ? q.skb_prog_id :
 	     a->mode == XDP_MODE_HW ? q.hw_prog_id : q.drv_prog_id;
 	if (id == a->attached_id)
@@ -494,13 +622,16 @@ void attachment_forget_iface(struct attachment *a)
 
 void attachment_close(struct attachment *a)
 {
-	if (a->linked) {
+	/* Detached, or gone with its device: no frame can look for its entry now. */
+	if (!a->attached)
+		slot_table_leave(a);
+	if (a->linked)
 		close(a->link_fd);
-		/* Its own descriptor once the object is closed, else the object's. */
-		if (!a->obj.obj)
-			close(a->prog_fd);
-	}
+	/* Its own descriptor once the object is closed, else the object's. */
+	if ((a->linked || a->shared) && !a->obj.obj)
+		close(a->prog_fd);
 	a->linked = false;
+	a->shared = false;
 	xdp_program__close(a->prog);
 	fbf_object_close(&a->obj);
 	a->prog = NULL;
@@ -508,12 +639,12 @@ void attachment_close(struct attachment *a)
 
 int attachment_prog_fd(const struct attachment *a)
 {
-	if (a->linked)
+	if (a->linked || a->shared)
 		return a->prog_fd;
 	return a->prog ? xdp_program__fd(a->prog) : -1;
 }
 
 __u32 attachment_prog_id(const struct attachment *a)
 {
-	return a->linked ? a->own_id : xdp_program__id(a->prog);
+	return a->linked || a->shared ? a->own_id : xdp_program__id(a->prog);
 }

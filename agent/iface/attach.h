@@ -25,7 +25,11 @@ struct attachment {
 	bool linked;			/* through a BPF link of ours, not libxdp */
 	int link_fd;			/* the link, while linked */
 	int prog_fd;			/* the program, while linked */
-	__u32 own_id;			/* the program's id, while linked */
+	__u32 own_id;			/* the program's id, while linked or shared */
+	bool shared;			/* the program all veths share (attachment_shared_open()) */
+	bool in_slot_table;		/* its slot named in the shared program's table: */
+	int slot_table_fd;		/* ... this one */
+	__u32 slot_key;			/* ... at this key */
 };
 
 /* What to attach: the transport's object, its event map's size, sampling or aggregation. */
@@ -45,9 +49,27 @@ struct attach_spec {
  * BPF link, which the kernel takes off with the agent's last descriptor of
  * it, even on SIGKILL. Returns 0 or an agent exit status after saying why.
  */
+/*
+ * What a link event said of an interface, which spares asking the kernel
+ * again, each time under its RTNL lock, which a burst of pods' namespaces
+ * coming and going holds for most of the time.
+ */
+struct attach_hint {
+	const char *link_kind;		/* IFLA_INFO_KIND: "veth"; NULL or "": unsaid */
+	bool xdp_none;			/* no XDP program on it when the event was made */
+};
+
+/*
+ * Attach the program to @ifindex for @slot: @shared's (NULL: none) if the
+ * interface is a veth with no XDP program and its entry in the slot table
+ * is free, else a copy of its own, through libxdp or a link (attach.c);
+ * @hint (NULL: none) says what it can of the interface.
+ * 0 or an exit status, said.
+ */
 int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 		      const struct attach_spec *spec, struct iface_lock *lock,
-		      const struct fbf_object *maps, __u32 slot);
+		      const struct fbf_object *maps, __u32 slot,
+		      const struct attachment *shared, const struct attach_hint *hint);
 
 /*
  * The maps alone, for @slots interfaces' programs to share (attachment_attach()
@@ -55,6 +77,15 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
  * Returns 0 or an agent exit status after saying why.
  */
 int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, __u32 slots);
+
+/*
+ * The copy of the program an agent over patterns attaches to every veth it
+ * serves, loaded once (fbf_object_slot_by_ifindex()): pods' veths come and
+ * go in hundreds, too fast for a copy loaded and verified for each. Its
+ * descriptor is attachment_prog_fd(@shared). 0 or an exit status, said.
+ */
+int attachment_shared_open(struct attachment *shared, const struct attach_spec *spec,
+			   const struct attachment *maps, __u32 slots);
 
 /* Detach, the maps staying open for the final drain. Returns 0 or an exit status. */
 int attachment_detach(struct attachment *a);
@@ -65,9 +96,10 @@ int attachment_detach(struct attachment *a);
  * dispatcher that still runs it (libxdp builds one whenever another program
  * is loaded or unloaded beside it) is the agent's too, and followed from
  * then on. Without an id on record (attach_read_back() in attach.c) it
- * cannot tell, and says no.
+ * cannot tell, and says no. @said (NULL: ask the kernel): what a link
+ * event said is there.
  */
-bool attachment_replaced(struct attachment *a);
+bool attachment_replaced(struct attachment *a, const struct bpf_xdp_query_opts *said);
 
 /* Forget pins libxdp left for an interface that no longer exists. */
 void attachment_forget_iface(struct attachment *a);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 
 #include "counters_read.h"
@@ -49,7 +50,7 @@ static int grace_wait(const struct ifset *s)
 static struct ifset_member *member_find(struct ifset *s, int ifindex)
 {
 	for (__u32 i = 0; i < s->slots; i++)
-		if (s->m[i].ifindex == ifindex)
+		if (s->m[i].ifindex == ifindex && !s->m[i].going)
 			return &s->m[i];
 	return NULL;
 }
@@ -124,7 +125,8 @@ static void member_run_stats(const struct ifset_member *m, __u64 *ns, __u64 *cnt
 	__u32 len = sizeof(info);
 	int fd = attachment_prog_fd(&m->att);
 
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+	/* The shared program's are counted once, for all (ifset_run_stats()). */
+	if (fd < 0 || m->att.shared || bpf_obj_get_info_by_fd(fd, &info, &len))
 		return;
 	*ns += info.run_time_ns;
 	*cnt += info.run_cnt;
@@ -186,24 +188,56 @@ static bool say_routine(struct ifset *s)
  * The program left @m (@why says how, a line of the churn's routine or
  * not), or may run on (@park): its account once no run is left.
  */
+/*
+ * The accounts of the members gone: final once every run of their programs
+ * that began has ended, which one grace period waits out for all of them
+ * (a burst's hundreds of deletions would otherwise wait one each, and the
+ * links that come meanwhile with them).
+ */
+static void gone_settle(struct ifset *s)
+{
+	struct fbf_counters c;
+	int err;
+
+	if (!s->going)
+		return;
+	err = grace_wait(s);
+	for (__u32 i = 0; i < s->slots && s->going; i++) {
+		struct ifset_member *m = &s->m[i];
+
+		if (!m->going)
+			continue;
+		if (!err)
+			err = member_counts(s, m, &c);
+		if (err)
+			pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
+				FBF_PROG_NAME, m->shown, strerror(-err));
+		else
+			s->account("iface_gone", &c, m->shown, m->shown_json,
+				   xdp_mode_name(m->att.mode), s->json);
+		m->going = false;
+		s->going--;
+		__atomic_fetch_sub(&s->attached, 1, __ATOMIC_RELAXED);
+		member_free(s, m, true, m->going_park);
+	}
+}
+
+/* Gone: said now, its account once its program's last run has ended (gone_settle()). */
 static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park,
 			bool routine)
 {
 	const char *shown = m->shown;
-	struct fbf_counters c;
-	int err;
 
 	if (!routine || say_routine(s))
 		pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
-	err = grace_wait(s) ?: member_counts(s, m, &c);
-	if (err)
-		pr_warn("cannot read what %s counted on %s: %s; the totals still have it\n",
-			FBF_PROG_NAME, shown, strerror(-err));
-	else
-		s->account("iface_gone", &c, shown, m->shown_json, xdp_mode_name(m->att.mode),
-			   s->json);
-	__atomic_fetch_sub(&s->attached, 1, __ATOMIC_RELAXED);
-	member_free(s, m, true, park);
+	m->going = true;
+	m->going_park = park;
+	m->suspect = false;
+	if (!s->going++)
+		s->going_since_ns = fbf_monotonic_ns();
+	/* The churn's deletions wait for a batch; the rest, or one waiting for the slot, not. */
+	if (!s->following || !routine || s->full_said)
+		gone_settle(s);
 }
 
 static struct ifset_refused *refused_find(struct ifset *s, int ifindex)
@@ -231,12 +265,18 @@ static void attached_say(const struct ifset_member *m, const char *shown, const 
 }
 
 /* Take @ifindex, named @name: its lock, a dead agent's program off it, then ours on it. */
-static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
+static void member_add(struct ifset *s, int ifindex, const char *name, bool up,
+		       const struct attach_hint *hint)
 {
 	int slot = slot_take(s), err;
 	struct ifset_member *m;
 	const char *shown;
 
+	/* Slots of members gone wait for their accounts: settled now, one may be free. */
+	if (slot < 0 && s->going) {
+		gone_settle(s);
+		slot = slot_take(s);
+	}
 	if (slot < 0) {
 		char full[ESCAPE_IFNAME_SIZE];
 
@@ -263,9 +303,11 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up)
 	 */
 	err = (!s->one && ifstate_gone(ifindex) ? AGENT_EXIT_IFACE_GONE : 0) ?:
 	      iface_lock_take(&m->lock, s->lock_dir, ifindex, shown) ?:
-	      stale_remove(ifindex, shown, &m->lock) ?:
+	      (hint && hint->xdp_none ? stale_none(&m->lock) :
+				       stale_remove(ifindex, shown, &m->lock)) ?:
 	      fbf_counters_read_slot(bpf_map__fd(s->maps->obj.counters), slot, &m->base) ?:
-	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot);
+	      attachment_attach(&m->att, ifindex, shown, s->spec, &m->lock, &s->maps->obj, slot,
+				s->one ? NULL : &s->shared, hint);
 	if (err == AGENT_EXIT_IFACE_GONE && !s->one) {
 		/* Its link event said where it went, or will: nothing to attach to, no fault. */
 		if (say_routine(s))
@@ -382,7 +424,7 @@ static void deferred_take(struct ifset *s)
 
 		s->deferred[i].ifindex = 0;
 		if (d.ifindex && !member_find(s, d.ifindex))
-			member_add(s, d.ifindex, d.name, false);
+			member_add(s, d.ifindex, d.name, false, NULL);
 	}
 }
 
@@ -390,6 +432,7 @@ static void deferred_take(struct ifset *s)
 static void link_present(struct ifset *s, const struct link_event *ev)
 {
 	struct ifset_member *m = member_find(s, ev->ifindex);
+	struct attach_hint hint;
 	struct ifset_refused *r;
 
 	if (m) {
@@ -398,7 +441,8 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		if (!s->one && strcmp(m->name, ev->name))
 			member_renamed(s, m, ev->name);
 		/* A change of program sends a link event too: judged in suspects_judge(). */
-		if (m->ifindex && !m->suspect && attachment_replaced(&m->att)) {
+		if (m->ifindex && !m->suspect &&
+		    attachment_replaced(&m->att, ev->xdp_said ? &ev->xdp : NULL)) {
 			m->suspect = true;
 			m->suspect_ns = fbf_monotonic_ns();
 		}
@@ -418,8 +462,12 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	}
 	if (r)
 		r->ifindex = 0;
+	hint = (struct attach_hint){
+		.link_kind = ev->link_kind,
+		.xdp_none = ev->xdp_said && ev->xdp.attach_mode == XDP_ATTACHED_NONE,
+	};
 	if (!deferred_keep(s, ev))
-		member_add(s, ev->ifindex, ev->name, ev->up);
+		member_add(s, ev->ifindex, ev->name, ev->up, &hint);
 }
 
 /*
@@ -506,7 +554,7 @@ static void link_event_apply(struct ifset *s, const struct link_event *ev)
 	case LINKWATCH_SYNCED:
 		/* Not in a complete listing: gone while its events were lost. */
 		for (__u32 i = 0; i < s->slots; i++)
-			if (s->m[i].ifindex && s->m[i].listed != s->listing) {
+			if (s->m[i].ifindex && !s->m[i].going && s->m[i].listed != s->listing) {
 				attachment_forget_iface(&s->m[i].att);
 				/* Deleted, or moved with the program: its slot stays unused. */
 				if (s->one)
@@ -569,7 +617,7 @@ static void suspects_judge(struct ifset *s)
 			continue;
 		}
 		m->suspect = false;
-		if (attachment_replaced(&m->att))
+		if (attachment_replaced(&m->att, NULL))
 			member_replaced(s, m);
 	}
 }
@@ -577,13 +625,19 @@ static void suspects_judge(struct ifset *s)
 /* The link events waiting, until @deadline_ns (0: all of them), then the suspects due. */
 int ifset_follow_until(struct ifset *s, __u64 deadline_ns)
 {
-	int err = linkwatch_read(&s->watch, on_link, s, deadline_ns);
+	int err;
 
+	s->following = true;
+	err = linkwatch_read(&s->watch, on_link, s, deadline_ns);
+	if (err >= 0)
+		suspects_judge(s);
+	s->following = false;
+	if (err < 0 || s->end || fbf_monotonic_ns() >= s->going_since_ns + IFSET_SETTLE_NS)
+		gone_settle(s);
 	if (err < 0) {
 		pr_err("cannot read link events: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
 	}
-	suspects_judge(s);
 	return s->end;
 }
 
@@ -599,10 +653,14 @@ int ifset_follow(struct ifset *s)
 
 __u64 ifset_links_due_ns(const struct ifset *s)
 {
+	__u64 settle = s->going ? s->going_since_ns + IFSET_SETTLE_NS : 0;
+
 	/* Read already, so the socket's readiness no longer tells of them. */
 	if (linkwatch_pending(&s->watch))
 		return fbf_monotonic_ns();
-	return s->suspects_due_ns;
+	if (!settle || (s->suspects_due_ns && s->suspects_due_ns < settle))
+		return s->suspects_due_ns;
+	return settle;
 }
 
 __u64 ifset_due_ns(const struct ifset *s)
@@ -645,6 +703,9 @@ int ifset_open(struct ifset *s)
 		return AGENT_EXIT_FAILURE;
 	}
 	s->names.slots = s->slots;
+	err = s->one ? 0 : attachment_shared_open(&s->shared, s->spec, s->maps, s->slots);
+	if (err)
+		return err;
 	err = grace_open(s);
 	if (err) {
 		pr_err("cannot create the map that waits for the program's runs: %s\n",
@@ -691,6 +752,7 @@ int ifset_detach(struct ifset *s)
 	int ret = 0;
 
 	ifset_thread_stop(s);
+	gone_settle(s);
 	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			ret = attachment_detach(&s->m[i].att) ?: ret;
@@ -815,11 +877,23 @@ int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counte
 	return n + 1;
 }
 
+static void shared_run_stats(const struct ifset *s, __u64 *ns, __u64 *cnt)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (s->shared.shared && !bpf_obj_get_info_by_fd(s->shared.prog_fd, &info, &len)) {
+		*ns += info.run_time_ns;
+		*cnt += info.run_cnt;
+	}
+}
+
 void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 {
 	pthread_mutex_lock(&s->lock);
 	*run_time_ns = s->gone_run_time_ns;
 	*run_cnt = s->gone_run_cnt;
+	shared_run_stats(s, run_time_ns, run_cnt);
 	for (__u32 i = 0; i < s->slots; i++)
 		if (s->m[i].ifindex)
 			member_run_stats(&s->m[i], run_time_ns, run_cnt);
@@ -828,10 +902,13 @@ void ifset_run_stats(struct ifset *s, __u64 *run_time_ns, __u64 *run_cnt)
 
 void ifset_close(struct ifset *s)
 {
-	ifset_thread_stop(s);	for (__u32 i = 0; s->m && i < s->slots; i++)
+	ifset_thread_stop(s);
+	gone_settle(s);
+	for (__u32 i = 0; s->m && i < s->slots; i++)
 		if (s->m[i].ifindex)
 			member_free(s, &s->m[i], false, false);
 	linkwatch_close(&s->watch);
+	attachment_close(&s->shared);
 	if (s->grace_fd >= 0)
 		close(s->grace_fd);
 	if (s->grace_inner_fd >= 0)

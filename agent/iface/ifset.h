@@ -50,6 +50,12 @@ struct event_sink;
  */
 #define IFSET_SAY_BURST 1000
 #define IFSET_SAY_INTERVAL_NS (10 * 1000000000ULL)
+/*
+ * Accounts of interfaces gone wait at most this long for the grace period
+ * that makes them final, taken once for all gone meanwhile: a wait for each
+ * would hold the attaches of a burst of pods behind their deletions.
+ */
+#define IFSET_SETTLE_NS (250 * 1000000ULL)
 /* Interfaces down in a listing, taken after those up in it; past these, as they come. */
 #define IFSET_DEFERRED_MAX 64
 
@@ -61,6 +67,8 @@ struct ifset_member {
 	bool names_stale;		/* renamed: the outputs' copy lags (ifset_names_apply) */
 	__u32 listed;			/* the listing it was last seen in (struct ifset) */
 	bool suspect;			/* program looked replaced: judged in suspects_judge() */
+	bool going;			/* gone, its account due after a grace (gone_settle()) */
+	bool going_park;		/* ... and then its slot parked */
 	__u64 suspect_ns;		/* ... since then (CLOCK_MONOTONIC) */
 	__u64 reuse_at;			/* free: taken when *caught_up reaches it; ~0: parked */
 	struct fbf_counters base;	/* the slot's counts when this interface took it */
@@ -83,6 +91,7 @@ struct ifset {
 
 	/* Its own. */
 	const char *one;		/* the one exact name selected; NULL: patterns */
+	struct attachment shared;	/* with patterns, the program veths share */
 	int end;			/* one: the exit status its loss calls for; 0: none */
 	/*
 	 * Held while a member is published, let go or renamed, never across
@@ -99,6 +108,9 @@ struct ifset {
 	bool full_said;			/* "no slot left" said since the last free one */
 	unsigned int attached;		/* members with the program on: atomic */
 	unsigned int failed;		/* interfaces the program could not be attached to */
+	unsigned int going;		/* members gone, their accounts due (gone_settle()) */
+	__u64 going_since_ns;		/* ... the first of them went */
+	bool following;			/* ... which waits for the end of the link events read */
 	unsigned int refused_next;	/* the next of refused[] to take, round */
 	__u64 vanished;			/* ... that went away first: atomic, for the metrics */
 	__u64 say_since_ns;		/* the interval of routine lines under way began */

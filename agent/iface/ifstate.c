@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 
 #include "fizzbuzzfib.h"
@@ -19,11 +20,18 @@
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
+#include "iface/xdp_query.h"
 
 struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_multiprog *mp;
 	long e;
+
+	/* libxdp's look costs a dump of every link: none there, none made. */
+	*err = xdp_query(ifindex, &q);
+	if (*err || q.attach_mode == XDP_ATTACHED_NONE)
+		return NULL;
 
 	/*
 	 * libxdp warns of a dispatcher whose pins it cannot read (someone
@@ -180,6 +188,12 @@ static int other_agent(struct xdp_program *p, const char *iface)
 	long holder = p ? prog_holder(xdp_program__id(p)) : 0;
 
 	return holder ? iface_lock_held(holder, iface) : 0;
+}
+
+int stale_none(struct iface_lock *lock)
+{
+	lock->prev.map_id = 0;
+	return 0;
 }
 
 int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)

@@ -40,6 +40,9 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err);
  */
 int stale_remove(int ifindex, const char *iface, struct iface_lock *lock);
 
+/* stale_remove() where a link event said no XDP program is on the interface. 0. */
+int stale_none(struct iface_lock *lock);
+
 /*
  * libxdp could not add the program (-EEXIST/-EBUSY): say what is there,
  * since the remedy differs. Returns AGENT_EXIT_LOCKED if it is another

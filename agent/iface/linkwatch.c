@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 
 #include "iface/linkwatch.h"
+#include "iface/xdp_query.h"
 #include "userspace_util.h"
 
 /*
@@ -51,6 +52,18 @@ static bool rta_s32(const struct rtattr *rta, int *value)
 	return true;
 }
 
+/* IFLA_INFO_KIND of @linkinfo, in @buf. */
+static void link_kind(const struct rtattr *linkinfo, char *buf, size_t size)
+{
+	int len = RTA_PAYLOAD(linkinfo);
+	const struct rtattr *rta;
+
+	for (rta = RTA_DATA(linkinfo); RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == IFLA_INFO_KIND)
+			snprintf(buf, size, "%.*s", (int)RTA_PAYLOAD(rta),
+				 (const char *)RTA_DATA(rta));
+}
+
 /* An RTM_NEWLINK or RTM_DELLINK, from the dump or a notification alike. */
 static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 {
@@ -79,6 +92,14 @@ static void link_message(const struct nlmsghdr *nh, linkwatch_cb cb, void *ctx)
 			break;
 		case IFLA_NEW_IFINDEX:
 			rta_s32(rta, &ev.new_ifindex);
+			break;
+		case IFLA_LINKINFO:
+			link_kind(rta, ev.link_kind, sizeof(ev.link_kind));
+			break;
+		case IFLA_XDP:
+			ev.xdp.sz = sizeof(ev.xdp);
+			xdp_query_attrs(rta, &ev.xdp);
+			ev.xdp_said = true;
 			break;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <net/if.h>
 #include <linux/types.h>
+#include <bpf/libbpf.h>
 
 enum linkwatch_kind {
 	/* A link exists now (RTM_NEWLINK, or listed by the dump): new, changed, renamed. */
@@ -34,6 +35,9 @@ struct link_event {
 	bool moved;		/* GONE: it left for another network namespace (IFLA_NEW_NETNSID) */
 	int new_nsid;		/* ... that namespace, as this one names it; -1: none given */
 	int new_ifindex;	/* ... its index there; 0: none given */
+	char link_kind[16];	/* PRESENT: its IFLA_INFO_KIND ("veth"); "" if none said */
+	bool xdp_said;		/* PRESENT: its XDP programs as the message was made: */
+	struct bpf_xdp_query_opts xdp;
 };
 
 typedef void (*linkwatch_cb)(void *ctx, const struct link_event *ev);

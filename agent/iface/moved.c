@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "iface/moved.h"
+#include "iface/rtnl_once.h"
 #include "iface/xdp_mode.h"
 
 /* The nsid this namespace gives the namespace of @fd: RTM_GETNSID, as ip-netns does. */
@@ -39,15 +40,10 @@ static int nsid_of(int fd)
 	char buf[1024] __attribute__((aligned(__alignof__(struct nlmsghdr))));
 	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
 	struct rtattr *rta;
-	int sock, len, nsid = -1;
-	ssize_t n;
+	ssize_t n = rtnl_once(&req, sizeof(req), buf, sizeof(buf));
+	int len, nsid = -1;
 
-	sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (sock < 0)
-		return -1;
-	if (send(sock, &req, sizeof(req), 0) == sizeof(req) &&
-	    (n = recv(sock, buf, sizeof(buf), 0)) > 0 && NLMSG_OK(nh, n) &&
-	    nh->nlmsg_type == RTM_NEWNSID) {
+	if (n > 0 && NLMSG_OK(nh, n) && nh->nlmsg_type == RTM_NEWNSID) {
 		len = nh->nlmsg_len - NLMSG_SPACE(sizeof(struct rtgenmsg));
 		rta = (struct rtattr *)((char *)NLMSG_DATA(nh) +
 					NLMSG_ALIGN(sizeof(struct rtgenmsg)));
@@ -55,7 +51,6 @@ static int nsid_of(int fd)
 			if (rta->rta_type == NETNSA_NSID)
 				memcpy(&nsid, RTA_DATA(rta), sizeof(nsid));
 	}
-	close(sock);
 	return nsid;
 }
 

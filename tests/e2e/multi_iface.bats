@@ -150,6 +150,39 @@ accounts_add_up()
 	accounts_add_up "$ERR"
 }
 
+# The veths a pattern selects share one program, loaded once, which finds each frame's slot
+# by its ifindex in a table of FBF_SLOT_TABLE_PER_SLOT (4) entries a slot: with --max-ifaces
+# 4, 16, where ifindexes 300 and 316 take the same entry. The one that comes second gets a
+# copy of its own, as every interface did before; each counts its own frames, exactly.
+@test "veths over a pattern share one program; one whose table entry is taken gets its own" {
+	local n sent
+
+	fbf_in_srv ip link add ch1 index 300 type veth peer name cp1 netns "$FBF_NS_CLI"
+	fbf_in_srv ip link add ch3 index 301 type veth peer name cp3 netns "$FBF_NS_CLI"
+	fbf_in_srv ip link add ch2 index 316 type veth peer name cp2 netns "$FBF_NS_CLI"
+	for n in 1 2 3; do
+		fbf_in_srv ip link set "ch$n" up
+		fbf_in_cli ip link set "cp$n" up
+	done
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 4 --json
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	[ "$(agent_prog_id "$ERR" ch1)" = "$(agent_prog_id "$ERR" ch3)" ]
+	[ "$(agent_prog_id "$ERR" ch1)" != "$(agent_prog_id "$ERR" ch2)" ]
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)" = "$(agent_prog_id "$ERR" ch1)" ]
+	for n in 1 2 3; do
+		flood "cp$n" "10.7$n.0.1" $((100 * n + 1))
+	done
+	fbf_stop_agent INT
+	for n in 1 2 3; do
+		sent=$((100 * n + 1))
+		[ "$(iface_value "$ERR" iface "ch$n" ipv4)" -eq "$sent" ]
+		[ "$(grep -c "\"iface\":\"ch$n\"" "$OUT")" -eq \
+			"$(iface_value "$ERR" iface "ch$n" produced)" ]
+	done
+	accounts_add_up "$ERR"
+	fbf_xdp_detached
+}
+
 # A fleet query by mode sees what each interface got: the agent-wide label is
 # --mode as asked (auto here), and each interface's own mode, skb on a veth
 # under auto, is in iface_info and in its account.
