@@ -19,6 +19,7 @@ leaked or missed anything (timings are figures, never a verdict).
 """
 import argparse
 import concurrent.futures
+import datetime
 import ctypes
 import http.client
 import json
@@ -115,6 +116,7 @@ class Pod:
 		sh("ip", "-n", self.ns, "link", "set", "eth0", "up")
 		sh("ip", "-n", HOST_NS, "link", "set", self.iface, "up")
 		self.created = time.monotonic()
+		self.created_wall = time.time()
 
 	def wait_ready(self):
 		"""Until eth0 can send: a device just up drops what it sends (noop qdisc) until the
@@ -357,6 +359,18 @@ def gone_accounts(err_path):
 	return counted
 
 
+def attach_times(err_path):
+	"""Per interface name: when the agent said it attached (its JSON log's time)."""
+	at = {}
+	for line in open(err_path, errors="replace"):
+		m = re.search(r'"time":"([^"]+)Z".*attached xdp_fizzbuzzfib \(prog id \d+\) to (pz\d+) ',
+			      line)
+		if m:
+			at[m.group(2)] = datetime.datetime.fromisoformat(m.group(1)).replace(
+				tzinfo=datetime.timezone.utc).timestamp()
+	return at
+
+
 def run(args, rate, aggregate, first):
 	tmp = tempfile.mkdtemp(prefix="fbfchurn.")
 	lock_dir, err_path = tmp + "/locks", tmp + "/agent.err"
@@ -452,6 +466,10 @@ def run(args, rate, aggregate, first):
 	in_burst = set(burst)
 	missed_burst = sum(max(0, p.sent - counted.get(p.iface, 0)) for p in lived if p in in_burst)
 	unattached = sum(1 for p in lived if p.iface not in counted)
+	# From the pod's veth up to the agent's line that it attached (lines cut by the rate: none).
+	at = attach_times(err_path)
+	latency = sorted(max(0.0, at[p.iface] - p.created_wall) for p in pods
+			 if p.created and p.iface in at)
 	errors = sum(1 for p in pods if p.error)
 	times = sorted(scraper.times)
 	leaked = {k: after[k] - before[k] for k in before
@@ -469,12 +487,15 @@ def run(args, rate, aggregate, first):
 		"cpu_ms_per_pod": cpu * 1e3 / len(pods), "lived": len(lived),
 		"frames_sent": sum(p.sent for p in lived), "missed": missed,
 		"missed_burst": missed_burst,
+		"attach_ms_p50": latency[len(latency) // 2] * 1e3 if latency else None,
+		"attach_ms_max": latency[-1] * 1e3 if latency else None,
 		"unattached": unattached, "vanished": vanished, "pod_errors": errors,
 		"unsaid": unsaid, "routine_said": routine_said, "misused": len(bad), "mishandled": mishandled, "error_lines": error_lines,
 		"catch_up_s": catch_up if settled else None, "agent_rc": rc,
 		"kept": tmp if keep else None,
 		**prom_figures,
-		"missed_pods": [[p.iface, p.sent, counted.get(p.iface), round(p.sent_at - p.created, 3)]
+		"missed_pods": [[p.iface, p.sent, counted.get(p.iface), round(p.sent_at - p.created, 3),
+				 round(at[p.iface] - p.created_wall, 3) if p.iface in at else None]
 				for p in lived if p.sent != counted.get(p.iface, 0)][:20],
 	}
 
@@ -513,6 +534,8 @@ def table(results):
 								    fmt(r.get("prom_scrapes")))),
 		("agent CPU ms per pod", lambda r: "%.2f" % r["cpu_ms_per_pod"]),
 		("catch-up after last pod s", lambda r: fmt(r["catch_up_s"], "%.2f")),
+		("attach after veth up ms: p50/max", lambda r: "%s/%s" % (
+			fmt(r["attach_ms_p50"], "%.0f"), fmt(r["attach_ms_max"], "%.0f"))),
 		("frames sent (lived >= 1 s)", lambda r: "%d" % r["frames_sent"]),
 		("frames missed: steady/burst", lambda r: "%d/%d" % (r["missed"] - r["missed_burst"],
 								      r["missed_burst"])),
