@@ -70,6 +70,68 @@ int fbf_counters_read_slot(int counters_fd, __u32 slot, struct fbf_counters *c)
 	return counters_sum(counters_fd, slot, slot + 1, c);
 }
 
+/* The kernel's "not supported", which its UAPI headers do not name. */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+/* Slots a batched read takes at once: a bound on its buffer, CPUs times this. */
+#define SLOTS_BATCH 64
+
+/* Every slot from one per-slot lookup each, where the kernel has no batched read. */
+static int slots_one_by_one(int counters_fd, __u32 count, struct fbf_counters *out)
+{
+	int err = 0;
+
+	for (__u32 slot = 0; slot < count && !err; slot++)
+		err = fbf_counters_read_slot(counters_fd, slot, &out[slot]);
+	return err;
+}
+
+int fbf_counters_read_slots(int counters_fd, __u32 count, struct fbf_counters *out)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	__u64 (*percpu)[NR_COUNTERS];
+	__u32 keys[SLOTS_BATCH], next = 0, n, done = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	percpu = calloc((size_t)ncpus * SLOTS_BATCH, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	memset(out, 0, count * sizeof(*out));
+	while (done < count && !err) {
+		n = SLOTS_BATCH;
+		err = bpf_map_lookup_batch(counters_fd, done ? &next : NULL, &next, keys, percpu,
+					   &n, &opts);
+		/* -ENOENT: the last batch, n entries of it read. */
+		if (err == -ENOENT)
+			err = 0;
+		else if (!err && !n)
+			err = -EIO;
+		if (err)
+			break;
+		for (__u32 k = 0; k < n; k++) {
+			__u64 *sum = (__u64 *)&out[keys[k]];
+
+			if (keys[k] >= count)
+				continue;
+			for (int cpu = 0; cpu < ncpus; cpu++)
+				for (size_t i = 0; i < NR_COUNTERS; i++)
+					sum[i] += percpu[(size_t)k * ncpus + cpu][i];
+		}
+		done += n;
+		if (n < SLOTS_BATCH)
+			break;
+	}
+	free(percpu);
+	/* Before 5.6 arrays have no batched read, and say so at the first. */
+	if (err && !done && (err == -EINVAL || err == -ENOTSUPP || err == -EOPNOTSUPP))
+		return slots_one_by_one(counters_fd, count, out);
+	return err;
+}
+
 void fbf_counters_since(struct fbf_counters *c, const struct fbf_counters *base)
 {
 	__u64 *v = (__u64 *)c;

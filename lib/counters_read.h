@@ -12,6 +12,12 @@ int fbf_counters_read(int counters_fd, struct fbf_counters *total);
 int fbf_counters_read_slot(int counters_fd, __u32 slot, struct fbf_counters *c);
 
 /*
+ * Slots 0 to @count - 1, each summed over every possible CPU into @out[slot],
+ * in batches of slots a system call where the kernel has it. 0 or -errno.
+ */
+int fbf_counters_read_slots(int counters_fd, __u32 count, struct fbf_counters *out);
+
+/*
  * @c less @base, counter by counter: what a slot counted since @base was
  * read, for the interface that took it then.
  */

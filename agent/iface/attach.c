@@ -245,8 +245,7 @@ int attachment_shared_open(struct attachment *shared, const struct attach_spec *
 	return 0;
 }
 
-/* Its entry in the slot table, if it has one, emptied: the program is off it, or never was. */
-static void slot_table_leave(struct attachment *a)
+void attachment_slot_leave(struct attachment *a)
 {
 	struct fbf_iface_slot none = {};
 
@@ -284,7 +283,7 @@ static int attach_shared(struct attachment *a, const struct attach_spec *spec,
 	a->prog_fd = fcntl(shared->prog_fd, F_DUPFD_CLOEXEC, 0);
 	if (a->prog_fd < 0) {
 		err = -errno;
-		slot_table_leave(a);
+		attachment_slot_leave(a);
 		pr_err("cannot attach %s to %s: %s\n", FBF_PROG_NAME, a->iface, strerror(-err));
 		return agent_exit_for_errno(err);
 	}
@@ -305,7 +304,7 @@ static int attach_shared(struct attachment *a, const struct attach_spec *spec,
 		a->linked = !err;
 	}
 	if (err) {
-		slot_table_leave(a);
+		attachment_slot_leave(a);
 		close(a->prog_fd);
 		a->prog_fd = -1;
 		if (err == -EBUSY || err == -EEXIST) {
@@ -624,7 +623,7 @@ void attachment_close(struct attachment *a)
 {
 	/* Detached, or gone with its device: no frame can look for its entry now. */
 	if (!a->attached)
-		slot_table_leave(a);
+		attachment_slot_leave(a);
 	if (a->linked)
 		close(a->link_fd);
 	/* Its own descriptor once the object is closed, else the object's. */

@@ -104,6 +104,13 @@ bool attachment_replaced(struct attachment *a, const struct bpf_xdp_query_opts *
 /* Forget pins libxdp left for an interface that no longer exists. */
 void attachment_forget_iface(struct attachment *a);
 
+/*
+ * Its entry in the shared program's slot table, if it has one, emptied: from
+ * the next run on, that program counts nothing of the interface in its slot,
+ * wherever the device is. Done by attachment_close() once it is off.
+ */
+void attachment_slot_leave(struct attachment *a);
+
 /* Release the program and the object (and with them the maps). */
 void attachment_close(struct attachment *a);
 

@@ -230,6 +230,15 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 
 	if (!routine || say_routine(s))
 		pr_info("interface %s (ifindex %d) %s\n", shown, m->ifindex, why);
+	/*
+	 * Out of the shared program's table, nothing of ours counts into the slot
+	 * once the grace period in gone_settle() has passed, wherever the device
+	 * went with the program: the slot is free for the next, not parked.
+	 */
+	if (m->att.shared) {
+		attachment_slot_leave(&m->att);
+		park = false;
+	}
 	m->going = true;
 	m->going_park = park;
 	m->suspect = false;
@@ -383,7 +392,8 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
-		 err ? "detaching failed; its slot is not used again" : "detached");
+		 !err ? "detached" : m->att.shared ? "detaching failed" :
+		 "detaching failed; its slot is not used again");
 	member_gone(s, m, why, err, false);
 }
 
@@ -529,7 +539,7 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 	} else if (s->one) {
 		one_gone(s, m);
 	} else {
-		if (err)
+		if (err && !m->att.shared)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
 				 " (its slot is not used again)");
 		/* Deleted is the churn's routine; moved, or a failure, is said always. */
@@ -556,7 +566,7 @@ static void link_event_apply(struct ifset *s, const struct link_event *ev)
 		for (__u32 i = 0; i < s->slots; i++)
 			if (s->m[i].ifindex && !s->m[i].going && s->m[i].listed != s->listing) {
 				attachment_forget_iface(&s->m[i].att);
-				/* Deleted, or moved with the program: its slot stays unused. */
+				/* Deleted, or moved with the program: a copy of its own parks the slot. */
 				if (s->one)
 					one_gone(s, &s->m[i]);
 				else
@@ -840,30 +850,34 @@ int ifset_prog_fd(const struct ifset *s)
 
 int ifset_shares(struct ifset *s, struct ifset_share **shares, struct fbf_counters *total)
 {
-	int fd = bpf_map__fd(s->maps->obj.counters), n = 0, err = 0;
-	struct fbf_counters slot, sum = {};
+	int fd = bpf_map__fd(s->maps->obj.counters), n = 0, err;
+	struct fbf_counters *slots, sum = {};
 	struct ifset_share *out;
 
 	out = calloc(s->slots + 1, sizeof(*out));
-	if (!out)
+	slots = calloc(s->slots, sizeof(*slots));
+	if (!out || !slots) {
+		free(out);
+		free(slots);
 		return -ENOMEM;
+	}
+	/* A batch of slots a system call: the lock, which an attach waits for, held briefly. */
 	pthread_mutex_lock(&s->lock);
+	err = fbf_counters_read_slots(fd, s->slots, slots);
 	for (__u32 i = 0; i < s->slots && !err; i++) {
 		struct ifset_member *m = &s->m[i];
 
-		err = fbf_counters_read_slot(fd, i, &slot);
-		if (err)
-			break;
-		fbf_counters_add(&sum, &slot);
+		fbf_counters_add(&sum, &slots[i]);
 		if (!m->ifindex)
 			continue;
 		escape_label(out[n].label, sizeof(out[n].label), m->name);
 		out[n].mode = xdp_mode_name(m->att.mode);
-		out[n].c = slot;
+		out[n].c = slots[i];
 		fbf_counters_since(&out[n].c, &m->base);
 		n++;
 	}
 	pthread_mutex_unlock(&s->lock);
+	free(slots);
 	if (err) {
 		free(out);
 		return err;
