@@ -566,7 +566,7 @@ static void link_event_apply(struct ifset *s, const struct link_event *ev)
 		for (__u32 i = 0; i < s->slots; i++)
 			if (s->m[i].ifindex && !s->m[i].going && s->m[i].listed != s->listing) {
 				attachment_forget_iface(&s->m[i].att);
-				/* Deleted, or moved with the program: a copy of its own parks the slot. */
+				/* Deleted, or moved with its own copy, which parks it. */
 				if (s->one)
 					one_gone(s, &s->m[i]);
 				else
