@@ -248,6 +248,38 @@ start_with_caps()
 	fbf_xdp_detached
 }
 
+# The DaemonSet's way: a pattern, without CAP_SYS_ADMIN. The veths share one program, each
+# through a BPF link of its own, and each counts its own frames.
+@test "least privilege: the same over a pattern: veths share one program, a link each, counted apart" {
+	local id n sent ipv4
+
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	for n in 1 2; do
+		fbf_in_srv ip link add "lp$n" type veth peer name "lq$n" netns "$FBF_NS_CLI"
+		fbf_in_srv ip link set "lp$n" up
+		fbf_in_cli ip link set "lq$n" up
+	done
+	FBF_START_SAYS='serving every interface' start_with_caps "$LINK_CAPS" --iface 'lp*'
+	grep -q '^CapEff:	000000c000001000$' "/proc/$FBF_AGENT_PID/status"
+	id=$(grep -Eo 'prog id [0-9]+\) to lp1 ' "$ERR" | grep -Eo '[0-9]+')
+	[ -n "$id" ]
+	grep -q "prog id $id) to lp2 " "$ERR"
+	grep -q "prog id $id) to $FBF_VETH_SRV " "$ERR"
+	[ "$(fbf_in_srv bpftool -j link show | grep -Eo "\"prog_id\":${id}[,}]" | wc -l)" -eq 3 ]
+	for n in 1 2; do
+		fbf_in_cli "$FBF_BUILD/rawflood" "lq$n" 5 "10.8$n.0.1" 16 "$FBF_SERVER" $((50 * n)) \
+			>/dev/null
+	done
+	fbf_stop_agent TERM
+	for n in 1 2; do
+		sent=$((50 * n))
+		ipv4=$(grep -Eo "iface iface=lp$n .*" "$ERR" | tail -n 1 | tr ' ' '\n' |
+			awk -F= '$1 ~ /^(none|fizz|buzz|fizzbuzz|fibonacci)$/ { s += $2 } END { print s + 0 }')
+		[ "$ipv4" -eq "$sent" ]
+	done
+	[ -z "$(fbf_in_srv bpftool -j link show | grep -Eo "\"prog_id\":${id}[,}]")" ]
+}
+
 @test "least privilege: without CAP_SYS_ADMIN, another's program is left alone, said in one line" {
 	local id
 
