@@ -10,8 +10,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -148,6 +151,41 @@ static int events_no_room(const struct attach_spec *spec)
 	return AGENT_EXIT_USAGE;
 }
 
+/*
+ * Before 5.11 the kernel charges BPF maps to the process's locked-memory
+ * limit, which libbpf can raise only with CAP_SYS_RESOURCE: a map refused
+ * with EPERM there, under a finite limit, met that limit. Its size in KiB,
+ * or 0 where that is not it.
+ */
+static unsigned long memlock_limit_kib(int err)
+{
+	unsigned int major, minor;
+	struct utsname u;
+	struct rlimit r;
+
+	if (err != -EPERM || uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    major > 5 || (major == 5 && minor >= 11) || getrlimit(RLIMIT_MEMLOCK, &r) ||
+	    r.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return r.rlim_cur / 1024 ?: 1;
+}
+
+/* "cannot create @what: ..." for @err, in one line, and the exit status. */
+static int maps_refused(const char *what, int err)
+{
+	unsigned long kib = memlock_limit_kib(err);
+
+	if (kib) {
+		pr_err("cannot create %s: %s; before Linux 5.11 BPF maps count against the "
+		       "locked-memory limit, %lu KiB here: run the agent with it unlimited "
+		       "(ulimit -l unlimited, systemd's LimitMEMLOCK=infinity, podman's --ulimit "
+		       "memlock=-1:-1) or with CAP_SYS_RESOURCE\n", what, strerror(-err), kib);
+		return AGENT_EXIT_NO_PRIVILEGE;
+	}
+	pr_err("cannot create %s: %s\n", what, strerror(-err));
+	return agent_exit_for_errno(err);
+}
+
 /* The object of attachment_attach() (@maps given) or attachment_maps_open() (@slot: slots). */
 static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 			  struct iface_lock *lock, const struct fbf_object *maps, __u32 slot)
@@ -187,9 +225,11 @@ static int object_prepare(struct attachment *a, const struct attach_spec *spec,
 	if (err == -ENOMEM)
 		return events_no_room(spec);
 	if (err) {
-		pr_err("cannot create the event %s for %u events: %s\n",
-		       events_map_kind(spec->transport), spec->queue_size, strerror(-err));
-		return agent_exit_for_errno(err);
+		char what[64];
+
+		snprintf(what, sizeof(what), "the event %s for %u events",
+			 events_map_kind(spec->transport), spec->queue_size);
+		return maps_refused(what, err);
 	}
 	return 0;
 }
@@ -203,11 +243,7 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 	if (err)
 		return err;
 	err = fbf_object_load_maps(&a->obj) ?: fbf_object_reader_map(&a->obj);
-	if (err) {
-		pr_err("cannot create the program's maps: %s\n", strerror(-err));
-		return agent_exit_for_errno(err);
-	}
-	return 0;
+	return err ? maps_refused("the program's maps", err) : 0;
 }
 
 int attachment_shared_open(struct attachment *shared, const struct attach_spec *spec,

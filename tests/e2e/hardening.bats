@@ -261,7 +261,7 @@ start_with_caps()
 	done
 	FBF_START_SAYS='serving every interface' start_with_caps "$LINK_CAPS" --iface 'lp*'
 	grep -q '^CapEff:	000000c000001000$' "/proc/$FBF_AGENT_PID/status"
-	id=$(grep -Eo 'prog id [0-9]+\) to lp1 ' "$ERR" | grep -Eo '[0-9]+')
+	id=$(grep -Eo 'prog id [0-9]+\) to lp1 ' "$ERR" | grep -Eo '^prog id [0-9]+' | grep -Eo '[0-9]+$')
 	[ -n "$id" ]
 	grep -q "prog id $id) to lp2 " "$ERR"
 	grep -q "prog id $id) to $FBF_VETH_SRV " "$ERR"
@@ -291,6 +291,23 @@ start_with_caps()
 	[[ "$output" == *"needs capability CAP_SYS_ADMIN, which the agent lacks"* ]]
 	[ "$(fbf_attached_prog_id)" = "$id" ]
 	fbf_in_srv xdp-loader unload "$FBF_VETH_SRV" --all
+}
+
+@test "least privilege before Linux 5.11: a locked-memory limit the maps do not fit is named, exit 4" {
+	local release major minor
+
+	release=$(uname -r)
+	IFS=. read -r major minor _ <<<"$release"
+	[ "$major" -lt 5 ] || { [ "$major" -eq 5 ] && [ "$minor" -lt 11 ]; } ||
+		skip "Linux $release charges BPF maps to the memory cgroup, not RLIMIT_MEMLOCK (5.11+)"
+	command -v capsh >/dev/null || skip "capsh is not installed (libcap2-bin, make deps)"
+	# Soft and hard: under a higher hard limit libbpf raises its own, no capability needed.
+	ulimit -l 64
+	run_with_caps "$LINK_CAPS" --iface "$FBF_VETH_SRV" --duration 5
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"before Linux 5.11 BPF maps count against the locked-memory limit, 64 KiB here"* ]]
+	[ "$(grep -c ' error ' <<<"$output")" -eq 1 ]
+	fbf_xdp_detached
 }
 
 @test "least privilege: one capability fewer exits 4 and names it" {
