@@ -185,10 +185,6 @@ static bool say_routine(struct ifset *s)
 }
 
 /*
- * The program left @m (@why says how, a line of the churn's routine or
- * not), or may run on (@park): its account once no run is left.
- */
-/*
  * The accounts of the members gone: final once every run of their programs
  * that began has ended, which one grace period waits out for all of them
  * (a burst's hundreds of deletions would otherwise wait one each, and the
@@ -222,7 +218,11 @@ static void gone_settle(struct ifset *s)
 	}
 }
 
-/* Gone: said now, its account once its program's last run has ended (gone_settle()). */
+/*
+ * The program left @m (@why says how, a line of the churn's routine or
+ * not), or may run on (@park): said now, its account once no run is left
+ * (gone_settle()).
+ */
 static void member_gone(struct ifset *s, struct ifset_member *m, const char *why, bool park,
 			bool routine)
 {
