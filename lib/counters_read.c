@@ -93,7 +93,7 @@ int fbf_counters_read_slots(int counters_fd, __u32 count, struct fbf_counters *o
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 	__u64 (*percpu)[NR_COUNTERS];
-	__u32 keys[SLOTS_BATCH], next = 0, n, done = 0;
+	__u32 keys[SLOTS_BATCH] = {}, next = 0, n, done = 0;
 
 	if (ncpus < 0)
 		return ncpus;
@@ -112,11 +112,10 @@ int fbf_counters_read_slots(int counters_fd, __u32 count, struct fbf_counters *o
 			err = -EIO;
 		if (err)
 			break;
-		for (__u32 k = 0; k < n; k++) {
-			__u64 *sum = (__u64 *)&out[keys[k]];
+		/* An array's batch is its keys in order from done. */
+		for (__u32 k = 0; k < n && done + k < count; k++) {
+			__u64 *sum = (__u64 *)&out[done + k];
 
-			if (keys[k] >= count)
-				continue;
 			for (int cpu = 0; cpu < ncpus; cpu++)
 				for (size_t i = 0; i < NR_COUNTERS; i++)
 					sum[i] += percpu[(size_t)k * ncpus + cpu][i];

@@ -20,7 +20,7 @@
 #                        bpf-prog-kib, bpf-map-kib (bytes_memlock of the
 #                        programs and maps it holds), progs, maps
 #   ifaces/appear/n=N    FBF_IFACES_APPEAR (16) interfaces added one by one
-#                        while it serves: from `ip link add` returning (the
+#                        while it serves: from just before `ip link add` (the
 #                        clock read then) to the --json log time of its
 #                        "attached ... to NAME" line: attach-ms-p50, -max;
 #                        attached: how many it did attach. Deleted after.
@@ -204,8 +204,8 @@ for n in "${counts[@]}"; do
 
 	: >"$work/appear"
 	for ((k = 0; k < appear; k++)); do
-		ip -n "$ns" link add "bin$k" type veth peer name "binp$k" netns "$peer"
 		t0=$(now_us)
+		ip -n "$ns" link add "bin$k" type veth peer name "binp$k" netns "$peer"
 		wait_log "attached .* to bin$k [(]"
 		echo "$(($(log_us "attached .* to bin$k [(]") - t0))" >>"$work/appear"
 	done
