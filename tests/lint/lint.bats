@@ -6,7 +6,7 @@
 # errexit lets one pass; the same file written right passes; and the layout
 # check names a source file that docs/design.md leaves out; a merge conflict
 # left in a file is caught; a C line past 100 columns, tabs counted to their
-# stops, is caught; a command that no package brings fails make test's run,
+# stops, is caught, but not under testing/third_party/; a command that no package brings fails make test's run,
 # named with its test; and the tree itself passes make lint.
 
 bats_require_minimum_version 1.5.0
@@ -149,6 +149,26 @@ plant()
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[ "$output" = "src/planted.c:3: 101 columns, over 100" ]
+}
+
+@test "others' C under testing/third_party/ keeps its upstream's line widths" {
+	local tree=$BATS_TEST_TMPDIR/tree x120
+
+	mkdir -p "$tree/testing/third_party/up" "$tree/src"
+	printf -v x120 '%120s' ''
+	printf 'int a; /* %s */\n' "$x120" >"$tree/testing/third_party/up/wide.c"
+	git -C "$tree" init -q
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/c_columns.sh" "$tree"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	cp "$tree/testing/third_party/up/wide.c" "$tree/src/wide.c"
+	git -C "$tree" add .
+	run "$ROOT/tests/lint/c_columns.sh" "$tree"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "src/wide.c:1: 133 columns, over 100" ]
 }
 
 @test "this tree: make lint finds nothing, and says so in one line" {
