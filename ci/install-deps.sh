@@ -52,9 +52,10 @@ pkgs_image=(buildah)
 # xdp-tools (xdp-loader, and objects for the cost tool), the servers the
 # output and metrics tests talk to, systemd and its container for the units,
 # the manual page's linters, capsh; podman, runc, catatonit (kube play's
-# pause image) and python3-yaml for the image's tests.
+# pause image) and python3-yaml for the image's tests; patch, which plants
+# the regression in a copy of a third-party program (testing/third_party/tracing.mk).
 pkgs_test=(
-	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin
+	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin patch
 	prometheus logrotate systemd systemd-container man-db mandoc
 	podman runc catatonit python3-yaml
 )

@@ -3,7 +3,8 @@
 # Others' tracing programs, for the cost tool's tracing tests (testing/third_party/TRACING.md):
 # bcc's libbpf-tools (testing/third_party/bcc-libbpf-tools) and libbpf-bootstrap's examples
 # (testing/third_party/libbpf-bootstrap), each built from its source as upstream builds it,
-# into $(OUTPUT)/testing/trace/NAME.bpf.o.
+# into $(OUTPUT)/testing/trace/NAME.bpf.o, and opensnoop once more with a loop planted in
+# its sys_enter_openat program (planted.patch beside it), which the gate must catch.
 #
 # They are CO-RE: they include a vmlinux.h that bpftool dumps from this host's kernel BTF,
 # and libbpf relocates them to the kernel that loads them, which need not be this one.
@@ -25,7 +26,8 @@ TRACE_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(TRACE_ARCH) -I$(TRACE_DIR) $
 TRACE_BCC_OBJS := $(addprefix $(TRACE_DIR)/,opensnoop.bpf.o runqlat.bpf.o)
 TRACE_BOOTSTRAP_OBJS := $(addprefix $(TRACE_DIR)/,kprobe.bpf.o fentry.bpf.o profile.bpf.o \
 			lsm.bpf.o minimal.bpf.o bootstrap.bpf.o)
-TRACE_THIRD_PARTY_OBJS := $(TRACE_BCC_OBJS) $(TRACE_BOOTSTRAP_OBJS)
+TRACE_PLANTED_OBJ := $(TRACE_DIR)/opensnoop_planted.bpf.o
+TRACE_THIRD_PARTY_OBJS := $(TRACE_BCC_OBJS) $(TRACE_BOOTSTRAP_OBJS) $(TRACE_PLANTED_OBJ)
 
 test-build: $(TRACE_THIRD_PARTY_OBJS)
 
@@ -50,3 +52,15 @@ $(TRACE_BCC_OBJS): $(TRACE_DIR)/%.bpf.o: $(TRACE_BCC)/%.bpf.c $(TRACE_VMLINUX_H)
 $(TRACE_BOOTSTRAP_OBJS): $(TRACE_DIR)/%.bpf.o: $(TRACE_BOOTSTRAP)/%.bpf.c $(TRACE_VMLINUX_H)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(TRACE_CFLAGS) -c $< -o $@
+
+# The planted regression: the vendored source stays as upstream wrote it; its copy under
+# $(OUTPUT) takes the patch, and finds opensnoop.h in the vendored folder.
+$(TRACE_DIR)/planted/opensnoop.bpf.c: $(TRACE_BCC)/opensnoop.bpf.c $(TRACE_BCC)/planted.patch
+	$(call msg,PATCH,$@)
+	@mkdir -p $(@D)
+	$(Q)patch -s -o $@ $< $(TRACE_BCC)/planted.patch || { rm -f $@; exit 1; }
+
+$(TRACE_PLANTED_OBJ): $(TRACE_DIR)/planted/opensnoop.bpf.c $(TRACE_BCC)/opensnoop.h \
+		      $(TRACE_VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(TRACE_CFLAGS) -I$(TRACE_BCC) -c $< -o $@
