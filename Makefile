@@ -142,7 +142,7 @@ INCLUDES_lib :=
 INCLUDES_testing := -Itesting
 INCLUDES_tools := -Itools/trafficgen -Itesting
 INCLUDES_tests := -Itesting -Iagent -Itests/bpf -Itools/trafficgen
-INCLUDES_bench := -Itesting -Ibench/kernel -Ibench/micro
+INCLUDES_bench := -Itesting -Ibench/kernel -Ibench/micro -Ibench/cost
 
 # One object per source, under $(OUTPUT)/obj/ by its path: objects never mix.
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
@@ -303,7 +303,7 @@ include testing/testing.mk tools/trafficgen/trafficgen.mk tools/rawflood/rawfloo
 include tests/lint/lint.mk
 include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk \
 	bench/cost/cost.mk bench/churn/churn.mk
-include testing/third_party/tracing.mk
+include bench/cost/trace/trace.mk testing/third_party/tracing.mk
 
 # Only this build's own dependency files: not those of the gate's base, which
 # builds in a worktree under build/.

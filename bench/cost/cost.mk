@@ -74,11 +74,11 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_REWRITE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What any XDP or TC object costs (make cost, make cost-compare):
+# What any XDP, TC or tracing object costs (make cost, make cost-compare); a tracing
+# object's programs (kprobe, fentry, tracepoint, raw_tp, tp_btf, lsm, uprobe, perf_event)
+# are measured by bench/cost/trace/trace.sh, which says how:
 #
 #   cost.sh measure OBJECT [PROG [MAPS [PCAP]]]
 #       the verifier's figures, every frame shape of the corpus through
@@ -169,7 +171,8 @@ time_arms()
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
 	  exit $exit_failed; }
-for tool in "$build/bench/cost_run" "$build/xdp_pass.bpf.o" "$build/tc_ok.bpf.o"; do
+for tool in "$build/bench/cost_run" "$build/bench/cost_trace" "$build/xdp_pass.bpf.o" \
+	    "$build/tc_ok.bpf.o"; do
 	[ -e "$tool" ] || { echo "cost: $tool is missing: run make bench-build" >&2
 			    exit $exit_failed; }
 done
@@ -179,6 +182,22 @@ done
 prog_type()
 {
 	"$build/bench/cost_run" type ${2:+-p "$2"} "$1" || exit
+}
+
+# family OBJECT PROG: the hook family that measures the object's program (cost_trace
+# family): "packet" (XDP, TC: cost_run, here) or "trace" (bench/cost/trace/trace.sh); an
+# object of neither ends the run with its line and status.
+family()
+{
+	"$build/bench/cost_trace" family ${2:+-p "$2"} "$1" || exit
+}
+
+# trace_only WHAT: an option of the packet family given for a tracing object ends the run.
+trace_only()
+{
+	echo "cost: $1 is for XDP and TC programs; a tracing program's hooks are fired by its" \
+	     "workload (WORKLOAD=)" >&2
+	exit $exit_type_option
 }
 
 # arm NAME OBJECT PROG: the arm as cost_run takes it, NAME:PROG=OBJECT where PROG is given.
@@ -216,6 +235,11 @@ measure)
 	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_maps "$maps"
+	if [ "$(family "$obj" "$prog")" = trace ]; then
+		[ -z "$pcap" ] || trace_only PCAP
+		[ -z "$kernels" ] || trace_only KERNELS
+		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
+	fi
 	check_capture
 	[ -z "$prog" ] || load_args+=(-p "$prog")
 	[ -z "$maps" ] || load_args+=(-m "$maps")
@@ -252,6 +276,23 @@ compare)
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_maps "$maps"
+	if [ "$(family "$base" "$base_prog")" = trace ] ||
+	   [ "$(family "$candidate" "$candidate_prog")" = trace ]; then
+		[ -z "$pcap" ] || trace_only PCAP
+		[ -z "$kernels" ] || trace_only KERNELS
+		if [ "$(family "$base" "$base_prog")" != "$(family "$candidate" "$candidate_prog")" ]
+		then
+			echo "cost: one of BASE and CANDIDATE holds tracing programs, the other" \
+			     "packet programs: compare objects of one family" >&2
+			exit $exit_type_option
+		fi
+		if [ "$base_prog" != "$candidate_prog" ]; then
+			echo "cost: tracing programs are compared by name: give PROG=, or" \
+			     "BASE_PROG and CANDIDATE_PROG alike" >&2
+			exit $exit_type_option
+		fi
+		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps"
+	fi
 	check_capture
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	base_type=$(prog_type "$base" "$base_prog")

@@ -12,7 +12,7 @@ enum cost_exit {
 	COST_EXIT_REGRESSION = 1,	/* cost-compare: the candidate costs more */
 	COST_EXIT_USAGE = 2,		/* wrong arguments */
 	COST_EXIT_OPEN = 3,		/* OBJ, MAPS or PCAP missing; OBJ not a BPF object */
-	COST_EXIT_NO_XDP = 4,		/* no XDP or TC program in OBJ */
+	COST_EXIT_NO_XDP = 4,		/* no program of a type the tool measures in OBJ */
 	COST_EXIT_SEVERAL = 5,		/* several XDP or TC programs and no PROG= */
 	COST_EXIT_NO_PROG = 6,		/* no XDP or TC program named PROG */
 	COST_EXIT_REFUSED = 7,		/* the verifier refused the program */
@@ -30,6 +30,14 @@ enum cost_exit {
 	COST_EXIT_DUMP_MAP = 21,	/* a MAPS dump names a map the object lacks */
 	COST_EXIT_NO_GLOBAL = 22,	/* SET names a global variable the object lacks */
 	COST_EXIT_GLOBAL_FIT = 23,	/* SET's value does not fit its variable */
+	/* Tracing programs (trace/), from 30 */
+	COST_EXIT_NO_HOOK = 30,		/* the kernel lacks the function or tracepoint hooked */
+	COST_EXIT_LSM = 31,		/* an LSM hook the kernel cannot take: bpf not an LSM */
+	COST_EXIT_UPROBE = 32,		/* a uprobe's binary or function missing */
+	COST_EXIT_WORKLOAD = 33,	/* WORKLOAD failed */
+	COST_EXIT_NOT_FIRED = 34,	/* the workload ran no program at all */
+	COST_EXIT_NO_TRIGGER = 35,	/* no built-in trigger fires the hook: WORKLOAD= */
+	COST_EXIT_HOOK_KERNEL = 36,	/* the kernel lacks the kind of hook: kprobes, BTF */
 };
 
 #endif /* FBF_COST_EXITS_H */

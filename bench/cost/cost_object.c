@@ -57,7 +57,7 @@ void cost_object_init(void)
  * BEGIN and END markers after a refusal; false if there is none, so the
  * failure came before the verifier (no permission, a map the kernel lacks).
  */
-static bool print_refusal(void)
+bool cost_object_print_refusal(void)
 {
 	const char *begin_mark = "-- BEGIN PROG LOAD LOG --\n";
 	char *begin, *end, *p;
@@ -86,7 +86,8 @@ static bool print_refusal(void)
 }
 
 /* One "MAP KEY VALUE" line into the loaded object's map; the same value on every CPU. */
-static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char *line)
+static int fill_entry(struct cost_state *st, struct bpf_object *obj, const char *file,
+		      int line_no, char *line)
 {
 	char *name = strtok(line, " \t\n"), *key_hex = strtok(NULL, " \t\n");
 	char *value_hex = strtok(NULL, " \t\n");
@@ -102,7 +103,7 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 			"them)\n", file, line_no);
 		return COST_EXIT_MAPS;
 	}
-	map = bpf_object__find_map_by_name(cp->obj, name);
+	map = bpf_object__find_map_by_name(obj, name);
 	if (!map) {
 		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
 			"file OBJ lists its maps)\n", file, line_no, name);
@@ -140,7 +141,7 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 				line_no, name, strerror(errno));
 		goto out;
 	}
-	cost_state_filled(&cp->state, map, 1);
+	cost_state_filled(st, map, 1);
 	err = 0;
 out:
 	free(key);
@@ -148,7 +149,7 @@ out:
 	return err;
 }
 
-static int fill_maps(struct cost_prog *cp, const char *file)
+static int fill_maps(struct cost_state *st, struct bpf_object *obj, const char *file)
 {
 	char line[4096];
 	int line_no = 0, err = 0;
@@ -160,9 +161,15 @@ static int fill_maps(struct cost_prog *cp, const char *file)
 		return COST_EXIT_MAPS;
 	}
 	while (!err && fgets(line, sizeof(line), f))
-		err = fill_entry(cp, file, ++line_no, line);
+		err = fill_entry(st, obj, file, ++line_no, line);
 	fclose(f);
 	return err;
+}
+
+int cost_object_fill(struct cost_state *st, struct bpf_object *obj, const char *maps_file)
+{
+	return cost_state_is_dump(maps_file) ? cost_state_fill_dumps(st, obj, maps_file) :
+	       fill_maps(st, obj, maps_file);
 }
 
 /* "a (xdp), b (sched_cls)": each program of the object and its type, for a line on stderr. */
@@ -281,7 +288,7 @@ static int tell_refusal(struct cost_prog *cp, const char *path, const char *name
 	libbpf_log_len = 0;
 	if (libbpf_log)
 		libbpf_log[0] = '\0';
-	if (!bpf_object__load(cp->obj) || !print_refusal())
+	if (!bpf_object__load(cp->obj) || !cost_object_print_refusal())
 		return 0;
 	fprintf(stderr, "cost: the verifier refused %s in %s: its log ends as above\n",
 		bpf_program__name(cp->prog), path);
@@ -328,9 +335,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		return COST_EXIT_FAILED;
 	}
 	if (maps_file)
-		err = cost_state_is_dump(maps_file) ?
-		      cost_state_fill_dumps(&cp->state, cp->obj, maps_file) :
-		      fill_maps(cp, maps_file);
+		err = cost_object_fill(&cp->state, cp->obj, maps_file);
 	err = err ?: cost_state_count(&cp->state, cp->obj, false);
 	if (err > 0)
 		return err;

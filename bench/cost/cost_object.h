@@ -86,4 +86,16 @@ int cost_prog_figures(const struct cost_prog *cp, struct prog_static_figures *fi
 
 void cost_prog_close(struct cost_prog *cp);
 
+/*
+ * A loaded object's maps filled from @maps_file, bpftool's dumps or "MAP KEY VALUE"
+ * lines, as cost_prog_load() fills them: 0, or one line and the cost_exit status.
+ */
+int cost_object_fill(struct cost_state *st, struct bpf_object *obj, const char *maps_file);
+
+/*
+ * After a load that failed: the verifier log's last lines, which say why, on
+ * stderr; false if there is none (the failure came before the verifier).
+ */
+bool cost_object_print_refusal(void);
+
 #endif /* FBF_COST_OBJECT_H */

@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool on tracing programs (bench/cost/trace/): programs nobody here wrote
+# (testing/third_party/TRACING.md: bcc's opensnoop and runqlat, libbpf-bootstrap's kprobe,
+# fentry, profile and lsm examples) and the tests' own (testing/cost_trace_probe.bpf.c):
+# each family measured where this kernel takes it, and one line with its status where it
+# does not; events read; the CPU curve; the gate on a planted loop; every bad input.
+# Short rounds: the figures are checked for being there, never for how fast, but for the
+# curve's shared counter, whose 2-CPU cost is several times its 1-CPU cost.
+
+load ../../../testing/netns
+load ../../bmf
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads and attaches BPF programs"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=${FBF_COST_ROUNDS:-3}
+	export FBF_COST_TRACE_PHASE_MS=${FBF_COST_TRACE_PHASE_MS:-30} FBF_COST_CPU_ROUNDS=1
+	TRACE=$FBF_BUILD/testing/trace
+	PROBE=$FBF_BUILD/testing/cost_trace
+}
+
+cost() { run bench/cost/cost.sh "$@"; }
+
+# has_kprobes: whether this kernel was built with kprobes (CONFIG_KPROBES).
+has_kprobes()
+{
+	[ -e /sys/bus/event_source/devices/kprobe/type ] || [ -e /sys/kernel/tracing/kprobe_events ] ||
+		[ -e /sys/kernel/debug/tracing/kprobe_events ]
+}
+
+@test "a tracepoint object nobody here wrote: opensnoop's six programs, its perf buffer read" {
+	# Its loader passes every user: targ_uid -1 (INVALID_UID).
+	FBF_COST_SET=targ_uid=0xffffffff cost measure "$TRACE/opensnoop.bpf.o"
+	[ "$status" -eq 0 ]
+	grep -E '^tracepoint__syscalls__sys_exit_openat +tracepoint/syscalls/sys_exit_openat +openat +1\.00 ' \
+		<<<"$output"
+	grep -E '^openat +[0-9,.]+ +[0-9,.]+ +\+' <<<"$output"
+	grep -E '^  openat: [1-9][0-9,]* events read, 0 lost, from events \(perf event array\)' \
+		<<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" \
+		cost/prog/tracepoint__syscalls__sys_exit_openat:latency \
+		cost/prog/tracepoint__syscalls__sys_exit_openat:runs \
+		cost/prog/tracepoint__syscalls__sys_exit_openat:jited-bytes \
+		cost/workload/openat:latency cost/workload/openat/bare:latency \
+		cost/workload/openat/added:latency cost/workload/open:latency \
+		cost/workload/openat2:latency
+}
+
+@test "raw_tp and tp_btf nobody here wrote: runqlat on the scheduler's ping-pong and on exec" {
+	cost measure "$TRACE/runqlat.bpf.o"
+	[ "$status" -eq 0 ]
+	for prog in handle_sched_switch sched_switch handle_sched_wakeup sched_wakeup; do
+		grep -E "^$prog +(raw_tp|tp_btf)/sched_(switch|wakeup) +sched +[0-9.]+ +[0-9,.]+ " \
+			<<<"$output"
+	done
+	grep -E '^sched_wakeup_new +tp_btf/sched_wakeup_new +exec ' <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/prog/sched_switch:latency \
+		cost/prog/handle_sched_switch:runs cost/workload/sched:latency \
+		cost/workload/exec/bare:latency
+}
+
+@test "a perf_event sampler nobody here wrote: profile's ns a sample, its ring buffer read" {
+	FBF_COST_TRACE_HZ=1000 cost measure "$TRACE/profile.bpf.o"
+	[ "$status" -eq 0 ]
+	grep -E '^profile +perf_event +cpu ' <<<"$output"
+	grep -E '^  profile: [0-9,.]+ ns a sample, [0-9,.]+ samples a second on each CPU \(cpu-clock at 1000 Hz\)' \
+		<<<"$output"
+	grep -E '^  cpu: [1-9][0-9,]* events read, 0 lost, from events \(ring buffer\)' <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/prog/profile:latency \
+		cost/prog/profile:cpu-percent cost/workload/cpu/bare:latency
+}
+
+@test "on this kernel: a kprobe nobody here wrote, or one line saying the kernel has no kprobes" {
+	cost measure "$TRACE/kprobe.bpf.o"
+	if has_kprobes; then
+		[ "$status" -eq 0 ]
+		grep -E '^do_unlinkat +kprobe/do_unlinkat +unlinkat +1\.00 ' <<<"$output"
+		grep -E '^do_unlinkat_exit +kretprobe/do_unlinkat +unlinkat +1\.00 ' <<<"$output"
+	else
+		[ "$status" -eq 36 ]
+		[[ "$output" == "cost: do_unlinkat (kprobe/do_unlinkat): this kernel ($(uname -r)) has no kprobes (CONFIG_KPROBES is off): "* ]]
+	fi
+}
+
+@test "on this kernel: fentry nobody here wrote, or one line saying the kernel refuses it" {
+	cost measure "$TRACE/fentry.bpf.o"
+	if [ "$status" -eq 0 ]; then
+		grep -E '^do_unlinkat +fentry/do_unlinkat +unlinkat +1\.00 ' <<<"$output"
+		grep -E '^do_unlinkat_exit +fexit/do_unlinkat +unlinkat +1\.00 ' <<<"$output"
+	else
+		[ "$status" -eq 36 ]
+		[[ "${lines[-1]}" == "cost: do_unlinkat"*" (f"*"/do_unlinkat): this kernel ($(uname -r)) refused to load it: Operation not permitted"* ]]
+	fi
+}
+
+@test "the CPUs: a hash value every CPU counts into climbs, its per-CPU twin stays flat" {
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: the curve needs two"
+	FBF_COST_TRACE_PHASE_MS=100 cost measure "$PROBE"_shared.bpf.o
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"count_getpid climbs: "*"x its 1-CPU cost on $(nproc) CPUs (over 1.5x)"* ]]
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/1/prog/count_getpid:latency \
+		"cost/cpus/$(nproc)/prog/count_getpid:latency"
+	FBF_COST_TRACE_PHASE_MS=100 cost measure "$PROBE"_percpu.bpf.o
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"count_getpid stays flat: "* ]]
+}
+
+@test "a uprobe on the C library's getpid, fired by the getpid trigger" {
+	cost measure "$PROBE"_uprobe.bpf.o
+	[ "$status" -eq 0 ]
+	grep -E '^count_libc_getpid +uprobe/libc\.so\.6:getpid +getpid +1\.00 ' <<<"$output"
+}
+
+@test "cost-compare flags a 300-step loop planted in one of opensnoop's programs" {
+	FBF_COST_SET=targ_uid=0xffffffff FBF_COST_CPU_ROUNDS=0 cost compare \
+		"$TRACE/opensnoop.bpf.o" "$TRACE/opensnoop_planted.bpf.o"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: tracepoint__syscalls__sys_enter_openat "* ]]
+	check_bmf_measures "$RESULTS/cost-compare.bmf.json" \
+		cost/prog/tracepoint__syscalls__sys_enter_openat:latency
+}
+
+@test "cost-compare of an object against itself passes" {
+	FBF_COST_CPU_ROUNDS=0 cost compare "$PROBE"_percpu.bpf.o "$PROBE"_percpu.bpf.o
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
+}
+
+@test "WORKLOAD: a command fires the hooks, timed the same way" {
+	FBF_COST_WORKLOAD="cat /proc/version >/dev/null" FBF_COST_SET=targ_uid=0xffffffff \
+		FBF_COST_ROUNDS=3 cost measure "$TRACE/opensnoop.bpf.o"
+	[ "$status" -eq 0 ]
+	grep -E '^tracepoint__syscalls__sys_exit_openat +tracepoint/syscalls/sys_exit_openat +openat +[0-9.]+ ' \
+		<<<"$output"
+	grep -E '^command +[0-9,.]+ +[0-9,.]+ ' <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/workload/command:latency \
+		cost/workload/command/bare:latency
+}
+
+@test "bad input: each one line and its status" {
+	if has_kprobes; then
+		cost measure "$PROBE"_no_func.bpf.o
+		[ "$status" -eq 30 ]
+		[[ "$output" == "cost: no_func (kprobe/fbf_no_such_function): this kernel ($(uname -r)) has no function fbf_no_such_function: "* ]]
+	fi
+	cost measure "$PROBE"_no_tp.bpf.o
+	[ "$status" -eq 30 ]
+	[[ "$output" == "cost: no_tp (tracepoint/syscalls/sys_enter_fbf_no_such_call): this kernel"*" has no tracepoint sys_enter_fbf_no_such_call: "* ]]
+	cost measure "$PROBE"_no_binary.bpf.o
+	[ "$status" -eq 32 ]
+	[[ "$output" == "cost: no_binary (uprobe//usr/lib/fbf-no-such-binary:main): no binary /usr/lib/fbf-no-such-binary on this host: "* ]]
+	cost measure "$PROBE"_no_symbol.bpf.o
+	[ "$status" -eq 32 ]
+	[[ "${lines[-1]}" == "cost: no_symbol (uprobe/libc.so.6:fbf_no_such_symbol): the binary has no function fbf_no_such_symbol: "* ]]
+	cost measure "$PROBE"_unfired.bpf.o
+	[ "$status" -eq 35 ]
+	[[ "$output" == "cost: no built-in trigger fires on_reboot (tracepoint/syscalls/sys_enter_reboot): give a command that does, WORKLOAD="* ]]
+	FBF_COST_WORKLOAD=true cost measure "$PROBE"_unfired.bpf.o
+	[ "$status" -eq 34 ]
+	[[ "${lines[-1]}" == "cost: WORKLOAD ran no program of "*": it never reached the hooks"* ]]
+	FBF_COST_WORKLOAD=false cost measure "$PROBE"_shared.bpf.o
+	[ "$status" -eq 33 ]
+	[[ "$output" == 'cost: WORKLOAD "false" exited 1: '* ]]
+	cost measure "$PROBE"_other_type.bpf.o
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"other_type (cgroup_skb, SEC(\"cgroup_skb/ingress\"))"*"it takes XDP, TC and tracing programs"* ]]
+	run setpriv --reuid=65534 --regid=65534 --clear-groups bench/cost/cost.sh measure \
+		"$PROBE"_shared.bpf.o
+	[ "$status" -eq 10 ]
+	[[ "$output" == "cost: needs root"* ]]
+}
+
+@test "on this kernel: an LSM program runs where bpf is an active LSM, else one line says so" {
+	cost measure "$PROBE"_lsm.bpf.o
+	if [ "$status" -eq 36 ]; then
+		# A kernel without BPF trampolines refuses it, whatever its LSM list.
+		[[ "${lines[-1]}" == "cost: allow_open (lsm/file_open): this kernel"*" refused to load it: "* ]]
+	elif grep -qw bpf /sys/kernel/security/lsm 2>/dev/null; then
+		[ "$status" -eq 0 ]
+		grep -E '^allow_open +lsm/file_open +openat +1\.00 ' <<<"$output"
+	else
+		[ "$status" -eq 31 ]
+		[[ "$output" == "cost: allow_open (lsm/file_open): bpf is not among this kernel's active LSMs "*": boot it with lsm="*"bpf" ]]
+	fi
+}
+
+@test "the trigger table in docs/benchmarks.md is cost_trace's own" {
+	run "$FBF_BUILD/bench/cost_trace" triggers
+	[ "$status" -eq 0 ]
+	[[ "$(cat docs/benchmarks.md)" == *"$output"* ]]
+}

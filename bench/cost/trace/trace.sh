@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# What a tracing object costs the workload it hooks (bench/cost/cost.sh runs this for an
+# object whose programs are kprobes, fentry, tracepoints, raw tracepoints, LSM, uprobes or
+# perf_event programs; cost_trace family decides):
+#
+#   trace.sh measure OBJECT [PROG [MAPS]]
+#       each program attached at its section's hook, the hooks fired by the built-in
+#       triggers its sections call for (or WORKLOAD), bare and attached in turns: the
+#       programs' ns per run and runs per call (bpf_stats), the workloads' ns per call
+#       and what the programs add, the events read; then the same on 1, 2, 4 ... CPUs at
+#       once: one table, and cost.bmf.json in FBF_COST_OUT
+#   trace.sh compare BASE CANDIDATE [PROG [MAPS]]
+#       both objects in the same rounds (the base twice, for the A/A), judged with the
+#       regression gate's statistics: exit 0 or 1 and a line
+#
+# Settings, from the environment (cost.sh's, and):
+#   FBF_COST_WORKLOAD (make's WORKLOAD=): a command run as each workload call, in place
+#       of the built-in triggers
+#   FBF_COST_ROUNDS (10): rounds; FBF_COST_TRACE_PHASE_MS (100): how long each phase of a
+#       round calls the workload
+#   FBF_COST_CPU_ROUNDS (3): the CPU curve's rounds; 0: no curve
+#   FBF_COST_TRACE_HZ (100): a perf_event program's cpu-clock samples a second per CPU
+#   FBF_COST_LINES=1: the programs' hottest source lines, sampled with perf while the
+#       workloads run (bench/cost/cost_lines.bash's settings)
+# Exit statuses: bench/cost/cost_exits.h.
+set -euo pipefail
+
+here=$(dirname "$0")
+build=${FBF_BUILD:-$here/../../../build}
+out=${FBF_COST_OUT:-$(realpath -m "$build/results")}
+rounds=${FBF_COST_ROUNDS:-10}
+phase_ms=${FBF_COST_TRACE_PHASE_MS:-100}
+cpu_rounds=${FBF_COST_CPU_ROUNDS:-3}
+hz=${FBF_COST_TRACE_HZ:-100}
+workload=${FBF_COST_WORKLOAD:-}
+lines=${FBF_COST_LINES:-}
+globals=${FBF_COST_SET:-}
+exit_failed=10
+runner=$build/bench/cost_trace
+
+[ -x "$runner" ] || { echo "cost: $runner is missing: run make bench-build" >&2; exit 10; }
+work=$(mktemp -d /tmp/fbf-cost-trace.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cmd=$1
+shift
+args=(-t "$phase_ms" -F "$hz")
+[ -z "$globals" ] || args+=(-s "$globals")
+[ -z "$workload" ] || args+=(-c "$workload")
+
+# shellcheck source=bench/cost/cost_lines.bash
+. "$here/../cost_lines.bash"
+
+# trace_lines DIR ARM=OBJECT...: the workloads run again while perf samples them, and
+# each program's line table, for cost_lines.py.
+trace_lines()
+{
+	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS
+
+	shift
+	command -v perf >/dev/null ||
+		{ echo "cost: LINES=1 samples with perf, which is missing: install the Debian" \
+		       "packages with make deps" >&2; exit "$exit_failed"; }
+	mkdir -p "$dir"
+	rm -f "$dir"/*
+	event=$(lines_event)
+	cpu=0
+	# The programs run in the workload's threads: perf follows the process, and its
+	# kernel samples land in their JIT images.
+	if ! perf record -q -e "$event" -F "$hz" -g -o "$dir/perf.data" -- \
+		"$runner" run -r "${FBF_COST_LINES_ROUNDS:-5}" -L "$dir/lines.tsv" "${args[@]}" \
+		"$@" >/dev/null; then
+		echo "cost: LINES=1: the sampled runs failed (the lines above say why)" >&2
+		exit "$exit_failed"
+	fi
+	perf script -i "$dir/perf.data" -F ip,sym >"$dir/perf.txt" 2>/dev/null
+	echo "$event $hz $((SECONDS - start)) $cpu" | cut -d' ' -f1-3 >"$dir/event"
+}
+
+case $cmd in
+measure)
+	obj=$1 prog=${2:-} maps=${3:-}
+	[ -z "$prog" ] || args+=(-p "$prog")
+	[ -z "$maps" ] || args+=(-m "$maps")
+	"$runner" run -r "$rounds" "${args[@]}" "prog=$obj" >"$work/samples.tsv"
+	report=("$work/samples.tsv")
+	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
+		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "prog=$obj" | grep -v '^#' \
+			>"$work/cpus.tsv"
+		report+=("$work/cpus.tsv")
+	fi
+	if [ -n "$lines" ]; then
+		trace_lines "$out/lines" "prog=$obj"
+		report+=("lines:$out/lines")
+	fi
+	"$here/trace_report.py" measure "$out" "$obj" "${report[@]}"
+	;;
+compare)
+	base=$1 candidate=$2 prog=${3:-} maps=${4:-}
+	[ -z "$prog" ] || args+=(-p "$prog")
+	[ -z "$maps" ] || args+=(-m "$maps")
+	arms=("base=$base" "base-again=$base" "candidate=$candidate")
+	"$runner" run -r "$rounds" "${args[@]}" "${arms[@]}" >"$work/samples.tsv"
+	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
+		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "${arms[@]}" | grep -v '^#' \
+			>>"$work/samples.tsv"
+	fi
+	extra=()
+	if [ -n "$lines" ]; then
+		trace_lines "$out/lines" "base=$base" "candidate=$candidate"
+		extra+=("lines:$out/lines")
+	fi
+	status=0
+	"$here/trace_report.py" compare "$out" "$work/samples.tsv" "${extra[@]}" || status=$?
+	# A timing regression alone is confirmed by a second run, as the gate does.
+	if [ "$status" -eq 3 ]; then
+		"$runner" run -r "$rounds" "${args[@]}" "${arms[@]}" | grep -v '^#' \
+			>"$work/confirm.tsv"
+		status=0
+		"$here/trace_report.py" compare "$out" "$work/samples.tsv" "$work/confirm.tsv" \
+			"${extra[@]}" >"$work/confirm.out" || status=$?
+		tail -n 1 "$work/confirm.out"
+	fi
+	exit "$status"
+	;;
+*)
+	echo "usage: trace.sh measure OBJECT [PROG [MAPS]] | compare BASE CANDIDATE [PROG [MAPS]]" >&2
+	exit 2
+	;;
+esac
