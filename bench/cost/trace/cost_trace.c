@@ -641,6 +641,25 @@ static int cpu_counts(const char *list, int *counts)
 	return n;
 }
 
+/* Round @r of workload @wi on @n CPUs: bare, then each arm attached and with stats on. */
+static int one_round(int wi, int r, int n, int ms, bool curve)
+{
+	int steps = 1 + 2 * nr_arms, err = 0;
+
+	/* Every other round backwards: no phase always follows the same one. */
+	for (int s = 0; s < steps && !err; s++) {
+		int k = r % 2 ? steps - 1 - s : s;
+		enum phase_kind kind = !k ? PHASE_BARE : k % 2 ? PHASE_ATTACHED : PHASE_STATS;
+		struct tarm *a = k ? &arms[(k - 1) / 2] : NULL;
+
+		/* On a curve the attached phase without stats tells nothing new. */
+		if (curve && kind == PHASE_ATTACHED)
+			continue;
+		err = phase(wi, kind, a, n, ms, curve);
+	}
+	return err;
+}
+
 static int measure(int rounds, int ms, bool curve, const char *counts_list)
 {
 	int counts[32], nr_counts = curve ? cpu_counts(counts_list, counts) : 1;
@@ -656,24 +675,9 @@ static int measure(int rounds, int ms, bool curve, const char *counts_list)
 			arms[a].read_before = read;
 			arms[a].lost_before = lost;
 		}
-		for (int ci = 0; ci < nr_counts && !err; ci++) {
-			for (int r = 0; r < rounds && !err; r++) {
-				/* bare, then each arm attached and with stats; reversed every other round. */
-				int steps = 1 + 2 * nr_arms;
-
-				for (int s = 0; s < steps && !err; s++) {
-					int k = r % 2 ? steps - 1 - s : s;
-					enum phase_kind kind = !k ? PHASE_BARE :
-						k % 2 ? PHASE_ATTACHED : PHASE_STATS;
-					struct tarm *a = k ? &arms[(k - 1) / 2] : NULL;
-
-					/* On a curve the attached phase without stats tells nothing new. */
-					if (curve && kind == PHASE_ATTACHED)
-						continue;
-					err = phase(wi, kind, a, counts[ci], ms, curve);
-				}
-			}
-		}
+		for (int ci = 0; ci < nr_counts && !err; ci++)
+			for (int r = 0; r < rounds && !err; r++)
+				err = one_round(wi, r, counts[ci], ms, curve);
 		for (int a = 0; a < nr_arms && !curve; a++)
 			print_events(&arms[a], workloads[wi].name);
 	}

@@ -34,5 +34,7 @@ TEST_BATS += bench/cost/trace/cost_trace.bats
 
 # make install: the tracing family beside the packet one, under COSTDIR (bench/cost/cost.mk).
 COST_SCRIPTS += bench/cost/trace/trace.sh bench/cost/trace/trace_report.py
-install-cost: $(COST_TRACE)
+.PHONY: install-cost-trace
+install-cost: install-cost-trace
+install-cost-trace: $(COST_TRACE)
 	$(Q)install -D $(COST_TRACE) $(DESTDIR)$(COSTDIR)/build/bench/cost_trace

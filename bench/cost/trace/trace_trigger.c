@@ -24,6 +24,8 @@
 /* The cpu trigger's one call: a fixed loop, some 50 us on this project's hosts. */
 #define CPU_LOOP_STEPS 100000
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define LIST(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static int tmp_file(struct trace_trigger_ctx *c, bool create)
@@ -286,8 +288,8 @@ const struct trace_trigger trace_triggers[] = {
 	{ "connect", "connect(2) on loopback to a listener of its own, accept(2), close both "
 	  "(a reset: no TIME_WAIT)", LIST("connect", "socket", "accept4", "setsockopt"),
 	  LIST("tcp_v4_connect", "tcp_connect", "inet_stream_connect", "__sys_connect",
-	       "inet_csk_accept", "tcp_set_state", "tcp_close", "tcp_v4_rcv", "tcp_rcv_state_process",
-	       "security_socket_connect"),
+	       "inet_csk_accept", "tcp_set_state", "tcp_close", "tcp_v4_rcv",
+	       "tcp_rcv_state_process", "security_socket_connect"),
 	  LIST("inet_sock_set_state", "tcp_destroy_sock"),
 	  LIST("socket_connect", "socket_create", "socket_accept", "socket_post_create"),
 	  LIST("socket", "connect", "accept4"), setup_connect, call_connect, teardown_connect },
@@ -307,7 +309,7 @@ const struct trace_trigger trace_triggers[] = {
 	{ "bpf", "bpf(2) BPF_PROG_GET_NEXT_ID", LIST("bpf"),
 	  LIST("__sys_bpf", "security_bpf"), LIST(NULL), LIST("bpf"), LIST(NULL),
 	  NULL, call_bpf, NULL },
-	{ "cpu", "a loop of " "100000" " additions, no system call: what a perf_event "
+	{ "cpu", "a loop of " STR(CPU_LOOP_STEPS) " additions, no system call: what a perf_event "
 	  "program samples", LIST(NULL), LIST(NULL), LIST(NULL), LIST(NULL), LIST(NULL),
 	  NULL, call_cpu, NULL },
 };
