@@ -4,9 +4,10 @@
 # make bench-bundle: the CPU curve's programs (curve_test_run.sh,
 # curve_flood.sh, trickle.sh) for a host that has no compiler and none of
 # the packages, a user's 64-core server say: the build's agent, cost
-# runner, rawflood, trafficgen and XDP_PASS object, ip, ss, nsenter,
-# taskset and xdp-loader, every shared library they load, Debian's loader
-# and libxdp's dispatcher objects, in DIR. Each program is a wrapper that
+# runners (cost_run; cost_trace, for bench/cost/trace/trace.sh), rawflood,
+# trafficgen and XDP_PASS object, ip, ss, nsenter, taskset and xdp-loader,
+# every shared library they load, Debian's loader and libxdp's dispatcher
+# objects, in DIR. Each program is a wrapper that
 # runs the real one under the carried loader with the carried libraries, so
 # nothing of the host's own libraries is used. NAME=BINARY adds another
 # agent as DIR/NAME (an older build, to run beside this one with FBF_AGENT;
@@ -31,6 +32,7 @@ die() { echo "bundle: $*" >&2; exit 1; }
 declare -A programs=(
 	[agent]=$build/agent
 	[bench/cost_run]=$build/bench/cost_run
+	[bench/cost_trace]=$build/bench/cost_trace
 	[rawflood]=$build/rawflood
 	[trafficgen]=$build/trafficgen
 )
