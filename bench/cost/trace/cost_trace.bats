@@ -40,13 +40,14 @@ has_kprobes()
 	grep -E '^openat +[0-9,.]+ +[0-9,.]+ +\+' <<<"$output"
 	grep -E '^  openat: [1-9][0-9,]* events read, 0 lost, from events \(perf event array\)' \
 		<<<"$output"
+	grep -E "^  bpf_stats' own cost: -?[0-9.]+ ns a run on this host " <<<"$output"
 	check_bmf_measures "$RESULTS/cost.bmf.json" \
 		cost/prog/tracepoint__syscalls__sys_exit_openat:latency \
 		cost/prog/tracepoint__syscalls__sys_exit_openat:runs \
 		cost/prog/tracepoint__syscalls__sys_exit_openat:jited-bytes \
 		cost/workload/openat:latency cost/workload/openat/bare:latency \
 		cost/workload/openat/added:latency cost/workload/open:latency \
-		cost/workload/openat2:latency
+		cost/workload/openat2:latency cost/bpf-stats:latency
 }
 
 @test "raw_tp and tp_btf nobody here wrote: runqlat on the scheduler's ping-pong and on exec" {
@@ -185,6 +186,18 @@ has_kprobes()
 		[ "$status" -eq 31 ]
 		[[ "$output" == "cost: allow_open (lsm/file_open): bpf is not among this kernel's active LSMs "*": boot it with lsm="*"bpf" ]]
 	fi
+}
+
+@test "LINES=1: the hot lines of a tracing program, its perf output among them" {
+	command -v perf >/dev/null || skip "perf is not installed (make deps installs it)"
+	FBF_COST_LINES=1 FBF_COST_LINES_ROUNDS=2 FBF_COST_CPU_ROUNDS=0 \
+		FBF_COST_SET=targ_uid=0xffffffff cost measure "$TRACE/opensnoop.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Hot lines: "* ]]
+	# The exit program builds an event and writes it: that helper holds the most.
+	grep -E '^ *[0-9.]+% +testing/third_party/bcc-libbpf-tools/opensnoop\.bpf\.c:[0-9]+ +bpf_perf_event_output\(' \
+		<<<"$output"
+	[ -s "$RESULTS/cost-lines.txt" ]
 }
 
 @test "the trigger table in docs/benchmarks.md is cost_trace's own" {

@@ -56,6 +56,9 @@
 #define DEFAULT_PHASE_MS 100
 /* A perf_event program's samples a second on each CPU: the seed article's profiler's 100 Hz. */
 #define DEFAULT_PERF_HZ 100
+/* bpf_stats' own cost: pairs of getpid loops, stats on and off, each this long. */
+#define STATS_COST_ROUNDS 21
+#define STATS_COST_MS 20
 /* Calls between two looks at the clock: the look costs nothing beside them. */
 #define BATCH 8
 
@@ -773,6 +776,16 @@ static int run(int argc, char **argv, bool curve)
 				strerror(-err));
 			err = COST_EXIT_FAILED;
 		}
+	}
+	if (!err && !curve && !trace_stats_always_on()) {
+		double own;
+		int own_err = trace_stats_own_cost(STATS_COST_ROUNDS, STATS_COST_MS, &own);
+
+		if (own_err)
+			fprintf(stderr, "cost: bpf_stats' own cost not measured: %s\n",
+				strerror(-own_err));
+		else
+			printf("#stats-cost\t%.1f\n", own);
 	}
 	fflush(stdout);
 	err = err ?: measure(rounds, ms, curve, counts);

@@ -75,18 +75,6 @@ def added(arm_samples, name):
     return [a - b for a, b in zip(att, bare)]
 
 
-def stats_cost(arm_samples, meta, arm, name):
-    """bpf_stats' own ns per program run in the workload: with stats on minus without,
-    over the runs a call makes."""
-    att = med(arm_samples.get((f"cost/workload/{name}", "latency"), []))
-    on = med(arm_samples.get((f"cost/workload/{name}/stats", "latency"), []))
-    runs = sum(med(arm_samples.get((f"cost/workload/{name}/prog/{p[0]}", "runs"), [])) or 0
-               for p in progs(meta, arm))
-    if att is None or on is None or not runs or "stats-always-on" in meta:
-        return None
-    return (on - att) / runs
-
-
 def prog_rows(samples, meta, arm):
     rows = []
     for name, kind, target, trigger in progs(meta, arm):
@@ -113,11 +101,9 @@ def workload_rows(samples, meta, arm):
         if not bare or not att:
             continue
         add = med(added(s, name))
-        own = stats_cost(s, meta, arm, name)
         rows.append([name, ns(med(bare)), ns(med(att)), f"{add:+,.1f}",
                      f"{add / med(bare) * 100:+.1f}%", spread(att),
-                     ns(med(s.get((f"cost/workload/{name}/stats", "latency"), []))),
-                     "" if own is None else f"{own:+.1f}"])
+                     ns(med(s.get((f"cost/workload/{name}/stats", "latency"), [])))])
     return rows
 
 
@@ -195,7 +181,7 @@ def measure(out_dir, obj, paths, lines):
     print("\nWorkloads (ns per call, bare and with the programs attached, bpf_stats off; "
           "one thread on CPU 0):")
     print_table(["workload", "bare", "attached", "added", "added %", "spread",
-                 "bpf_stats on", "stats' ns/run"], workload_rows(samples, meta, arm))
+                 "bpf_stats on"], workload_rows(samples, meta, arm))
     for name, does in workloads(meta):
         print(f"  {name}: {does}")
     notes = events_notes(meta, arm) + perf_notes(samples, meta, arm)
@@ -205,10 +191,17 @@ def measure(out_dir, obj, paths, lines):
     for n in meta["notrun"]:
         if n[0] == arm:
             print(f"  {n[1]}: did not run: {n[2]}")
+    if meta["stats-cost"]:
+        own = float(meta["stats-cost"][0][0])
+        print(f"  bpf_stats' own cost: {own:.1f} ns a run on this host (an empty program on "
+              "getpid's tracepoint, statistics on and off in turns): inside each ns per run "
+              "above, and not in production's")
     if "stats-always-on" in meta:
         print("  kernel.bpf_stats_enabled is 1: the attached phase ran with bpf_stats on too, "
               "and their own cost is not measured")
     bmf = {}
+    if meta["stats-cost"]:
+        bmf["cost/bpf-stats"] = {"latency": {"value": float(meta["stats-cost"][0][0])}}
     for (bench, measure), values in samples[arm].items():
         if bench.startswith("cost/cpus/"):
             continue

@@ -26,4 +26,13 @@ int trace_stats_enable(void);
 /* Whether the statistics are on for everyone (kernel.bpf_stats_enabled), ours aside. */
 bool trace_stats_always_on(void);
 
+/*
+ * bpf_stats' own ns per run on this host: an empty program on getpid(2)'s
+ * tracepoint, for this process alone, getpid called with the statistics on and
+ * off in turns, @rounds pairs of @ms each: the median of the pairs' differences
+ * into @ns; 0, or -errno. Two clock reads a run, which every program measured
+ * with bpf_stats pays and which production, without them, does not.
+ */
+int trace_stats_own_cost(int rounds, int ms, double *ns);
+
 #endif /* FBF_TRACE_STATS_H */
