@@ -286,12 +286,14 @@ compare)
 			     "packet programs: compare objects of one family" >&2
 			exit $exit_type_option
 		fi
-		if [ "$base_prog" != "$candidate_prog" ]; then
-			echo "cost: tracing programs are compared by name: give PROG=, or" \
-			     "BASE_PROG and CANDIDATE_PROG alike" >&2
-			exit $exit_type_option
+		if [ "$base_prog" != "$candidate_prog" ] && { [ -z "$base_prog" ] ||
+		   [ -z "$candidate_prog" ]; }; then
+			echo "cost: BASE_PROG and CANDIDATE_PROG name one program each: give both" \
+			     "(or PROG= for both)" >&2
+			exit $exit_usage
 		fi
-		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps"
+		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps" \
+			"$candidate_prog"
 	fi
 	check_capture
 	[ -z "$maps" ] || load_args+=(-m "$maps")

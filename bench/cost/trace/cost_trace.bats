@@ -130,6 +130,19 @@ has_kprobes()
 	[[ "${lines[-1]}" == "cost-compare: PASS: "* ]]
 }
 
+@test "cost-compare: BASE_PROG and CANDIDATE_PROG of different names pair under the base's" {
+	FBF_COST_CPU_ROUNDS=0 cost compare "$PROBE"_percpu.bpf.o "$PROBE"_uprobe.bpf.o "" "" \
+		count_getpid count_libc_getpid
+	# A uprobe's trap makes the candidate dearer; what is checked is the pairing.
+	[ "$status" -le 1 ]
+	grep -E '^cost/prog/count_getpid +latency +[0-9.,]+ +[0-9.,]+ ' <<<"$output"
+	grep -E '^cost/workload/getpid +latency +[0-9.,]+ +[0-9.,]+ ' <<<"$output"
+	[[ "$output" != *count_libc_getpid* ]]
+	cost compare "$PROBE"_percpu.bpf.o "$PROBE"_uprobe.bpf.o "" "" count_getpid ""
+	[ "$status" -eq 2 ]
+	[[ "$output" == "cost: BASE_PROG and CANDIDATE_PROG name one program each: "* ]]
+}
+
 @test "WORKLOAD: a command fires the hooks, timed the same way" {
 	FBF_COST_WORKLOAD="cat /proc/version >/dev/null" FBF_COST_SET=targ_uid=0xffffffff \
 		FBF_COST_ROUNDS=3 cost measure "$TRACE/opensnoop.bpf.o"

@@ -13,10 +13,12 @@
  *       "trace" or "packet": which family measures the object (or PROG)
  *   cost_trace triggers
  *       the built-in triggers and the hooks each fires, as a Markdown table
- *   cost_trace run|cpus [-p PROG] [-s SET] [-m MAPS] [-c COMMAND] [-r ROUNDS] [-t MS]
- *                  [-F HZ] [-C COUNTS] [-L LINES] ARM=OBJECT...
+ *   cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-c COMMAND] [-r ROUNDS]
+ *                  [-t MS] [-F HZ] [-C COUNTS] [-L LINES] ARM[:PROG]=OBJECT...
  *       rows "ARM<TAB>BENCH<TAB>MEASURE<TAB>VALUE" and "#" lines
- *       (bench/cost/trace/trace_report.py); cpus: on 1, 2, 4... CPUs at once
+ *       (bench/cost/trace/trace_report.py); cpus: on 1, 2, 4... CPUs at once; PROG
+ *       (-p, or an arm's own) the one program measured, NAME what its rows call it, so
+ *       that a compare pairs a base's and a candidate's of different names
  *
  * Exit statuses: bench/cost/cost_exits.h.
  */
@@ -65,6 +67,7 @@
 struct tprog {
 	struct bpf_program *prog;
 	const char *name;
+	const char *label;	/* as its rows name it: its name, or -N's for a compare */
 	struct trace_hook hook;
 	const struct trace_trigger *trigger;	/* the built-in one that fires its hook */
 	int fd;
@@ -102,8 +105,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: cost_trace family [-p PROG] OBJECT\n"
 		"       cost_trace triggers\n"
-		"       cost_trace run|cpus [-p PROG] [-s SET] [-m MAPS] [-c COMMAND] [-r ROUNDS]\n"
-		"                  [-t MS] [-F HZ] [-C COUNTS] [-L LINES] ARM=OBJECT...\n");
+		"       cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-c COMMAND]\n"
+		"                  [-r ROUNDS] [-t MS] [-F HZ] [-C COUNTS] [-L LINES]\n"
+		"                  ARM[:PROG]=OBJECT...\n");
 	return COST_EXIT_USAGE;
 }
 
@@ -195,8 +199,7 @@ static int attach_arm(struct tarm *a);
 static void detach_arm(struct tarm *a);
 
 /* ARM=OBJECT opened, its programs chosen and checked against this kernel, then loaded. */
-static int open_arm(struct tarm *a, const char *arm, const char *prog_name, const char *set,
-		    const char *maps)
+static int open_arm(struct tarm *a, const char *prog_name, const char *set, const char *maps)
 {
 	struct bpf_program *p;
 	int err;
@@ -220,7 +223,7 @@ static int open_arm(struct tarm *a, const char *arm, const char *prog_name, cons
 			return COST_EXIT_USAGE;
 		}
 		tp->prog = p;
-		tp->name = bpf_program__name(p);
+		tp->name = tp->label = bpf_program__name(p);
 		tp->home = -1;
 		if (trace_hook_of(p, &tp->hook)) {
 			char buf[256];
@@ -269,7 +272,6 @@ static int open_arm(struct tarm *a, const char *arm, const char *prog_name, cons
 		if (err)
 			return err;
 	}
-	(void)arm;
 	/* Each hook tried once before any round: a uprobe's symbol, say, is checked here. */
 	err = attach_arm(a);
 	detach_arm(a);
@@ -548,22 +550,22 @@ static int phase(int wi, enum phase_kind kind, struct tarm *a, int n, int ms, bo
 		tp->runs += d->run_cnt;
 		if (!curve) {
 			printf("%s\t%s/workload/%s/prog/%s\truns\t%.4f\n", a->name, prefix, w->name,
-			       tp->name, (double)d->run_cnt / ph.calls);
+			       tp->label, (double)d->run_cnt / ph.calls);
 			if (tp->home < 0)
 				tp->home = wi;
 		}
 		if (tp->home != wi || (curve && tp->hook.kind == TRACE_PERF_EVENT))
 			continue;
 		printf("%s\t%s/prog/%s\tlatency\t%.2f\n", a->name,
-		       curve ? prefix : "cost", tp->name, (double)d->run_time_ns / d->run_cnt);
+		       curve ? prefix : "cost", tp->label, (double)d->run_time_ns / d->run_cnt);
 		if (curve)
 			continue;
-		printf("%s\tcost/prog/%s\truns\t%.4f\n", a->name, tp->name,
+		printf("%s\tcost/prog/%s\truns\t%.4f\n", a->name, tp->label,
 		       (double)d->run_cnt / ph.calls);
 		if (tp->hook.kind == TRACE_PERF_EVENT) {
-			printf("%s\tcost/prog/%s\tsamples-per-s\t%.1f\n", a->name, tp->name,
+			printf("%s\tcost/prog/%s\tsamples-per-s\t%.1f\n", a->name, tp->label,
 			       d->run_cnt / ph.seconds / nr_cpus);
-			printf("%s\tcost/prog/%s\tcpu-percent\t%.4f\n", a->name, tp->name,
+			printf("%s\tcost/prog/%s\tcpu-percent\t%.4f\n", a->name, tp->label,
 			       d->run_time_ns / (ph.seconds * 1e9 * nr_cpus) * 100);
 		}
 	}
@@ -596,10 +598,10 @@ static void print_static(const struct tarm *a)
 			continue;
 		if (info.verified_insns)
 			printf("%s\tcost/prog/%s\tverified-instructions\t%u\n", a->name,
-			       a->progs[i].name, info.verified_insns);
+			       a->progs[i].label, info.verified_insns);
 		printf("%s\tcost/prog/%s\ttranslated-instructions\t%u\n", a->name,
-		       a->progs[i].name, info.xlated_prog_len / 8);
-		printf("%s\tcost/prog/%s\tjited-bytes\t%u\n", a->name, a->progs[i].name,
+		       a->progs[i].label, info.xlated_prog_len / 8);
+		printf("%s\tcost/prog/%s\tjited-bytes\t%u\n", a->name, a->progs[i].label,
 		       info.jited_prog_len);
 	}
 }
@@ -690,11 +692,13 @@ static int measure(int rounds, int ms, bool curve, const char *counts_list)
 static int run(int argc, char **argv, bool curve)
 {
 	const char *prog = NULL, *set = NULL, *maps = NULL, *counts = NULL, *lines = NULL;
+	const char *label = NULL;
 	int rounds = DEFAULT_ROUNDS, ms = DEFAULT_PHASE_MS, opt, err = 0, ran = 0;
 
-	while ((opt = getopt(argc, argv, "p:s:m:c:r:t:F:C:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:N:s:m:c:r:t:F:C:L:")) != -1) {
 		switch (opt) {
 		case 'p': prog = optarg; break;
+		case 'N': label = optarg; break;
 		case 's': set = optarg; break;
 		case 'm': maps = optarg; break;
 		case 'c': command = optarg; break;
@@ -710,14 +714,25 @@ static int run(int argc, char **argv, bool curve)
 		return usage();
 	for (int i = optind; i < argc && !err; i++) {
 		struct tarm *a = &arms[nr_arms++];
-		char *eq = strchr(argv[i], '=');
+		char *eq = strchr(argv[i], '='), *colon;
 
 		if (!eq)
 			return usage();
 		*eq = '\0';
 		a->name = argv[i];
 		a->path = eq + 1;
-		err = open_arm(a, a->name, prog, set, maps);
+		/* NAME:PROG=OBJECT: this arm's program, where the arms' names differ. */
+		colon = strchr(a->name, ':');
+		if (colon)
+			*colon = '\0';
+		err = open_arm(a, colon ? colon + 1 : prog, set, maps);
+		if (!err && label && a->nr != 1) {
+			fprintf(stderr, "cost: -N names one program, and %s has %d: name it\n",
+				a->path, a->nr);
+			return COST_EXIT_USAGE;
+		}
+		if (!err && label)
+			a->progs[0].label = label;
 	}
 	if (err)
 		return err;
@@ -746,7 +761,7 @@ static int run(int argc, char **argv, bool curve)
 		for (int j = 0; j < arms[i].nr; j++) {
 			struct tprog *tp = &arms[i].progs[j];
 
-			printf("#prog\t%s\t%s\t%s\t%s\t%s\n", arms[i].name, tp->name,
+			printf("#prog\t%s\t%s\t%s\t%s\t%s\n", arms[i].name, tp->label,
 			       tp->hook.kind_name, tp->hook.target[0] ? tp->hook.target : "-",
 			       tp->trigger ? tp->trigger->name : "-");
 		}
@@ -794,7 +809,7 @@ static int run(int argc, char **argv, bool curve)
 		for (int j = 0; j < arms[i].nr; j++) {
 			ran += arms[i].progs[j].runs > 0;
 			if (!err && !arms[i].progs[j].runs)
-				printf("#notrun\t%s\t%s\t%s\n", arms[i].name, arms[i].progs[j].name,
+				printf("#notrun\t%s\t%s\t%s\n", arms[i].name, arms[i].progs[j].label,
 				       arms[i].progs[j].trigger || command ?
 				       "the workload never fired its hook" :
 				       "no built-in trigger fires its hook: give WORKLOAD=");

@@ -11,9 +11,10 @@
 #       programs' ns per run and runs per call (bpf_stats), the workloads' ns per call
 #       and what the programs add, the events read; then the same on 1, 2, 4 ... CPUs at
 #       once: one table, and cost.bmf.json in FBF_COST_OUT
-#   trace.sh compare BASE CANDIDATE [PROG [MAPS]]
+#   trace.sh compare BASE CANDIDATE [BASE_PROG [MAPS [CANDIDATE_PROG]]]
 #       both objects in the same rounds (the base twice, for the A/A), judged with the
-#       regression gate's statistics: exit 0 or 1 and a line
+#       regression gate's statistics: exit 0 or 1 and a line; programs of different
+#       names (BASE_PROG, CANDIDATE_PROG) are paired under the base's
 #
 # Settings, from the environment (cost.sh's, and):
 #   FBF_COST_WORKLOAD (make's WORKLOAD=): a command run as each workload call, in place
@@ -98,10 +99,12 @@ measure)
 	"$here/trace_report.py" measure "$out" "$obj" "${report[@]}"
 	;;
 compare)
-	base=$1 candidate=$2 prog=${3:-} maps=${4:-}
-	[ -z "$prog" ] || args+=(-p "$prog")
+	base=$1 candidate=$2 base_prog=${3:-} maps=${4:-} candidate_prog=${5:-${3:-}}
 	[ -z "$maps" ] || args+=(-m "$maps")
-	arms=("base=$base" "base-again=$base" "candidate=$candidate")
+	# Programs of different names pair under the base's name.
+	[ "$base_prog" = "$candidate_prog" ] || args+=(-N "$base_prog")
+	arms=("base${base_prog:+:$base_prog}=$base" "base-again${base_prog:+:$base_prog}=$base"
+	      "candidate${candidate_prog:+:$candidate_prog}=$candidate")
 	"$runner" run -r "$rounds" "${args[@]}" "${arms[@]}" >"$work/samples.tsv"
 	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
 		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "${arms[@]}" | grep -v '^#' \
@@ -109,7 +112,7 @@ compare)
 	fi
 	extra=()
 	if [ -n "$lines" ]; then
-		trace_lines "$out/lines" "base=$base" "candidate=$candidate"
+		trace_lines "$out/lines" "${arms[0]}" "${arms[2]}"
 		extra+=("lines:$out/lines")
 	fi
 	status=0

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,11 +361,23 @@ static const char *syscall_of_function(const char *func)
 	return NULL;
 }
 
+/* The first trigger with a kernel function that the kprobe.multi @pattern matches. */
+static const struct trace_trigger *find_pattern(const char *pattern)
+{
+	for (unsigned int i = 0; i < trace_nr_triggers; i++)
+		for (const char *const *f = trace_triggers[i].functions; f && *f; f++)
+			if (!fnmatch(pattern, *f, 0))
+				return &trace_triggers[i];
+	return NULL;
+}
+
 const struct trace_trigger *trace_trigger_for(const struct trace_hook *hook)
 {
 	const char *call;
 
 	switch (hook->kind) {
+	case TRACE_KPROBE_MULTI:
+		return find_pattern(hook->target);
 	case TRACE_KPROBE:
 	case TRACE_KRETPROBE:
 	case TRACE_FENTRY:
