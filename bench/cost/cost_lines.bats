@@ -40,8 +40,8 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 hot() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t { print $2 }' <<<"$output" |
 	sed -n "$1p"; }
 
-# mover N: "POINTS FILE:LINE" of the movers table's Nth row.
-mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $4 }' \
+# mover N: "POINTS FILE:LINE" of the movers table's Nth row, the candidate's line.
+mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $5 }' \
 	<<<"$output" | sed -n "$1p"; }
 
 # placed WHO: the share of WHO's samples placed on a line, in whole percent.
@@ -160,4 +160,54 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	grep -E '^66\.7% +a\.c:11 +x = helper\(\); +helper_x 33\.3%$' <<<"$output"
 	[ "$(grep -c '^[0-9.]*% ' <<<"$output")" -eq 1 ]
 	grep -E '^  0\.00%  a\.c:20  int sub\(void\)$' "$BATS_TEST_TMPDIR/out/cost-lines.txt"
+}
+
+# arm_lines ARM BASE FILE FIRST TEXT...: ARM's one function f at address BASE, its lines
+# from FIRST on in FILE, one a text, 16 bytes apart.
+arm_lines()
+{
+	local arm=$1 base=$2 file=$3 line=$4 addr=$(($2))
+
+	shift 4
+	printf '#func\t%s\t0\tf\t%s\t256\n' "$arm" "$base"
+	for text in "$@"; do
+		printf '#line\t%s\t0x%x\t%s\t%d\t2\t%s\n' "$arm" "$addr" "$file" "$line" "$text"
+		addr=$((addr + 16)) line=$((line + 1))
+	done
+}
+
+# samples BASE N...: N samples in the Nth line's code of the function at BASE.
+samples()
+{
+	local addr=$(($1)) n i
+
+	shift
+	for n in "$@"; do
+		for ((i = 0; i < n; i++)); do
+			printf '\t%x f+0x5\n\n' $((addr + 5))
+		done
+		addr=$((addr + 16))
+	done
+}
+
+@test "compare: lines matched by function and text, the one changed line alone moves" {
+	local dir=$BATS_TEST_TMPDIR/lines
+
+	mkdir -p "$dir"
+	# The candidate: a comment above shifts every line by one, the file is renamed, and
+	# one line changed; two lines of one text keep their order. The last line's 3 samples
+	# more are the sampling's noise: not listed.
+	{ arm_lines base 0x1000 a.c 10 'int f(void)' 'x = helper();' 'y = x + 1;' 'x++;' \
+		'x++;' 'return x;'
+	  arm_lines candidate 0x2000 b.c 11 'int f(void)' 'x = helper();' 'y = x * 7;' 'x++;' \
+		'x++;' 'return x;'; } >"$dir/lines.tsv"
+	{ samples 0x1000 0 50 10 20 40 30; samples 0x2000 0 50 30 20 40 33; } >"$dir/perf.txt"
+	echo "cpu-clock 10000 1" >"$dir/event"
+	run bench/cost/cost_lines.py compare "$dir" "$BATS_TEST_TMPDIR/out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	mover '1,$'
+	[ "$(mover '1,$' | wc -l)" -eq 2 ]
+	grep -E '^ *\+20\.0 +0\.0% +17\.3% +- +b\.c:13 +y = x \* 7;$' <<<"$output"
+	grep -E '^ *-6\.7 +6\.7% +0\.0% +a\.c:12 +- +y = x \+ 1;$' <<<"$output"
 }
