@@ -101,3 +101,23 @@ print(b["cost/ipv4-udp"]["latency-too-noisy"]["value"], *b["cost/ipv4-tcp"])' \
 	report
 	[[ "$output" == *"CPUs: flat: 1.80 times at 2 CPUs, bare XDP_PASS 1.60"* ]]
 }
+
+@test "outside a git checkout, as the installed tool runs: measured.json names no commit" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	cd "$BATS_TEST_TMPDIR"
+	run git rev-parse HEAD
+	[ "$status" -ne 0 ] || skip "$BATS_TEST_TMPDIR is inside a git checkout"
+	run "$FBF_ROOT/bench/cost/cost_report.py" measure "$RESULTS" probe.o "$SAMPLES"
+	[ "$status" -eq 0 ]
+	cat "$RESULTS/measured.json"
+	run python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["cost.bmf.json"]
+print(sorted(e))' "$RESULTS/measured.json"
+	[ "$output" = "['date', 'kernel', 'machine']" ]
+	# Inside one, the commit is the checkout's.
+	cd "$FBF_ROOT"
+	report
+	[ "$status" -eq 0 ]
+	run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cost.bmf.json"]["commit"])' \
+		"$RESULTS/measured.json"
+	[[ "$output" == "$(git rev-parse --short=12 HEAD)"* ]]
+}
