@@ -121,3 +121,51 @@ print(sorted(e))' "$RESULTS/measured.json"
 		"$RESULTS/measured.json"
 	[[ "$output" == "$(git rev-parse --short=12 HEAD)"* ]]
 }
+
+# compare_samples STATIC TCP UDP: 10 rounds of base, base-again and candidate. The base's
+# (and the A/A's) ipv4-tcp costs 1000 ns a run and ipv4-udp 10, the candidate's TCP and
+# UDP (times in ns, one for all rounds), and its verified instructions STATIC (the base's:
+# 19).
+compare_samples()
+{
+	python3 - "$@" >"$SAMPLES" <<-'EOF2'
+	import sys
+	static, tcp, udp = (float(v) for v in sys.argv[1:4])
+	for arm in ("base", "base-again", "candidate"):
+	    print(f"#prog\t{arm}\tprobe")
+	    print(f"#type\t{arm}\txdp")
+	    for m, v in (("verified-instructions", static if arm == "candidate" else 19),
+	                 ("translated-instructions", 16), ("jited-bytes", 80)):
+	        print(f"{arm}\tcost/prog\t{m}\t{v}")
+	for r in range(10):
+	    for arm in ("base", "base-again", "candidate"):
+	        t, u = (tcp, udp) if arm == "candidate" else (1000, 10)
+	        # A round's jitter, alike on every arm: the paired changes are exact.
+	        t, u = t + r % 3, u + r % 3 * 0.01
+	        print(f"{arm}\tcost/ipv4-tcp\tlatency\t{t}")
+	        print(f"{arm}\tcost/ipv4-udp\tlatency\t{u}")
+	        print(f"{arm}\tcost/all\tlatency\t{t + u}")
+	EOF2
+}
+
+compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$output"; }
+
+@test "compare: the REGRESSION line names the timing that failed beside the exact rise" {
+	compare_samples 25 3000 10
+	compare
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions 19 -> 25; all shapes +"*"%"\
+" ns/run (regressed: 95% interval ["*"], threshold 5.0%; one run, not confirmed)" ]]
+}
+
+@test "compare: a shape alone is not gated: its move reads as one, not as a verdict" {
+	# UDP 40% dearer, the sum of all shapes 0.4%: below the threshold, a pass.
+	compare_samples 19 1000 14
+	compare
+	[ "$status" -eq 0 ]
+	grep -E '^cost/ipv4-udp +ns/run .* not gated +rose \(not judged\)$' <<<"$output"
+	grep -E '^cost/all +ns/run .* 5\.0% +changed, below threshold$' <<<"$output"
+	[[ "$output" != *regressed* ]]
+	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run"\
+" (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
+}

@@ -75,6 +75,9 @@ CLIMB = 1.5
 # flagged: for the rest, some ran alone, and contention reads low.
 OVERLAP_MIN = 80.0
 CPUS = ("cost", "")
+# A compare's timings that are not gated (each shape alone, a capture's frame, a count of
+# CPUs between 2 and the most): shown, never a verdict, so their verdict reads as a move.
+UNGATED = {"regressed": "rose (not judged)", "improved": "fell (not judged)"}
 
 
 def load(path):
@@ -430,6 +433,15 @@ def judge_gated(samples):
     return {k: r for k, r in judged.items() if r}
 
 
+def judged(r):
+    """A gated timing's verdict with what decided it: its interval and its threshold."""
+    lo, hi = r["ci"]
+    # Within noise however large the median: the 95% interval reaches zero.
+    return (f"{r['verdict']}: 95% interval [{lo:+.1f}, {hi:+.1f}]" +
+            (", which holds 0" if r["verdict"] == "within noise" else "") +
+            f", threshold {r['threshold']:.1f}%")
+
+
 def describe(key, r):
     if key[0] == ALL:
         return f"all shapes {r['change']:+.1f}% ns/run"
@@ -454,7 +466,8 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
     return [bench, unit, fmt(r["base"]), fmt(r["candidate"]),
             f"{r['change']:+.1f}% [{lo:+.1f}, {hi:+.1f}]",
             f"{r['aa']:+.1f}% [{r['aa_ci'][0]:+.1f}, {r['aa_ci'][1]:+.1f}]",
-            f"{r['threshold']:.1f}%" if gated_here else "not gated", r["verdict"]]
+            f"{r['threshold']:.1f}%" if gated_here else "not gated",
+            r["verdict"] if gated_here else UNGATED.get(r["verdict"], r["verdict"])]
 
 
 def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
@@ -512,7 +525,12 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         print("cost-compare: note: the candidate decides differently: " +
               "; ".join(changed_actions))
     if exact_regressions:
-        print("cost-compare: REGRESSION: " + "; ".join(exact_regressions))
+        # An exact rise decides alone, unconfirmed; the timings that failed the gate in
+        # this run are named beside it, so that the line holds every measure that failed.
+        first = judge_gated(samples)
+        print("cost-compare: REGRESSION: " + "; ".join(exact_regressions + [
+            f"{describe(k, r)} ({judged(r)}; one run, not confirmed)"
+            for k, r in first.items() if r["verdict"] == "regressed"]))
         return gate.EXIT_REGRESSION
     if missing:
         print("cost-compare: FAIL: not measured on " + ", ".join(missing) +
@@ -543,8 +561,7 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
                         for k in regressed if k in again) + ")")
         return 0
     print("cost-compare: PASS: same static figures or fewer, " +
-          "; ".join(f"{describe(k, r)} ({r['verdict']}, threshold {r['threshold']:.1f}%)"
-                    for k, r in first.items()))
+          "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()))
     return 0
 
 
