@@ -123,8 +123,12 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 @test "an object built without -g: one line says so, the table as without LINES" {
 	local obj=$FBF_BUILD/testing/cost_probe_no_g.bpf.o with
 
+	# An earlier run's listing, which this run must not leave looking its own.
+	mkdir -p "$RESULTS"
+	echo "an earlier object's lines" >"$RESULTS/cost-lines.txt"
 	cost measure "$obj"
 	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines.txt" ]
 	[ "$(grep -c '^Hot lines' <<<"$output")" -eq 1 ]
 	grep -Fx 'Hot lines: none: no BTF line info (an object built without -g: clang -g gives it).' \
 		<<<"$output"
@@ -210,4 +214,26 @@ samples()
 	[ "$(mover '1,$' | wc -l)" -eq 2 ]
 	grep -E '^ *\+20\.0 +0\.0% +17\.3% +- +b\.c:13 +y = x \* 7;$' <<<"$output"
 	grep -E '^ *-6\.7 +6\.7% +0\.0% +a\.c:12 +- +y = x \+ 1;$' <<<"$output"
+}
+
+@test "no line info: an earlier run's listings are removed, not left as current" {
+	local dir=$BATS_TEST_TMPDIR/lines out=$BATS_TEST_TMPDIR/out
+
+	mkdir -p "$dir" "$out"
+	printf '#nolines\tprog\tno BTF line info\n#nolines\tbase\tno BTF line info\n' \
+		>"$dir/lines.tsv"
+	: >"$dir/perf.txt"
+	echo "cpu-clock 10000 1" >"$dir/event"
+	for f in cost-lines.txt cost-lines-base.txt cost-lines-candidate.txt; do
+		echo "an earlier run's" >"$out/$f"
+	done
+	run bench/cost/cost_lines.py measure "$dir" "$out"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'\nHot lines: none: no BTF line info.' ]
+	[ ! -e "$out/cost-lines.txt" ]
+	[ -e "$out/cost-lines-base.txt" ]
+	run bench/cost/cost_lines.py compare "$dir" "$out"
+	[ "$status" -eq 0 ]
+	[ ! -e "$out/cost-lines-base.txt" ]
+	[ ! -e "$out/cost-lines-candidate.txt" ]
 }

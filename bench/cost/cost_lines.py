@@ -229,8 +229,24 @@ def bmf_lines(p, prefix="cost/lines"):
     return bmf
 
 
+# The listings each kind of run writes into OUT_DIR.
+LISTINGS = {"measure": ["cost-lines.txt"],
+            "compare": ["cost-lines-base.txt", "cost-lines-candidate.txt"]}
+
+
+def remove_listings(out_dir, kind):
+    """An earlier run's listings of KIND out of OUT_DIR: a run that writes none (no
+    LINES=1, an object without line info, no sample) leaves none that look its own."""
+    for name in LISTINGS[kind]:
+        try:
+            os.remove(os.path.join(out_dir, name))
+        except FileNotFoundError:
+            pass
+
+
 def measure_section(dir_path, out_dir, arm):
     """The program's hot lines after the table; its listing into OUT_DIR; its BMF figures."""
+    remove_listings(out_dir, "measure")
     p = profiles(dir_path).get(arm)
     print("\nHot lines: ", end="")
     if p is None or p.table.why:
@@ -276,6 +292,7 @@ def by_name(p):
 def compare_section(dir_path, out_dir, base, cand):
     """The lines whose share moved most from BASE to CAND, each matched to its own in the
     other object (line_names()); both listings; BMF figures."""
+    remove_listings(out_dir, "compare")
     found = profiles(dir_path)
     b, c = found.get(base), found.get(cand)
     print("\nHot lines that moved: ", end="")

@@ -169,3 +169,18 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run"\
 " (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
 }
+
+@test "a run without LINES=1 leaves no earlier run's hot lines listing" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	mkdir -p "$RESULTS"
+	echo "an earlier run's" >"$RESULTS/cost-lines.txt"
+	echo "an earlier run's" >"$RESULTS/cost-lines-base.txt"
+	report
+	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines.txt" ]
+	[ -e "$RESULTS/cost-lines-base.txt" ]
+	compare_samples 19 1000 10
+	compare
+	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines-base.txt" ]
+}

@@ -407,6 +407,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
               "more rounds (FBF_COST_ROUNDS, FBF_COST_LIVE_ROUNDS)")
     if lines:
         bmf.update(cost_lines.measure_section(lines, out_dir, "prog"))
+    else:
+        cost_lines.remove_listings(out_dir, "measure")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
     return EXIT_KERNEL if missing else 0
@@ -519,6 +521,8 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
                  "verdict"], rows)
     if lines:
         bmf.update(cost_lines.compare_section(lines, out_dir, gate.BASE, gate.CANDIDATE))
+    else:
+        cost_lines.remove_listings(out_dir, "compare")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
     if changed_actions:
