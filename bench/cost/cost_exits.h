@@ -30,6 +30,8 @@ enum cost_exit {
 	COST_EXIT_DUMP_MAP = 21,	/* a MAPS dump names a map the object lacks */
 	COST_EXIT_NO_GLOBAL = 22,	/* SET names a global variable the object lacks */
 	COST_EXIT_GLOBAL_FIT = 23,	/* SET's value does not fit its variable */
+	/* From 40 */
+	COST_EXIT_DUMP_SEVERAL = 40,	/* a MAPS dump holds several maps' entries */
 };
 
 #endif /* FBF_COST_EXITS_H */
