@@ -289,6 +289,42 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[ "$status" -eq 2 ]
 }
 
+@test "wrong arguments: one line naming what is wrong, then the usage, exit 2; --help, exit 0" {
+	local first
+
+	# usage_line WANT: the run exited 2, its first line WANT, the usage after it.
+	usage_line()
+	{
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "$1" ]
+		[[ "${lines[1]}" == "usage: make cost OBJ=PATH "* ]]
+	}
+	cost compare "$PROBE.bpf.o"
+	usage_line "cost: no CANDIDATE given"
+	cost "$PROBE.bpf.o" measure
+	usage_line "cost: $PROBE.bpf.o is no command: measure or compare comes first"
+	cost
+	usage_line "cost: no command: measure or compare"
+	cost measure "$PROBE.bpf.o" "" "" "" extra
+	usage_line "cost: measure takes at most 4 arguments, and got 5 (the last: extra)"
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "" extra
+	usage_line "cost: compare takes at most 7 arguments, and got 8 (the last: extra)"
+	cost measure "$PROBE.bpf.o" "" testing/captures/lab.pcap
+	usage_line "cost: MAPS testing/captures/lab.pcap is a capture (pcap or pcapng): give it as PCAP"
+	# make's usage names every variable make cost takes.
+	[[ "$output" == *"[KERNELS=...] [LINES=1]"* ]]
+	for first in --help measure; do
+		run bench/cost/cost.sh "$first" --help
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "usage: make cost OBJ=PATH "* ]]
+	done
+	# On stdout: 2>/dev/null leaves it whole.
+	run bash -c 'bench/cost/cost.sh --help 2>/dev/null'
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: "* ]]
+}
+
 @test "random bytes, a bare ELF header and a shared library: not a BPF object, exit 3" {
 	local libc
 

@@ -54,38 +54,62 @@ exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
 # FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
 # make's variables, and is told so.
-usage()
+usage_text()
 {
 	if [ -n "${FBF_COST_INSTALLED:-}" ]; then
-		cat >&2 <<-EOF
+		cat <<-EOF
 		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
 		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
-		man fizzbuzzfib-cost)
+		hot lines: FBF_COST_LINES=1; man fizzbuzzfib-cost)
 		EOF
 	else
-		cat >&2 <<-EOF
+		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...]
+		            [KERNELS=...] [LINES=1]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...]
+		            [KERNELS=...] [LINES=1]
 		EOF
 	fi
+}
+
+# usage [WHY]: the line that says what was wrong, then the usage; the run ends, exit 2.
+usage()
+{
+	[ -z "${1:-}" ] || echo "cost: $1" >&2
+	usage_text >&2
 	exit $exit_usage
 }
 
-# need_maps PATH: MAPS is a directory of dumps or a readable file, or the run ends here.
+# too_many MAX ARG...: more positional arguments than the command takes end the run here,
+# never silently ignored.
+too_many()
+{
+	local max=$1
+
+	shift
+	[ $# -le "$max" ] ||
+		usage "$cmd takes at most $max arguments, and got $# (the last: ${*: -1})"
+}
+
+# need_maps PATH: MAPS is a directory of dumps or a readable file, and not a capture
+# given in its place, or the run ends here.
 need_maps()
 {
 	[ -d "$1" ] || need_file MAPS "$1"
+	case $(od -An -tx1 -N4 "$1" 2>/dev/null | tr -d ' ') in
+	d4c3b2a1 | a1b2c3d4 | 4d3cb2a1 | a1b23c4d | 0a0d0d0a)
+		usage "MAPS $1 is a capture (pcap or pcapng): give it as PCAP"
+		;;
+	esac
 }
 
 # need_file WHAT PATH: PATH is a readable file, or the run ends here.
 need_file()
 {
-	[ -n "$2" ] || usage
+	[ -n "$2" ] || usage "no $1 given"
 	if [ ! -f "$2" ] || [ ! -r "$2" ]; then
 		echo "cost: $1 $2 is not a readable file" >&2
 		exit $exit_open
@@ -166,6 +190,13 @@ time_arms()
 			-e $'\tcost/prog\t' >>"$file"
 }
 
+# --help anywhere: the usage, on stdout, before anything is checked.
+for arg in "$@"; do
+	case $arg in
+	-h | --help) usage_text; exit 0 ;;
+	esac
+done
+
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
 	  exit $exit_failed; }
@@ -185,7 +216,7 @@ prog_type()
 arm() { echo "$1${3:+:$3}=$2"; }
 
 cmd=${1:-}
-shift || usage
+shift || usage "no command: measure or compare"
 work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
@@ -213,6 +244,7 @@ flooded()
 
 case $cmd in
 measure)
+	too_many 4 "$@"
 	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_maps "$maps"
@@ -247,6 +279,7 @@ measure)
 		"${matrix_args[@]}"
 	;;
 compare)
+	too_many 7 "$@"
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
 	base_prog=${5:-$prog} candidate_prog=${6:-$prog} pcap=${7:-}
 	need_file BASE "$base"
@@ -285,6 +318,6 @@ compare)
 	exit "$status"
 	;;
 *)
-	usage
+	usage "$cmd is no command: measure or compare comes first"
 	;;
 esac

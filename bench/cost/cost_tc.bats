@@ -358,11 +358,16 @@ while off < len(data):
 	run "$prefix/sbin/fizzbuzzfib-cost"
 	echo "$output"
 	[ "$status" -eq 2 ]
-	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
+	[ "${lines[0]}" = "cost: no command: measure or compare" ]
+	[[ "${lines[1]}" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	[[ "$output" != *"make"* ]]
 	# No make variable (PROG=NAME): only the environment's, which it names as such.
 	[ -z "$(grep -oE '(^|[[ ])[A-Z]+=' <<<"$output")" ]
 	[[ "$output" == *"globals: FBF_COST_SET=NAME=VALUE,..."* ]]
+	# --help, after the command or alone: the usage, exit 0.
+	run "$prefix/sbin/fizzbuzzfib-cost" measure --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	run "$prefix/sbin/fizzbuzzfib-cost" measure "$TYPES/cost_tc_probe_mixed.bpf.o"
 	echo "$output"
 	[ "$status" -eq 5 ]
