@@ -285,6 +285,15 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	cost measure /nonexistent.o
 	[ "$status" -eq 3 ]
 	[ "${#lines[@]}" -eq 1 ]
+	# An object of the other byte order: built for this host's is the advice.
+	local other=bpfeb own=bpfel
+	[ "$(python3 -c 'import sys; print(sys.byteorder)')" = little ] || { other=bpfel own=bpfeb; }
+	clang -O2 -g -target "$other" -I"/usr/include/$(gcc -dumpmachine)" \
+		-c testing/cost_probe.bpf.c -o "$BATS_TEST_TMPDIR/other.bpf.o"
+	cost measure "$BATS_TEST_TMPDIR/other.bpf.o"
+	[ "$status" -eq 3 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"is a BPF object of the other byte order (libbpf: "*"): build it for this host's, with clang -target bpf here or -target $own" ]]
 	cost measure
 	[ "$status" -eq 2 ]
 }

@@ -78,20 +78,35 @@ $1"
 		on && /^[0-9]+ / { print; n++ } on && n && /^$/ { exit }' <<<"$output")
 	[ "$(wc -l <<<"$costliest")" -eq 10 ]
 	# Each row's frame, as tcpdump reads it at that index: its length, and its source
-	# (tcpdump writes ADDR.PORT where the summary writes ADDR:PORT).
+	# (tcpdump writes ADDR.PORT where the summary writes ADDR:PORT, [ADDR]:PORT for IPv6).
 	while read -r index _ _ summary; do
 		line=$(tcpdump -enr "$LAB" 2>/dev/null | sed -n "${index}p")
 		echo "frame $index: $summary | $line"
 		[[ "$line" == *", length $(grep -Eo 'len [0-9]+' <<<"$summary" | cut -d' ' -f2): "* ]]
 		summary=$(sed -E 's/^vlan [0-9]+ //' <<<"$summary")
 		case ${summary%% *} in
-		TCP | UDP) src=$(awk '{ print $2 }' <<<"$summary"); src="${src%:*}.${src##*:}" ;;
+		TCP | UDP) src=$(awk '{ print $2 }' <<<"$summary" | sed -E 's/^\[?([^]]*)\]?:/\1./') ;;
 		ICMP*) src=$(awk '{ print $4 }' <<<"$summary") ;;
 		*) src= ;;
 		esac
 		[ -z "$src" ] || [[ "$line" == *" $src "* ]]
 	done <<<"$costliest"
 	check_bmf "$RESULTS/cost.bmf.json" cost/capture cost/capture/p99 cost/capture/max
+}
+
+@test "one IPv6 frame: its endpoints in brackets before their ports, one frame said as one" {
+	local one=$BATS_TEST_TMPDIR/one.pcap
+
+	# The lab's first IPv6 TCP frame alone.
+	pcap_py "
+f = next(r for r in recs if r[1][12:14] == b'\\x86\\xdd' and r[1][20] == 6)
+open('$one', 'wb').write(head + f[0] + f[1])"
+	cost measure "$PROBE.bpf.o" "" "" "$one"
+	[ "$status" -eq 0 ]
+	grep -q "^Capture: 1 frame read, 1 run in the capture's order" <<<"$output"
+	grep -q "^The costliest frame, by its median over the rounds:$" <<<"$output"
+	grep -Eq '^1 +[0-9]+ +XDP_PASS +TCP \[fd00:fbf::1\]:[0-9]+ > \[fd00:fbf::254\]:8080 len [0-9]+$' \
+		<<<"$output"
 }
 
 @test "a pcapng capture runs as the same frames in pcap" {

@@ -58,6 +58,11 @@ def load(path):
     return c
 
 
+def counted(n, one, many):
+    """N of a thing, in words: "1 frame", "2 frames"."""
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def skipped_text(c):
     """The frames left out, by why, each with the first one's index: '' if none."""
     parts = []
@@ -91,7 +96,8 @@ def unflooded_text(fields):
     if not fields:
         return ""
     count, first, most, tagged = (int(f) for f in fields)
-    return (f" Not in the flood: {count:,} frames of the capture longer than the veth sends "
+    return (f" Not in the flood: {counted(count, 'frame', 'frames')} of the capture longer "
+            "than the veth sends "
             f"({most} bytes, {tagged} with a VLAN tag), the first frame {first}; test_run "
             "ran them.")
 
@@ -101,8 +107,8 @@ def print_section(c, arm, action_name, label, print_table):
     if not c["read"]:
         return
     skipped = skipped_text(c)
-    print(f"\nCapture: {c['read']:,} frames read, {c['run']:,} run in the capture's order, "
-          "each once a round as captured (one call of one run: its ns hold the kernel "
+    print(f"\nCapture: {counted(c['read'], 'frame', 'frames')} read, {c['run']:,} run in the "
+          "capture's order, each once a round as captured (one call of one run: its ns hold the kernel "
           f"timer's own reading, as bare {label}'s beside it do)" +
           (f"; left out, never run: {skipped}" if skipped else "") + ".")
     acts = ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
@@ -110,11 +116,12 @@ def print_section(c, arm, action_name, label, print_table):
     print(f"Frames per action (first round): {acts}.")
     n, first = c["rewrites"].get(arm, (0, 0))
     if n:
-        print(f"The program rewrites the frame: {n:,} frames changed on their first pass "
-              f"(the first: frame {first}); each was timed on the frame as captured.")
+        print(f"The program rewrites the frame: {counted(n, 'frame', 'frames')} changed on "
+              f"their first pass (the first: frame {first}); each was timed on the frame as captured.")
     top = c["costliest"].get(arm, [])
     if top:
-        print(f"\nThe {len(top)} costliest frames, by their median over the rounds:\n")
+        print(("\nThe costliest frame, by its median" if len(top) == 1 else
+               f"\nThe {len(top)} costliest frames, by their median") + " over the rounds:\n")
         print_table(["frame", "ns", "action", "summary"],
                     [[i, f"{ns:.0f}", action_name(int(a)), s] for i, ns, a, s in top])
 

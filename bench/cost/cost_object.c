@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loading a user's object: see cost_object.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,9 +105,11 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 	}
 	map = bpf_object__find_map_by_name(cp->obj, name);
 	if (!map) {
-		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
-			"file OBJ lists its maps)\n", file, line_no, name);
-		return COST_EXIT_MAPS;
+		char where[PATH_MAX + 16];
+
+		snprintf(where, sizeof(where), "%s:%d", file, line_no);
+		return cost_state_no_map(cp->obj, where, name, "a line fills the map it names "
+					 "first");
 	}
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
@@ -132,8 +135,9 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 		if (errno == E2BIG && (bpf_map__type(map) == BPF_MAP_TYPE_ARRAY ||
 				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY))
 			fprintf(stderr, "cost: %s:%d: key %s is past the end of map %s, which "
-				"holds %u entries (keys 0 to %u, little-endian)\n", file, line_no,
+				"holds %u %s (keys 0 to %u, little-endian)\n", file, line_no,
 				key_hex, name, bpf_map__max_entries(map),
+				bpf_map__max_entries(map) == 1 ? "entry" : "entries",
 				bpf_map__max_entries(map) - 1);
 		else
 			fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file,
@@ -240,6 +244,13 @@ static void tell_open_error(const char *path, int err)
 		return;
 	}
 	libbpf_strerror(err, why, sizeof(why));
+	if (err == LIBBPF_ERRNO__ENDIAN) {
+		/* -target bpf is the host's own order; bpfel and bpfeb name one. */
+		fprintf(stderr, "cost: %s is a BPF object of the other byte order (libbpf: %s): "
+			"build it for this host's, with clang -target bpf here or -target %s\n",
+			path, why, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "bpfel" : "bpfeb");
+		return;
+	}
 	fprintf(stderr, "cost: %s is not a BPF object (libbpf: %s): give an object built "
 		"with clang -target bpf\n", path, why);
 }

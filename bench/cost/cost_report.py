@@ -132,8 +132,8 @@ def maps_note(arm_maps, who=""):
 
 
 def entries(n, kind):
-    noun = "entry" if n == 1 else "entries"
-    return f"{n:,} {'non-zero ' if kind == 'non-zero' else ''}{noun}"
+    adj = "non-zero " if kind == "non-zero" else ""
+    return capture.counted(n, adj + "entry", adj + "entries")
 
 
 def state_note(path, arm, who=""):
@@ -152,8 +152,16 @@ def state_note(path, arm, who=""):
         return ""
     parts = []
     for name, (kind, n, how, seconds) in filled.items():
-        how = {"batch": "a batch update", "element": "one update an entry (no batch update)",
-               "lines": "MAPS's lines, one update each"}[how]
+        if how == "lines":
+            # Lines that write one key again fill no entry more: the map's own count.
+            held = (entries(int(counted[name][1]), counted[name][3]) if name in counted
+                    else "entries")
+            parts.append(f"{name} ({kind}) {held} from "
+                         f"{capture.counted(int(n), 'line', 'lines')} of MAPS, one update "
+                         f"each, {float(seconds):.2f} s")
+            continue
+        how = {"batch": "a batch update",
+               "element": "one update an entry (no batch update)"}[how]
         parts.append(f"{name} ({kind}) {entries(int(n), '')} in {how}, {float(seconds):.2f} s")
     note = (f"State{who}: filled from MAPS: " + "; ".join(parts) + "." if parts else
             f"State{who}: no map filled from MAPS (each as the object declares it).")

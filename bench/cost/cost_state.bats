@@ -98,12 +98,14 @@ load_pinned()
 }
 
 @test "MAPS's hex lines fill as before, and the table says how" {
+	# One key written twice: one entry, however many lines.
 	printf '# protocol 17 blocked\ncost_blocked 11000000 01000000\n' >"$DUMPS/lines"
+	printf 'cost_blocked 11000000 01000000\n' >>"$DUMPS/lines"
 	cost measure "$OBJ" "" "$DUMPS/lines"
 	[ "$status" -eq 0 ]
 	[ "$(action ipv4-udp)" = XDP_DROP ]
 	[ "$(action ipv4-tcp)" = XDP_PASS ]
-	state | grep -F "filled from MAPS: cost_blocked (hash) 1 entry in MAPS's lines, one update each"
+	state | grep -F "filled from MAPS: cost_blocked (hash) 1 entry from 2 lines of MAPS, one update each"
 }
 
 @test "cost-compare fills both objects' maps and globals, and says so for each" {
@@ -248,6 +250,12 @@ prog_map()
 	[ "$status" -eq 21 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"the object has no map named conntrack"*"cost_blocked"* ]]
+	# A line for a map the object lacks: as a dump named after one, its maps named.
+	echo "conntrack 01000000 01000000" >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 21 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: the object has no map named conntrack (a line fills the map it names first; the object's maps: cost_sources, cost_blocked"* ]]
 	# A dump of several maps: bpftool's dump by a name that more than one map has.
 	bpftool map create "$PIN/twin_a" type array key 4 value 4 entries 1 name cost_twin
 	bpftool map create "$PIN/twin_b" type array key 4 value 4 entries 1 name cost_twin

@@ -301,7 +301,8 @@ static struct bpf_map *find_map(struct bpf_object *obj, const char *name)
 	return NULL;
 }
 
-static int no_map(struct bpf_object *obj, const char *file, const char *name)
+int cost_state_no_map(struct bpf_object *obj, const char *where, const char *name,
+		      const char *how)
 {
 	struct bpf_map *map;
 	char names[512];
@@ -312,8 +313,8 @@ static int no_map(struct bpf_object *obj, const char *file, const char *name)
 		if (len < sizeof(names))
 			len += snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
 					bpf_map__name(map));
-	fprintf(stderr, "cost: %s: the object has no map named %s (a dump fills the map its "
-		"file is named after, NAME.json; the object's maps: %s)\n", file, name, names);
+	fprintf(stderr, "cost: %s: the object has no map named %s (%s; the object's maps: "
+		"%s)\n", where, name, how, names);
 	return COST_EXIT_DUMP_MAP;
 }
 
@@ -373,7 +374,8 @@ static int fill_dump(struct cost_state *st, struct bpf_object *obj, const char *
 	int err;
 
 	if (!map)
-		return no_map(obj, file, name);
+		return cost_state_no_map(obj, file, name, "a dump fills the map its file is "
+					 "named after, NAME.json");
 	sm = slot(st, map);
 	if (!sm) {
 		fprintf(stderr, "cost: %s: more than %d maps filled\n", file, COST_STATE_MAPS);

@@ -61,9 +61,18 @@ bool cost_state_is_dump(const char *path);
  * the directory @path, filled. A dump fills the map its file is named after
  * (NAME.json, NAME as bpftool map show names the map). Returns 0, or prints
  * one line and returns COST_EXIT_MAPS (not a dump, or the map refused an
- * entry), COST_EXIT_DUMP_MAP (no map of that name) or COST_EXIT_DUMP_SIZE.
+ * entry), COST_EXIT_DUMP_MAP (no map of that name; cost_state_no_map()) or
+ * COST_EXIT_DUMP_SIZE.
  */
 int cost_state_fill_dumps(struct cost_state *st, struct bpf_object *obj, const char *path);
+
+/*
+ * MAPS names a map the object lacks: one line at @where (a dump's file, a line's
+ * FILE:LINE) naming the object's maps, @how saying how MAPS names a map, and
+ * COST_EXIT_DUMP_MAP, whichever way MAPS was given.
+ */
+int cost_state_no_map(struct bpf_object *obj, const char *where, const char *name,
+		      const char *how);
 
 /* @n entries written into @map from MAPS's lines, one call each. */
 void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n);

@@ -347,7 +347,7 @@ while off < len(data):
 	cost measure "$FBF_BUILD/testing/cost_probe_config.bpf.o" "" "$BATS_TEST_TMPDIR/maps"
 	[ "$status" -eq 8 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entries"* ]]
+	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entry "* ]]
 	[[ "$output" != *"Argument list too long"* ]]
 }
 
