@@ -323,8 +323,9 @@ static int refused(const struct bpf_map *map, const char *file, size_t i, int er
 {
 	if (err == E2BIG && is_array(bpf_map__type(map))) {
 		fprintf(stderr, "cost: %s: entry %zu's key is past the end of array %s (%u "
-			"entries): the dump of a larger map?\n", file, i + 1, bpf_map__name(map),
-			bpf_map__max_entries(map));
+			"%s): the dump of a larger map?\n", file, i + 1, bpf_map__name(map),
+			bpf_map__max_entries(map),
+			bpf_map__max_entries(map) == 1 ? "entry" : "entries");
 		return COST_EXIT_DUMP_SIZE;
 	}
 	if (err == E2BIG) {

@@ -349,6 +349,13 @@ while off < len(data):
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entry "* ]]
 	[[ "$output" != *"Argument list too long"* ]]
+	# From a dump: its entries counted from 1, as the lines are.
+	echo '[{"key":["0x00","0x00","0x00","0x00"],"value":["0x01","0x00","0x00","0x00"]},
+		{"key":["0x05","0x00","0x00","0x00"],"value":["0x01","0x00","0x00","0x00"]}]' \
+		>"$BATS_TEST_TMPDIR/cost_config.json"
+	cost measure "$FBF_BUILD/testing/cost_probe_config.bpf.o" "" "$BATS_TEST_TMPDIR/cost_config.json"
+	[ "$status" -eq 20 ]
+	[[ "$output" == *"entry 2's key is past the end of array cost_config (1 entry)"* ]]
 }
 
 @test "installed fizzbuzzfib-cost: its own syntax, a manual page whose exits are the tool's" {
