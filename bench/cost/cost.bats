@@ -29,7 +29,7 @@ setup()
 
 require_xdp_tools()
 {
-	[ -f "$XDP_TOOLS_BPF/$1" ] || skip "$XDP_TOOLS_BPF/$1 is missing: install xdp-tools (make deps)"
+	[ -f "$XDP_TOOLS_BPF/$1" ] || skip "$XDP_TOOLS_BPF/$1 is missing: install libxdp1 (make deps)"
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }

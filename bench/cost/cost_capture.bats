@@ -256,11 +256,11 @@ print(*(b[m + '-percent']['value'] for m in ('passed', 'stopped', 'veth-dropped'
 @test "cost-compare with a capture judges its mean and p99 with the gate's statistics" {
 	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$LAB"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
-	grep -Eq '^cost/capture +ns/run .*%.*%' <<<"$output"
-	grep -Eq '^cost/capture/p99 +ns/run .*%.*%' <<<"$output"
+	grep -Eq '^cost/capture +ns/frame .*%.*%' <<<"$output"
+	grep -Eq '^cost/capture/p99 +ns/frame .*%.*%' <<<"$output"
 	# Both gated (a threshold), the other quantiles shown but not gated.
-	if grep -Eq '^cost/capture(/p99)? +ns/run .*not gated' <<<"$output"; then false; fi
-	grep -Eq '^cost/capture/p50 +ns/run .*not gated' <<<"$output"
+	if grep -Eq '^cost/capture(/p99)? +ns/frame .*not gated' <<<"$output"; then false; fi
+	grep -Eq '^cost/capture/p50 +ns/frame .*not gated' <<<"$output"
 	grep -q '^cost-compare: PASS\|^cost-compare: REGRESSION\|^cost-compare: .*confirming' <<<"$output"
 }
 

@@ -102,7 +102,7 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 
 @test "xdp-filter's program: its lines placed, the map lookup named under them" {
 	[ -f "$XDP_TOOLS_BPF/xdpfilt_alw_all.o" ] ||
-		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install xdp-tools (make deps)"
+		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install libxdp1 (make deps)"
 	cost measure "$XDP_TOOLS_BPF/xdpfilt_alw_all.o"
 	[ "$status" -eq 0 ]
 	[ "$(placed "the program")" -ge 95 ]

@@ -122,15 +122,16 @@ print(sorted(e))' "$RESULTS/measured.json"
 	[[ "$output" == "$(git rev-parse --short=12 HEAD)"* ]]
 }
 
-# compare_samples STATIC TCP UDP: 10 rounds of base, base-again and candidate. The base's
-# (and the A/A's) ipv4-tcp costs 1000 ns a run and ipv4-udp 10, the candidate's TCP and
-# UDP (times in ns, one for all rounds), and its verified instructions STATIC (the base's:
-# 19).
+# compare_samples STATIC TCP UDP [CAPTURE]: 10 rounds of base, base-again and candidate.
+# The base's (and the A/A's) ipv4-tcp costs 1000 ns a run and ipv4-udp 10, the candidate's
+# TCP and UDP (times in ns, one for all rounds), and its verified instructions STATIC (the
+# base's: 19); with CAPTURE, a capture's mean and p99 of CAPTURE ns a frame on every arm.
 compare_samples()
 {
 	python3 - "$@" >"$SAMPLES" <<-'EOF2'
 	import sys
 	static, tcp, udp = (float(v) for v in sys.argv[1:4])
+	capture = sys.argv[4:]
 	for arm in ("base", "base-again", "candidate"):
 	    print(f"#prog\t{arm}\tprobe")
 	    print(f"#type\t{arm}\txdp")
@@ -145,6 +146,8 @@ compare_samples()
 	        print(f"{arm}\tcost/ipv4-tcp\tlatency\t{t}")
 	        print(f"{arm}\tcost/ipv4-udp\tlatency\t{u}")
 	        print(f"{arm}\tcost/all\tlatency\t{t + u}")
+	        for bench in ("cost/capture", "cost/capture/p99") if capture else ():
+	            print(f"{arm}\t{bench}\tlatency\t{float(capture[0]) + r % 3}")
 	EOF2
 }
 
@@ -183,4 +186,15 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	compare
 	[ "$status" -eq 0 ]
 	[ ! -e "$RESULTS/cost-lines-base.txt" ]
+}
+
+@test "compare: the header names what is gated, a capture's mean and p99 among it, per frame" {
+	compare_samples 19 1000 10
+	compare
+	[[ "$output" == *"Gated: the sum over all shapes, and that on 2 CPUs"* ]]
+	compare_samples 19 1000 10 70
+	compare
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Gated: the sum over all shapes, the capture's mean and p99 per frame, and that on 2 CPUs"* ]]
+	grep -E '^cost/capture/p99 +ns/frame .* 5\.0% +within noise$' <<<"$output"
 }

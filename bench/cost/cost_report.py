@@ -500,7 +500,9 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
             bmf.setdefault(bench, {})[m] = {"value": c}
     gated_keys = {(e[0], e[1]) for e in gated(samples)}
     for bench in shapes_of(order) + [ALL] + [b for b in capture.BENCHES if b in order]:
-        row = timing_row(samples, bench, "latency", "higher", *FLOOR, gated_keys, "ns/run", bmf)
+        # A capture's frame runs once a call: ns/frame, as make cost's table says.
+        row = timing_row(samples, bench, "latency", "higher", *FLOOR, gated_keys,
+                         "ns/frame" if capture.is_capture(bench) else "ns/run", bmf)
         if row:
             rows.append(row)
         a, c = base.get((bench, "action")), cand.get((bench, "action"))
@@ -517,7 +519,10 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
           "measures: any rise is a regression. Timings: median of the paired per-round changes "
           "[95% bootstrap interval]; A/A: the base against a second copy of itself in the same "
           "rounds. cost/cpus/N: the cost on N CPUs at once over that on one in the same round. "
-          "Gated: the sum over all shapes, and that on 2 CPUs and on the most: significant, "
+          "Gated: the sum over all shapes" +
+          (", the capture's mean and p99 per frame" if any(
+              (b, "latency") in samples[gate.BASE] for b in capture.GATED) else "") +
+          ", and that on 2 CPUs and on the most: significant, "
           "above the larger of its floor and the A/A change, and confirmed by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
     notes = [maps_note(maps[arm], f" of the {arm}") for arm in (gate.BASE, gate.CANDIDATE)]
