@@ -166,3 +166,10 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	@# Its bounds checks compare header pointers with void *, as the kernel's tree allows.
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
+
+# cost-compare's sides' own state where they differ, over MAPS= and SET=:
+# BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).
+cost-compare: export FBF_COST_BASE_MAPS = $(BASE_MAPS)
+cost-compare: export FBF_COST_CANDIDATE_MAPS = $(CANDIDATE_MAPS)
+cost-compare: export FBF_COST_BASE_SET = $(BASE_SET)
+cost-compare: export FBF_COST_CANDIDATE_SET = $(CANDIDATE_SET)

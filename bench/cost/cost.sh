@@ -26,6 +26,8 @@
 # whose frames run too, in its order (cost_replay.h), and which the live part
 # floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
+#   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
+#       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
@@ -62,6 +64,7 @@ usage_text()
 		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
+		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
 		hot lines: FBF_COST_LINES=1; man fizzbuzzfib-cost)
 		EOF
 	else
@@ -70,7 +73,8 @@ usage_text()
 		            [KERNELS=...] [LINES=1]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...] [LINES=1]
+		            [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
+		            CANDIDATE_SET=...]
 		EOF
 	fi
 }
@@ -104,6 +108,21 @@ need_maps()
 		usage "MAPS $1 is a capture (pcap or pcapng): give it as PCAP"
 		;;
 	esac
+}
+
+# side_state MAPS SET ARM...: a compare's side's own MAPS or SET (FBF_COST_BASE_MAPS,
+# FBF_COST_CANDIDATE_SET...: make's BASE_MAPS=...), over the shared ones, for its arms: a
+# candidate that renamed a map, or added a global.
+side_state()
+{
+	local maps=$1 set=$2 arm
+
+	shift 2
+	[ -z "$maps" ] || need_maps "$maps"
+	for arm in "$@"; do
+		[ -z "$maps" ] || load_args+=(-M "$arm=$maps")
+		[ -z "$set" ] || load_args+=(-S "$arm=$set")
+	done
 }
 
 # need_file WHAT PATH: PATH is a readable file, or the run ends here.
@@ -287,6 +306,8 @@ compare)
 	[ -z "$maps" ] || need_maps "$maps"
 	check_capture
 	[ -z "$maps" ] || load_args+=(-m "$maps")
+	side_state "${FBF_COST_BASE_MAPS:-}" "${FBF_COST_BASE_SET:-}" base base-again
+	side_state "${FBF_COST_CANDIDATE_MAPS:-}" "${FBF_COST_CANDIDATE_SET:-}" candidate
 	base_type=$(prog_type "$base" "$base_prog")
 	candidate_type=$(prog_type "$candidate" "$candidate_prog")
 	if [ "${base_type%%$'\t'*}" != "${candidate_type%%$'\t'*}" ]; then

@@ -108,8 +108,8 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 		char where[PATH_MAX + 16];
 
 		snprintf(where, sizeof(where), "%s:%d", file, line_no);
-		return cost_state_no_map(cp->obj, where, name, "a line fills the map it names "
-					 "first");
+		return cost_state_no_map(&cp->state, cp->obj, where, name, "a line fills the map "
+					 "it names first");
 	}
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
@@ -307,6 +307,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
 	cp->state.nr = 0;
+	cp->state.object = path;
 	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;

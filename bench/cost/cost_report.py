@@ -136,6 +136,21 @@ def entries(n, kind):
     return capture.counted(n, adj + "entry", adj + "entries")
 
 
+def side_set(arm):
+    """The globals SET gave ARM: a compare's side's own (FBF_COST_BASE_SET, cost.sh), else
+    the shared ones."""
+    own = os.environ.get(f"FBF_COST_{arm.upper()}_SET") if arm in (gate.BASE,
+                                                                  gate.CANDIDATE) else None
+    return own or os.environ.get("FBF_COST_SET")
+
+
+def objects_of(path):
+    """{arm: the object's path} from SAMPLES' "#object" lines."""
+    with open(path) as f:
+        return dict(line.rstrip("\n").split("\t")[1:3] for line in f
+                    if line.startswith("#object\t"))
+
+
 def state_note(path, arm, who=""):
     """What state the runs met (bench/cost/cost_state.h): the globals SET set (cost.sh
     exports them), the maps MAPS filled, and what the runs changed, from the first of
@@ -165,8 +180,9 @@ def state_note(path, arm, who=""):
         parts.append(f"{name} ({kind}) {entries(int(n), '')} in {how}, {float(seconds):.2f} s")
     note = (f"State{who}: filled from MAPS: " + "; ".join(parts) + "." if parts else
             f"State{who}: no map filled from MAPS (each as the object declares it).")
-    if os.environ.get("FBF_COST_SET"):
-        note += f" Globals set before the load (SET): {os.environ['FBF_COST_SET']}."
+    globals_set = side_set(arm)
+    if globals_set:
+        note += f" Globals set before the load (SET): {globals_set}."
     changed = [f"{name} ({kind}) {entries(int(before), unit).split()[0]} -> "
                f"{entries(int(after), unit)}"
                for name, (kind, before, after, unit, how) in counted.items() if how == "changed"]
@@ -514,7 +530,9 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
                          gate.CPUS_FLOOR, 0.0, gated_keys, "x 1 CPU", bmf)
         if row:
             rows.append(row)
-    print(f"base {names.get(gate.BASE, '?')} against candidate {names.get(gate.CANDIDATE, '?')}, "
+    objects = objects_of(samples_path)
+    print(f"base {names.get(gate.BASE, '?')} ({objects.get(gate.BASE, '?')}) against candidate "
+          f"{names.get(gate.CANDIDATE, '?')} ({objects.get(gate.CANDIDATE, '?')}), "
           f"side by side in one run on {machine()}, kernel {platform.release()}. Exact "
           "measures: any rise is a regression. Timings: median of the paired per-round changes "
           "[95% bootstrap interval]; A/A: the base against a second copy of itself in the same "

@@ -33,11 +33,12 @@
  * its first pass over the frame as built: a program that keeps state may
  * change its mind), one latency sample per shape and round, and the round's
  * sum as cost/all; and "#prog<TAB>ARM<TAB>NAME" for the program each arm
- * loaded, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
+ * loaded, "#object<TAB>ARM<TAB>PATH" for the object it came from, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
  * for its type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
  * (cost_events_print()): which path the runs sent to. -s sets global variables
- * before the load, -m fills maps after it (cost_state.h): "#filled" lines say
+ * before the load, -m fills maps after it (cost_state.h), -S ARM=... and
+ * -M ARM=... for that arm alone, over -s and -m: "#filled" lines say
  * what MAPS filled, and after the rounds "#changed" lines what each map held
  * before and after them (cost_state_print()).
  *
@@ -146,16 +147,24 @@ struct arm {
 #define MAX_CALLS 10000
 
 static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
+
+/* -M ARM=MAPS, -S ARM=NAME=VALUE,...: one arm's own, over -m's and -s's (a compare's side). */
+struct arm_option {
+	const char *arm, *value;
+};
+static struct arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
+static int nr_arm_maps, nr_arm_globals;
 static struct cost_capture capture;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... "
-		"(1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] [-L FILE] "
+		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
-		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
+		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] "
+		"ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
 		"OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
@@ -176,6 +185,7 @@ static int print_static_figures(const struct arm *arm)
 		return COST_EXIT_FAILED;
 	}
 	printf("#prog\t%s\t%s\n", arm->name, arm->cp.name);
+	printf("#object\t%s\t%s\n", arm->name, arm->path);
 	printf("#type\t%s\t%s\n", arm->name, arm->cp.type->name);
 	for (__u32 i = 0; i < arm->cp.type->nr_actions; i++)
 		printf("#action\t%s\t%u\t%s\n", arm->name, arm->cp.type->actions[i].value,
@@ -247,11 +257,37 @@ static int write_lines(const struct arm *arms, int nr_arms)
 	return COST_EXIT_FAILED;
 }
 
+/* -M's or -S's ARM=VALUE into @opts: 0, or -1 after one line. */
+static int arm_option(struct arm_option *opts, int *nr, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || *nr == MAX_ARMS) {
+		fprintf(stderr, "cost: '%s' is not ARM=VALUE\n", arg);
+		return -1;
+	}
+	*eq = '\0';
+	opts[(*nr)++] = (struct arm_option){ .arm = arg, .value = eq + 1 };
+	return 0;
+}
+
+/* @arm's own value among @opts, else @shared. */
+static const char *arm_value(const struct arm_option *opts, int nr, const char *arm,
+			     const char *shared)
+{
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(opts[i].arm, arm))
+			return opts[i].value;
+	return shared;
+}
+
 static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
 		bool pass = cost_type_is_bare(arms[a].name);
 		long long id = live_id(arms[a].path);
+		const char *maps = arm_value(arm_maps, nr_arm_maps, arms[a].name, maps_file);
+		const char *set = arm_value(arm_globals, nr_arm_globals, arms[a].name, globals);
 		int ret;
 
 		if (id < 0) {
@@ -259,7 +295,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 				"them)\n", arms[a].path);
 			return COST_EXIT_USAGE;
 		}
-		if (id && (maps_file || globals)) {
+		if (id && (maps || set)) {
 			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, and SET its "
 				"globals, not those of a program another process loaded\n",
 				arms[a].path);
@@ -268,7 +304,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
 		      cost_prog_load(&arms[a].cp, arms[a].path,
 				     pass ? NULL : arms[a].prog ?: prog_name,
-				     pass ? NULL : maps_file, pass ? NULL : globals, runs, cpus);
+				     pass ? NULL : maps, pass ? NULL : set, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -961,7 +997,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:P:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -972,6 +1008,14 @@ int main(int argc, char **argv)
 		case 's': globals = optarg; break;
 		case 'P': pcap_file = optarg; break;
 		case 'L': lines_file = optarg; break;
+		case 'M':
+			if (arm_option(arm_maps, &nr_arm_maps, optarg))
+				return COST_EXIT_USAGE;
+			break;
+		case 'S':
+			if (arm_option(arm_globals, &nr_arm_globals, optarg))
+				return COST_EXIT_USAGE;
+			break;
 		default: return usage();
 		}
 	}

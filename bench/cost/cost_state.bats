@@ -122,6 +122,32 @@ load_pinned()
 	done
 }
 
+@test "cost-compare: each side's own MAPS and SET where they differ; a side's missing map named" {
+	local probe=$FBF_BUILD/testing/cost_probe.bpf.o
+
+	printf 'cost_blocked 11000000 01000000\n' >"$DUMPS/lines"
+	# The candidate (the probe) has neither the map nor the global: shared, they fail,
+	# and the line names the candidate's object.
+	cost compare "$OBJ" "$probe" "" "$DUMPS/lines"
+	[ "$status" -eq 21 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: the object $probe has no map named cost_blocked"* ]]
+	FBF_COST_BASE_MAPS=$DUMPS/lines FBF_COST_BASE_SET=cost_drop_port=80 \
+		cost compare "$OBJ" "$probe"
+	[ "$status" -le 1 ]
+	[[ "$output" == "base xdp_cost_state ($OBJ) against candidate xdp_cost_probe ($probe), "* ]]
+	grep -F "State of the base: filled from MAPS: cost_blocked (hash) 1 entry from 1 line" \
+		<<<"$output"
+	grep -F "Globals set before the load (SET): cost_drop_port=80." <<<"$output"
+	[[ "$output" != *"State of the candidate: filled"* ]]
+	# UDP blocked in the base alone.
+	[[ "$output" == *"the candidate decides differently: "*"ipv4-udp XDP_DROP -> XDP_PASS"* ]]
+	# Through make, as BASE_MAPS= and BASE_SET=.
+	run make -s cost-compare BASE="$OBJ" CANDIDATE="$probe" BASE_MAPS="$DUMPS/lines" \
+		BASE_SET=cost_drop_port=80
+	[[ "$output" == *"State of the base: filled from MAPS: cost_blocked"* ]]
+}
+
 @test "SET on a TC program nobody here wrote: Cloudflare's cls_redirect, its address and port" {
 	local obj=$FBF_BUILD/testing/cls_redirect.bpf.o
 
@@ -249,13 +275,13 @@ prog_map()
 	cost measure "$OBJ" "" "$DUMPS/conntrack.json"
 	[ "$status" -eq 21 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"the object has no map named conntrack"*"cost_blocked"* ]]
+	[[ "$output" == *"the object $OBJ has no map named conntrack"*"cost_blocked"* ]]
 	# A line for a map the object lacks: as a dump named after one, its maps named.
 	echo "conntrack 01000000 01000000" >"$DUMPS/lines"
 	cost measure "$OBJ" "" "$DUMPS/lines"
 	[ "$status" -eq 21 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"lines:1: the object has no map named conntrack (a line fills the map it names first; the object's maps: cost_sources, cost_blocked"* ]]
+	[[ "$output" == *"lines:1: the object $OBJ has no map named conntrack (a line fills the map it names first; its maps: cost_sources, cost_blocked"* ]]
 	# A dump of several maps: bpftool's dump by a name that more than one map has.
 	bpftool map create "$PIN/twin_a" type array key 4 value 4 entries 1 name cost_twin
 	bpftool map create "$PIN/twin_b" type array key 4 value 4 entries 1 name cost_twin

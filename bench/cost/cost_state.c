@@ -301,8 +301,8 @@ static struct bpf_map *find_map(struct bpf_object *obj, const char *name)
 	return NULL;
 }
 
-int cost_state_no_map(struct bpf_object *obj, const char *where, const char *name,
-		      const char *how)
+int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const char *where,
+		      const char *name, const char *how)
 {
 	struct bpf_map *map;
 	char names[512];
@@ -313,8 +313,8 @@ int cost_state_no_map(struct bpf_object *obj, const char *where, const char *nam
 		if (len < sizeof(names))
 			len += snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
 					bpf_map__name(map));
-	fprintf(stderr, "cost: %s: the object has no map named %s (%s; the object's maps: "
-		"%s)\n", where, name, how, names);
+	fprintf(stderr, "cost: %s: the object %s has no map named %s (%s; its maps: %s)\n",
+		where, st->object ?: "", name, how, names);
 	return COST_EXIT_DUMP_MAP;
 }
 
@@ -375,7 +375,7 @@ static int fill_dump(struct cost_state *st, struct bpf_object *obj, const char *
 	int err;
 
 	if (!map)
-		return cost_state_no_map(obj, file, name, "a dump fills the map its file is "
+		return cost_state_no_map(st, obj, file, name, "a dump fills the map its file is "
 					 "named after, NAME.json");
 	sm = slot(st, map);
 	if (!sm) {

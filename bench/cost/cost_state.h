@@ -37,6 +37,7 @@ struct cost_state_map {
 struct cost_state {
 	struct cost_state_map maps[COST_STATE_MAPS];
 	int nr;
+	const char *object;	/* the object's path, which a line about its maps names */
 };
 
 /*
@@ -68,11 +69,11 @@ int cost_state_fill_dumps(struct cost_state *st, struct bpf_object *obj, const c
 
 /*
  * MAPS names a map the object lacks: one line at @where (a dump's file, a line's
- * FILE:LINE) naming the object's maps, @how saying how MAPS names a map, and
- * COST_EXIT_DUMP_MAP, whichever way MAPS was given.
+ * FILE:LINE) naming the object (@st's) and its maps, @how saying how MAPS names a
+ * map, and COST_EXIT_DUMP_MAP, whichever way MAPS was given.
  */
-int cost_state_no_map(struct bpf_object *obj, const char *where, const char *name,
-		      const char *how);
+int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const char *where,
+		      const char *name, const char *how);
 
 /* @n entries written into @map from MAPS's lines, one call each. */
 void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n);
