@@ -63,6 +63,16 @@ def counted(n, one, many):
     return f"{n:,} {one if n == 1 else many}"
 
 
+def over_cell(worse, unit, digits=1):
+    """How the program compares with the bare one in a table's cell, WORSE being how much
+    worse it does (more ns, fewer frames/s): said as slower or faster, which reads one
+    way whatever the unit, where a bare sign means more ns in one row and more frames/s
+    in the next."""
+    if not round(worse, digits):
+        return "same"
+    return f"{abs(worse):.{digits}f}{unit} {'slower' if worse > 0 else 'faster'}"
+
+
 def skipped_text(c):
     """The frames left out, by why, each with the first one's index: '' if none."""
     parts = []
@@ -85,7 +95,7 @@ def rows(prog, bare, fmt, spread_cell):
         over = statistics.median(x - y for x, y in zip(p, b))
         label = "capture mean" if bench == MEAN else "capture " + bench.rsplit("/", 1)[1]
         out.append([label, "ns/frame", fmt(statistics.median(p)), fmt(statistics.median(b)),
-                    "", f"{over:+.1f}", "-" if bench.endswith("/max") else spread_cell(p),
+                    "", over_cell(over, " ns"), "-" if bench.endswith("/max") else spread_cell(p),
                     ""])
     return out
 

@@ -54,7 +54,9 @@ samples()
 report() { run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES"; echo "$output"; }
 
 # spread_cell SHAPE: the spread column of the table's test_run row for SHAPE, marks and all.
-spread_cell() { awk -v s="$1" '$1 == "test_run" && $2 == s { $1 = $2 = $3 = $4 = $5 = $6 = ""
+# (the over cell: "N ns slower", "N ns faster" or "same").
+spread_cell() { awk -v s="$1" '$1 == "test_run" && $2 == s { $1 = $2 = $3 = $4 = $5 = ""
+	$6 = $6 == "same" ? "" : ($7 = $8 = "")
 	sub(/^ +/, ""); sub(/ +XDP_[A-Z]+$/, ""); print }' <<<"$output"; }
 
 @test "a figure whose rounds spread past the bound is marked too noisy, in the table and BMF" {
@@ -197,4 +199,26 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Gated: the sum over all shapes, the capture's mean and p99 per frame, and that on 2 CPUs"* ]]
 	grep -E '^cost/capture/p99 +ns/frame .* 5\.0% +within noise$' <<<"$output"
+}
+
+@test "over XDP_PASS says slower or faster on every row; the all row and the column say what they are" {
+	local live=$BATS_TEST_TMPDIR/live.tsv
+
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	# A flood where the program passes 1.2 M frames/s and bare XDP_PASS 1.0 M, at 30 and
+	# 20 ns a packet: more frames/s is better, more ns worse.
+	printf '#counted\tthe veth counters\n' >"$live"
+	for r in 1 2 3; do
+		printf 'cost/live/%s\t%s\t%s\n' prog-native throughput 1200000 \
+			xdp_pass-native throughput 1000000 none throughput 2000000 \
+			prog-native latency 30 xdp_pass-native latency 20 >>"$live"
+	done
+	run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES" "$live"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^test_run ipv4-tcp +ns/run +104\.5 +5 +99\.5 ns slower ' <<<"$output"
+	grep -E '^live native +frames/s +1200000 +1000000 +2000000 +20% faster ' <<<"$output"
+	grep -E '^live native +ns/packet +30 +20 +10\.0 ns slower ' <<<"$output"
+	[[ "$output" == *"over XDP_PASS: how much slower or faster the program is than bare XDP_PASS, the median of each round's difference"* ]]
+	[[ "$output" == *"test_run all: the median of each round's sum over the shapes, so not the sum of the medians above it."* ]]
 }

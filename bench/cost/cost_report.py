@@ -317,7 +317,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         over = statistics.median(x - y for x, y in zip(p, b))
         action = prog.get((bench, "action"))
         rows.append([bench.replace("cost/", "test_run "), "ns/run", fmt(statistics.median(p)),
-                     fmt(statistics.median(b)), "", f"{over:+.1f}", spread_cell(p),
+                     fmt(statistics.median(b)), "", capture.over_cell(over, " ns"), spread_cell(p),
                      (action_name(action[0], actions["prog"]) if action else "all shapes") +
                      (", rewrites the frame" if bench[len("cost/"):] in rewritten else "")])
         bmf_timing(bmf, bench, "latency", p)
@@ -376,13 +376,13 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
                     "the rest, not unicast IP, read as stopped)")
         p, b, n = (med(f"prog-{mode}", "throughput"), med(f"{bare_name}-{mode}", "throughput"),
                    med("none", "throughput"))
-        if how.get(f"prog-{mode}", "in {mode} mode") != f"in {mode} mode":
+        if how.get(f"prog-{mode}", f"in {mode} mode") != f"in {mode} mode":
             did = f"{how[f'prog-{mode}']}: {did}"
         rows.append([f"live {mode}", "frames/s", fmt(p), fmt(b), fmt(n),
-                     f"{(p / b - 1) * 100:+.0f}%",
+                     capture.over_cell((1 - p / b) * 100, "%", 0),
                      spread_cell(live[(f"cost/live/prog-{mode}", "throughput")]), did])
         p, b = med(f"prog-{mode}", "latency"), med(f"{bare_name}-{mode}", "latency")
-        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", f"{p - b:+.1f}",
+        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", capture.over_cell(p - b, " ns"),
                      spread_cell(live[(f"cost/live/prog-{mode}", "latency")]), ""])
         p, n = med(f"prog-{mode}", "events-per-run"), med(f"prog-{mode}", "events-read")
         if p is not None:
@@ -399,7 +399,10 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
     print(f"{obj}: {names.get('prog', '?')}, measured on {machine()}, kernel "
           f"{platform.release()}. test_run: median of {rounds} rounds, each the kernel's mean "
           f"of its repetitions, bare {label} run in the same rounds; spread: (max - min) / "
-          "median of the program's rounds." + live_note + " Compare within this table only."
+          f"median of the program's rounds; over {label}: how much slower or faster the "
+          f"program is than bare {label}, the median of each round's difference (ns), so not "
+          "always the program's median less bare's; test_run all: the median of each round's "
+          "sum over the shapes, so not the sum of the medians above it." + live_note + " Compare within this table only."
           + kernels_note(found) + "\n")
     note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused),
                                 capture.shapes_note(cap, "prog")) if n)
