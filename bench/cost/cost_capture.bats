@@ -259,6 +259,23 @@ print(*(b[m + '-percent']['value'] for m in ('passed', 'stopped', 'veth-dropped'
 	grep -E '^live egress +frames/s .* on egress: passed [0-9]+%, stopped [0-9]+%' <<<"$output"
 }
 
+@test "cost-compare with a capture: each side's frames per action, the frames decided anew" {
+	local all tcp
+
+	# The probe drops TCP over untagged IPv4; bare XDP_PASS passes everything.
+	cost compare "$PROBE.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o" "" "" "" "" "$LAB"
+	[ "$status" -le 1 ]
+	all=$(frames)
+	tcp=$(frames 'ip and tcp')
+	grep -Eq "^Capture: $all frames run, per action \(first round\): base (XDP_DROP $tcp, XDP_PASS $((all - tcp))|XDP_PASS $((all - tcp)), XDP_DROP $tcp); candidate XDP_PASS $all\.$" <<<"$output"
+	grep -q "^$tcp frames of the capture decided differently, the first 10:$" <<<"$output"
+	grep -Eq '^[0-9]+ +XDP_DROP +XDP_PASS +TCP [0-9.]+:[0-9]+ > ' <<<"$output"
+	[[ "$output" == *"the candidate decides differently: "*"; $tcp of the capture's $all frames (above)"* ]]
+	# Against itself: the same actions, said so.
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$LAB"
+	grep -q "^Every frame's action is the same in both\.$" <<<"$output"
+}
+
 @test "cost-compare with a capture judges its mean and p99 with the gate's statistics" {
 	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "$LAB"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]

@@ -36,7 +36,8 @@ def is_capture(bench):
 def load(path):
     """What the capture's lines say: frames read and run, skipped, actions, rewrites."""
     c = {"read": 0, "run": 0, "skipped": [], "actions": defaultdict(list),
-         "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list)}
+         "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list),
+         "changed": 0, "changed_frames": []}
     with open(path) as f:
         for line in f:
             if not line.startswith("#"):
@@ -50,6 +51,10 @@ def load(path):
                 c["actions"][fields[0]].append((fields[1], int(fields[2])))
             elif tag == "#capture-rewrites":
                 c["rewrites"][fields[0]] = (int(fields[1]), int(fields[2]))
+            elif tag == "#capture-changed":
+                c["changed"] = int(fields[0])
+            elif tag == "#capture-changed-frame":
+                c["changed_frames"].append((int(fields[0]), fields[1], fields[2], fields[3]))
             elif tag == "#capture-costliest":
                 c["costliest"][fields[0]].append((int(fields[1]), float(fields[2]),
                                                   fields[3], fields[4]))
@@ -121,9 +126,7 @@ def print_section(c, arm, action_name, label, print_table):
           "capture's order, each once a round as captured (one call of one run: its ns hold the kernel "
           f"timer's own reading, as bare {label}'s beside it do)" +
           (f"; left out, never run: {skipped}" if skipped else "") + ".")
-    acts = ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
-                     for a, n in c["actions"].get(arm, []))
-    print(f"Frames per action (first round): {acts}.")
+    print(f"Frames per action (first round): {actions_text(c, arm, action_name)}.")
     n, first = c["rewrites"].get(arm, (0, 0))
     if n:
         print(f"The program rewrites the frame: {counted(n, 'frame', 'frames')} changed on "
@@ -134,6 +137,31 @@ def print_section(c, arm, action_name, label, print_table):
                f"\nThe {len(top)} costliest frames, by their median") + " over the rounds:\n")
         print_table(["frame", "ns", "action", "summary"],
                     [[i, f"{ns:.0f}", action_name(int(a)), s] for i, ns, a, s in top])
+
+
+def actions_text(c, arm, action_name):
+    """ARM's frames per action, as the capture's section says them."""
+    return ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
+                     for a, n in c["actions"].get(arm, []))
+
+
+def print_compare_section(c, base_action, candidate_action, print_table):
+    """A compare's capture: each side's frames per action, and the frames whose action
+    changed, the first of them listed."""
+    if not c["read"]:
+        return
+    print(f"\nCapture: {counted(c['run'], 'frame', 'frames')} run, per action (first round): "
+          f"base {actions_text(c, 'base', base_action)}; candidate "
+          f"{actions_text(c, 'candidate', candidate_action)}.")
+    if not c["changed"]:
+        print("Every frame's action is the same in both.")
+        return
+    shown = c["changed_frames"]
+    print(f"{counted(c['changed'], 'frame', 'frames')} of the capture decided differently" +
+          (f", the first {len(shown)}:" if len(shown) < c["changed"] else ":") + "\n")
+    print_table(["frame", "base", "candidate", "summary"],
+                [[i, base_action(int(b)), candidate_action(int(a)), s]
+                 for i, b, a, s in shown])
 
 
 def shapes_note(c, arm):

@@ -565,6 +565,13 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         print(" ".join(n for n in notes if n) + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
+    cap = capture.load(samples_path)
+    capture.print_compare_section(cap, lambda v: action_name(v, actions[gate.BASE]),
+                                  lambda v: action_name(v, actions[gate.CANDIDATE]),
+                                  print_table)
+    if cap["changed"]:
+        changed_actions.append(f"{cap['changed']:,} of the capture's {cap['run']:,} frames "
+                               "(above)")
     if lines:
         bmf.update(cost_lines.compare_section(lines, out_dir, gate.BASE, gate.CANDIDATE))
     else:

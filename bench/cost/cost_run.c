@@ -620,10 +620,20 @@ static int replay_start(struct arm *arms, int nr_arms, int rounds)
 static void replay_end(struct arm *arms, int nr_arms, int rounds, bool measured)
 {
 	const struct cost_replay *r = &arms[0].replay;
+	const struct arm *base = NULL, *candidate = NULL;
 
 	if (measured && r->nr_refused)
 		printf("#skipped\trefused\t%zu\t%u\n#capture\t%zu\t%zu\n", r->nr_refused,
 		       r->first_refused, capture.nr_read, capture.nr_frames - r->nr_refused);
+	for (int a = 0; a < nr_arms; a++) {
+		if (!strcmp(arms[a].name, "base"))
+			base = &arms[a];
+		else if (!strcmp(arms[a].name, "candidate"))
+			candidate = &arms[a];
+	}
+	/* A compare's (cost.sh names its arms so): the frames the candidate decides anew. */
+	if (measured && base && candidate)
+		cost_replay_print_changed(&base->replay, &candidate->replay);
 	for (int a = 0; a < nr_arms; a++) {
 		if (measured)
 			cost_replay_print(&arms[a].replay, arms[a].name, rounds);
