@@ -194,8 +194,9 @@ matrix_run()
 }
 
 # time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
-# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus), the samples into FILE, and
-# both runs' #map lines: the events each map took.
+# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus: the capture's frames, where
+# there is one), the samples into FILE, and both runs' #map lines: the events each map
+# took.
 time_arms()
 {
 	local file=$1
@@ -204,9 +205,10 @@ time_arms()
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
 		${pcap:+-P "$pcap"} "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
-		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#prog' -e '^#type' -e '^#action' -e '^#refused' \
-			-e $'\tcost/prog\t' >>"$file"
+		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" \
+			${pcap:+-P "$pcap"} "$@" |
+		grep -v -e '^#prog' -e '^#object' -e '^#type' -e '^#action' -e '^#refused' \
+			-e '^#capture' -e '^#skipped' -e $'\tcost/prog\t' >>"$file"
 }
 
 # --help anywhere: the usage, on stdout, before anything is checked.

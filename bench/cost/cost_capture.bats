@@ -164,6 +164,31 @@ open('$frame', 'wb').write(f)"
 	grep -q "^The program rewrites the frame: $(frames ip) frames changed" <<<"$output"
 }
 
+@test "the CPU curve: a rewritten shape on its first pass, with a capture its frames; said which" {
+	local rewrite=$FBF_BUILD/testing/cost_rewrite.bpf.o one all shapes mean
+
+	cost measure "$rewrite"
+	[ "$status" -eq 0 ]
+	grep -q "^CPUs: every shape, those the program rewrites (ipv4-tcp, .*) each on its first pass (calls of one run" \
+		<<<"$output"
+	# The figures, for the reader (a timing is no test's verdict): the curve's point on
+	# one CPU beside the shapes' first-pass mean, where a naive repeat times the drop.
+	one=$(awk '$1 == "1" && $3 == "1.00x" { print $2 }' <<<"$output")
+	all=$(awk '$1 == "test_run" && $2 == "all" { print $4 }' <<<"$output")
+	shapes=$(awk '$1 == "test_run" && $2 != "all"' <<<"$output" | wc -l)
+	echo "curve on 1 CPU: $one ns a run; the shapes' first-pass mean: $(python3 -c "print(round($all / $shapes, 1))") ns" >&3
+	cost measure "$rewrite" "" "" "$LAB"
+	[ "$status" -eq 0 ]
+	grep -q "^CPUs: the capture's $(frames) frames in order, each on its first pass" <<<"$output"
+	one=$(awk '$1 == "1" && $3 == "1.00x" { print $2 }' <<<"$output")
+	mean=$(awk '$1 == "capture" && $2 == "mean" { print $4 }' <<<"$output")
+	echo "with the capture, curve on 1 CPU: $one ns a run; the capture's mean: $mean ns" >&3
+	# cost_run cpus says what it ran, for the report to say it.
+	run "$FBF_BUILD/bench/cost_run" cpus -r 1 -n 100 -c 1 -P "$LAB" "prog=$rewrite"
+	[ "$status" -eq 0 ]
+	grep -qx $'#curve\tcapture\t'"$(frames)" <<<"$output"
+}
+
 @test "an encapsulator nobody here wrote (Linux's selftest test_xdp): each frame's first pass" {
 	local obj=$FBF_BUILD/testing/xdp_iptunnel.bpf.o maps=testing/third_party/xdp_iptunnel/iptunnel.maps
 	local frame=$BATS_TEST_TMPDIR/syn.frame to_vip key value

@@ -144,6 +144,21 @@ def side_set(arm):
     return own or os.environ.get("FBF_COST_SET")
 
 
+def curve_workload(path):
+    """What the CPU curve ran, from SAMPLES' "#curve" line (cost_run cpus)."""
+    with open(path) as f:
+        fields = next((line.rstrip("\n").split("\t")[1:] for line in f
+                       if line.startswith("#curve\t")), ["shapes", "-"])
+    if fields[0] == "capture":
+        return (f"the capture's {capture.counted(int(fields[1]), 'frame', 'frames')} in "
+                "order, each on its first pass (one call of one run, the timer's reading in "
+                "each, as the capture's rows)")
+    if fields[1] == "-":
+        return "every shape"
+    return (f"every shape, those the program rewrites ({fields[1].replace(',', ', ')}) each "
+            "on its first pass (calls of one run, less what a call adds, as their rows)")
+
+
 def objects_of(path):
     """{arm: the object's path} from SAMPLES' "#object" lines."""
     with open(path) as f:
@@ -433,8 +448,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
     cpu_rows, cpu_bmf, reading = cpus_section(prog, bare, bare_name, label)
     if cpu_rows:
         bmf.update(cpu_bmf)
-        print(f"\nCPUs: every shape on N CPUs at once, one thread pinned to each, median of "
-              f"{rounds} rounds; ns/run: the kernel's mean over the threads and the shapes; "
+        print(f"\nCPUs: {curve_workload(samples_path)} on N CPUs at once, one thread pinned "
+              f"to each, median of {rounds} rounds; ns/run: the kernel's mean over the threads "
+              "and the workload's runs; "
               "x: that over the same round's on one CPU; runs/s: all N CPUs together; "
               "together: how long all N timed loops ran at once, of the time any ran.\n")
         print_table(["CPUs", "program ns/run", "x", f"{label} ns/run", "x", "runs/s",

@@ -155,6 +155,10 @@ struct arm_option {
 static struct arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
 static int nr_arm_maps, nr_arm_globals;
 static struct cost_capture capture;
+/* cpus -P: the capture's frames the curve runs (those the kernel's test run takes), in order. */
+static const void **curve_frames;
+static __u32 *curve_lens;
+static size_t nr_curve_frames;
 static bool classifier_only;
 
 static int usage(void)
@@ -163,7 +167,7 @@ static int usage(void)
 		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] [-L FILE] "
 		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
-		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] "
+		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] "
 		"ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
 		"OBJECT\n"
@@ -429,7 +433,7 @@ static __u8 frame_out[COST_JUMBO_LEN + 512];
  * differs from the data in), as a #rewrites line.
  */
 static int first_pass(struct arm *arm, const struct cost_shape *shapes, size_t nr_shapes,
-		      __u32 *actions)
+		      __u32 *actions, bool tell)
 {
 	for (size_t i = 0; i < nr_shapes; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = shapes[i].frame,
@@ -448,8 +452,10 @@ static int first_pass(struct arm *arm, const struct cost_shape *shapes, size_t n
 		actions[i] = opts.retval;
 		arm->rewrites[i] = opts.data_size_out != shapes[i].len ||
 				   memcmp(frame_out, shapes[i].frame, shapes[i].len);
-		printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, actions[i]);
-		if (arm->rewrites[i])
+		if (tell)
+			printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name,
+			       actions[i]);
+		if (tell && arm->rewrites[i])
 			printf("#rewrites\t%s\t%s\n", arm->name, shapes[i].name);
 	}
 	return 0;
@@ -670,7 +676,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/* The first passes: each arm's actions, an unconfigured program told before any round. */
 	for (int a = 0; !ret && rounds && a < nr_arms; a++)
-		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a]);
+		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a], true);
 	if (!ret && rounds)
 		ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	for (int round = 0; !ret && round < rounds; round++) {
@@ -732,29 +738,62 @@ static int cpu_counts(int *counts, int nr_cpus)
  * their loops barely overlapping): its ns per run, overlap and span summed
  * over the shapes.
  */
-static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
-		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
+/* One step of @work through @arm on @n CPUs, its figures added to the arm's. */
+static int curve_step(struct cost_cpus *pool, int n, struct arm *arm,
+		      const struct cost_cpus_work *work, const struct cost_shape *what,
+		      struct cost_cpus_step *step)
 {
-	int link, ret = hold_arm(arm, &link);
+	int err = cost_cpus_run(pool, n, arm->cp.fd, work, step);
+
+	if (err) {
+		fprintf(stderr, "cost: %s: %s on %d CPUs: BPF_PROG_TEST_RUN: %s\n", arm->name,
+			what->name, n, strerror(-err));
+		return COST_EXIT_FAILED;
+	}
+	arm->overlap_ns += step->overlap_ns;
+	arm->span_ns += step->span_ns;
+	return drain(arm, what);
+}
+
+/*
+ * The curve's workload through @arm on @n CPUs: the capture's frames where
+ * there is one (curve_frames), each on its first pass, one call of one run,
+ * as its rows in the table are timed; else each shape in one call of @repeat
+ * runs, but a shape the arm rewrites, which repeats would feed its own output:
+ * calls of one run on the frame as built, less what such a call adds (@call_ns).
+ */
+static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
+		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions,
+		    const double *call_ns)
+{
+	int link, ret = hold_arm(arm, &link), calls = repeat < MAX_CALLS ? repeat : MAX_CALLS;
+	static const struct cost_shape capture_shape = { .name = "the capture's frames" };
+	struct cost_cpus_step step;
 
 	if (ret)
 		return ret;
 	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
-	for (size_t i = 0; !ret && i < nr_shapes; i++) {
-		struct cost_cpus_step step;
-		int err = cost_cpus_run(pool, n, arm->cp.fd, shapes[i].frame, shapes[i].len,
-					repeat, &step);
+	if (nr_curve_frames) {
+		struct cost_cpus_work work = {
+			.frames = curve_frames, .lens = curve_lens, .nr = nr_curve_frames,
+			.calls = (size_t)calls > nr_curve_frames ? calls : (int)nr_curve_frames,
+			.repeat = 1,
+		};
 
-		if (err) {
-			fprintf(stderr, "cost: %s: %s on %d CPUs: BPF_PROG_TEST_RUN: %s\n",
-				arm->name, shapes[i].name, n, strerror(-err));
-			ret = COST_EXIT_FAILED;
-			break;
-		}
-		ret = drain(arm, &shapes[i]);
-		arm->all_ns += step.ns;
-		arm->overlap_ns += step.overlap_ns;
-		arm->span_ns += step.span_ns;
+		ret = curve_step(pool, n, arm, &work, &capture_shape, &step);
+		arm->all_ns = step.ns;
+	}
+	for (size_t i = 0; !ret && !nr_curve_frames && i < nr_shapes; i++) {
+		const void *frame = shapes[i].frame;
+		__u32 len = shapes[i].len;
+		struct cost_cpus_work work = {
+			.frames = &frame, .lens = &len, .nr = 1,
+			.calls = arm->rewrites[i] ? calls : 1,
+			.repeat = arm->rewrites[i] ? 1 : repeat,
+		};
+
+		ret = curve_step(pool, n, arm, &work, &shapes[i], &step);
+		arm->all_ns += step.ns - (arm->rewrites[i] ? call_ns[i] : 0);
 		actions[i] = step.action;
 	}
 	release_arm(link);
@@ -764,17 +803,18 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 /* One round of every arm on @n CPUs at once, from a different arm each round: its rows. */
 static int cpus_round(struct cost_cpus *pool, int n, int round, struct arm *arms, int nr_arms,
 		      const struct cost_shape *shapes, size_t nr_shapes, int repeat,
-		      __u32 (*actions)[COST_SHAPES_MAX])
+		      __u32 (*actions)[COST_SHAPES_MAX], const double *call_ns)
 {
 	for (int k = 0; k < nr_arms; k++) {
 		int a = (round + nr_arms + k) % nr_arms;
-		int ret = cpus_arm(pool, n, &arms[a], shapes, nr_shapes, repeat, actions[a]);
+		int ret = cpus_arm(pool, n, &arms[a], shapes, nr_shapes, repeat, actions[a],
+				   call_ns);
 
 		if (ret)
 			return ret;
 	}
 	for (int a = 0; round >= 0 && a < nr_arms; a++) {
-		double ns = arms[a].all_ns / nr_shapes;
+		double ns = arms[a].all_ns / (nr_curve_frames ? 1 : nr_shapes);
 
 		printf("%s\tcost/cpus/%d\tlatency\t%.2f\n", arms[a].name, n, ns);
 		printf("%s\tcost/cpus/%d\tthroughput\t%.0f\n", arms[a].name, n,
@@ -783,6 +823,75 @@ static int cpus_round(struct cost_cpus *pool, int n, int round, struct arm *arms
 		       arms[a].span_ns > 0 ? arms[a].overlap_ns / arms[a].span_ns * 100 : 0);
 	}
 	fflush(stdout);
+	return 0;
+}
+
+/*
+ * cpus -P: the curve runs the capture's frames, those @arm's type's test run
+ * takes (as the table's rows leave the rest out): "#curve<TAB>capture<TAB>N".
+ */
+static int curve_capture(const struct arm *arm)
+{
+	int ret = cost_capture_load(&capture, pcap_file);
+
+	if (ret)
+		return ret;
+	curve_frames = calloc(capture.nr_frames, sizeof(*curve_frames));
+	curve_lens = calloc(capture.nr_frames, sizeof(*curve_lens));
+	if (!curve_frames || !curve_lens) {
+		fprintf(stderr, "cost: PCAP %s: %zu frames: out of memory\n", pcap_file,
+			capture.nr_frames);
+		return COST_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < capture.nr_frames; i++) {
+		const __u8 *f = cost_capture_data(&capture, i);
+		__u32 action;
+		double ns;
+		int err = kernel_frame_run(arm->cp.fd, f, capture.frames[i].len, 1, &ns, &action);
+
+		if (err == -EINVAL)
+			continue;
+		if (err) {
+			fprintf(stderr, "cost: %s: PCAP frame %u: BPF_PROG_TEST_RUN: %s\n",
+				arm->name, capture.frames[i].index, strerror(-err));
+			return COST_EXIT_FAILED;
+		}
+		curve_frames[nr_curve_frames] = f;
+		curve_lens[nr_curve_frames++] = capture.frames[i].len;
+	}
+	printf("#curve\tcapture\t%zu\n", nr_curve_frames);
+	return 0;
+}
+
+/*
+ * The curve on the shapes: which each arm rewrites, from a first pass not
+ * told again, and what one call of one run adds, read on a bare program:
+ * "#curve<TAB>shapes<TAB>NAME,..." of the shapes some arm rewrites, or "-".
+ */
+static int curve_shapes(struct arm *arms, int nr_arms, const struct cost_shape *shapes,
+			size_t nr_shapes, int repeat, __u32 (*actions)[COST_SHAPES_MAX],
+			double *call_ns)
+{
+	bool any = false;
+	int ret = 0;
+
+	for (int a = 0; !ret && a < nr_arms; a++)
+		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a], false);
+	ret = ret ?: call_costs(arms, nr_arms, shapes, nr_shapes,
+				repeat < MAX_CALLS ? repeat : MAX_CALLS, call_ns);
+	if (ret)
+		return ret;
+	printf("#curve\tshapes\t");
+	for (size_t i = 0; i < nr_shapes; i++) {
+		bool rewritten = false;
+
+		for (int a = 0; a < nr_arms; a++)
+			rewritten |= arms[a].rewrites[i];
+		if (rewritten)
+			printf("%s%s", any ? "," : "", shapes[i].name);
+		any |= rewritten;
+	}
+	printf("%s\n", any ? "" : "-");
 	return 0;
 }
 
@@ -795,6 +904,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	int most = 0, ret;
 	struct cost_cpus *pool;
 	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
+	double call_ns[COST_SHAPES_MAX] = {};
 
 	if (nr_arms < 0)
 		return COST_EXIT_USAGE;
@@ -817,6 +927,9 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	ret = load_arms(arms, nr_arms, repeat, most);
 	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
+	if (!ret && rounds)
+		ret = pcap_file ? curve_capture(&arms[0]) :
+		      curve_shapes(arms, nr_arms, shapes, nr_shapes, repeat, actions, call_ns);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
@@ -824,11 +937,15 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	for (int round = rounds ? -1 : 0; !ret && round < rounds; round++) {
 		for (int c = 0; !ret && c < nr_counts; c++)
 			ret = cpus_round(pool, counts[c], round, arms, nr_arms, shapes, nr_shapes,
-					 repeat, actions);
-		if (!ret && round < 0)
+					 repeat, actions, call_ns);
+		if (!ret && round < 0 && !nr_curve_frames)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	}
 	cost_cpus_stop(pool);
+	free(curve_frames);
+	free(curve_lens);
+	if (pcap_file)
+		cost_capture_free(&capture);
 	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
