@@ -173,3 +173,12 @@ cost-compare: export FBF_COST_BASE_MAPS = $(BASE_MAPS)
 cost-compare: export FBF_COST_CANDIDATE_MAPS = $(CANDIDATE_MAPS)
 cost-compare: export FBF_COST_BASE_SET = $(BASE_SET)
 cost-compare: export FBF_COST_CANDIDATE_SET = $(CANDIDATE_SET)
+
+# bench/cost/cost_state.bats's probe with per-CPU tables in an array of maps (MAPS's per-cpu).
+COST_PROBE_PER_CPU := $(OUTPUT)/testing/cost_probe_per_cpu_tables.bpf.o
+test-build: $(COST_PROBE_PER_CPU)
+$(COST_PROBE_PER_CPU): COST_PROBE_FLAGS := -DCOST_PER_CPU_TABLES
+$(COST_PROBE_PER_CPU): testing/cost_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@

@@ -96,21 +96,23 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 	size_t key_size, value_size, stride, copies = 1;
 	int err = COST_EXIT_MAPS;
 
+	char where[PATH_MAX + 16];
+	bool per_cpu = key_hex && !value_hex && !strcmp(key_hex, COST_STATE_PER_CPU);
+
 	if (!name || *name == '#')
 		return 0;
-	if (!key_hex || !value_hex || strtok(NULL, " \t\n")) {
+	if (!key_hex || (!value_hex && !per_cpu) || strtok(NULL, " \t\n")) {
 		fprintf(stderr, "cost: %s:%d: not MAP KEY VALUE (hex bytes as the map stores "
-			"them)\n", file, line_no);
+			"them), nor MAP %s\n", file, line_no, COST_STATE_PER_CPU);
 		return COST_EXIT_MAPS;
 	}
+	snprintf(where, sizeof(where), "%s:%d", file, line_no);
 	map = bpf_object__find_map_by_name(cp->obj, name);
-	if (!map) {
-		char where[PATH_MAX + 16];
-
-		snprintf(where, sizeof(where), "%s:%d", file, line_no);
+	if (!map)
 		return cost_state_no_map(&cp->state, cp->obj, where, name, "a line fills the map "
 					 "it names first");
-	}
+	if (per_cpu)
+		return cost_state_fill_per_cpu(&cp->state, map, where);
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
 	stride = value_size;
@@ -318,6 +320,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: preparing %s: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
+	cost_state_keep_inner(&cp->state, cp->obj);
 	if (bpf_object__load(cp->obj)) {
 		int load_err = errno;
 

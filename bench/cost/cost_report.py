@@ -109,10 +109,13 @@ def load(path):
     return samples, names, order, maps, actions
 
 
-def maps_note(arm_maps, who=""):
-    """Where the program's events went (bench/cost/cost_events.h), so the path measured shows."""
+def maps_note(arm_maps, who="", filled=()):
+    """Where the program's events went (bench/cost/cost_events.h), so the path measured shows;
+    FILLED: the maps of maps MAPS filled (state_note() says how), not left as they were."""
     sent, left = [], []
     for name, m in arm_maps.items():
+        if name in filled:
+            continue
         if m["read"] is None:
             left.append(f"{name} ({m['kind']} of {m['inner']})")
         elif m["cpus"]:
@@ -166,22 +169,30 @@ def objects_of(path):
                     if line.startswith("#object\t"))
 
 
+def state_lines(path, arm, tag):
+    """{map: fields} of ARM's TAG lines ("#filled", "#changed"), the first of each map's."""
+    found = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == tag and fields[1] == arm:
+                found.setdefault(fields[2], fields[3:])
+    return found
+
+
 def state_note(path, arm, who=""):
     """What state the runs met (bench/cost/cost_state.h): the globals SET set (cost.sh
     exports them), the maps MAPS filled, and what the runs changed, from the first of
     cost_run's runs that printed them."""
-    filled, counted = {}, {}
-    with open(path) as f:
-        for line in f:
-            fields = line.rstrip("\n").split("\t")
-            if fields[0] == "#filled" and fields[1] == arm:
-                filled.setdefault(fields[2], fields[3:])
-            elif fields[0] == "#changed" and fields[1] == arm:
-                counted.setdefault(fields[2], fields[3:])
+    filled, counted = state_lines(path, arm, "#filled"), state_lines(path, arm, "#changed")
     if not filled and not counted:
         return ""
     parts = []
     for name, (kind, n, how, seconds) in filled.items():
+        if how == "per-cpu":
+            parts.append(f"{name} ({kind}) one map per CPU ({n}), each as its inner map is "
+                         f"declared ({name} per-cpu)")
+            continue
         if how == "lines":
             # Lines that write one key again fill no entry more: the map's own count.
             held = (entries(int(counted[name][1]), counted[name][3]) if name in counted
@@ -429,7 +440,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
           "always the program's median less bare's; test_run all: the median of each round's "
           "sum over the shapes, so not the sum of the medians above it." + live_note + " Compare within this table only."
           + kernels_note(found) + "\n")
-    note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused),
+    note = " ".join(n for n in (maps_note(maps["prog"], "", state_lines(samples_path, "prog",
+                                                                        "#filled")),
+                                refused_note(refused),
                                 capture.shapes_note(cap, "prog")) if n)
     if note:
         print(note + "\n")
@@ -574,7 +587,8 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
           ", and that on 2 CPUs and on the most: significant, "
           "above the larger of its floor and the A/A change, and confirmed by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
-    notes = [maps_note(maps[arm], f" of the {arm}") for arm in (gate.BASE, gate.CANDIDATE)]
+    notes = [maps_note(maps[arm], f" of the {arm}", state_lines(samples_path, arm, "#filled"))
+             for arm in (gate.BASE, gate.CANDIDATE)]
     notes += [state_note(samples_path, arm, f" of the {arm}")
               for arm in (gate.BASE, gate.CANDIDATE)]
     if any(notes):

@@ -148,6 +148,28 @@ load_pinned()
 	[[ "$output" == *"State of the base: filled from MAPS: cost_blocked"* ]]
 }
 
+@test "an array of maps per CPU, as Katran's connection tables: MAPS's per-cpu fills it" {
+	local probe=$FBF_BUILD/testing/cost_probe_per_cpu_tables.bpf.o
+
+	# Each slot empty, as the object leaves it: every frame aborted, said so.
+	cost measure "$probe"
+	[ "$status" -eq 9 ]
+	echo "cost_lru_mapping per-cpu" >"$DUMPS/lines"
+	cost measure "$probe" "" "$DUMPS/lines"
+	[ "$status" -eq 0 ]
+	# The path production takes: each frame recorded in its CPU's table, then decided.
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
+	state | grep -E "cost_lru_mapping \(array_of_maps\) one map per CPU \([0-9]+\), each as its inner map is declared"
+	[[ "$output" != *"Maps of maps left as the object leaves them"*cost_lru_mapping* ]]
+	# per-cpu on a map that is no array of maps: one line.
+	echo "cost_blocked per-cpu" >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: per-cpu fills an array of maps, one map per CPU, and cost_blocked is of type hash" ]]
+}
+
 @test "SET on a TC program nobody here wrote: Cloudflare's cls_redirect, its address and port" {
 	local obj=$FBF_BUILD/testing/cls_redirect.bpf.o
 
