@@ -289,14 +289,14 @@ while off < len(data):
 	cost compare "$TYPES/cost_tc_probe_mixed.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o" "" "" \
 		xdp_cost_other xdp_pass
 	[ "$status" -le 1 ]
-	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "$output" == *"base xdp_cost_other ($TYPES/cost_tc_probe_mixed.bpf.o) against candidate xdp_pass ($FBF_BUILD/xdp_pass.bpf.o)"* ]]
 	[[ "${lines[-1]}" =~ ^cost-compare:\ (PASS|REGRESSION): ]]
 	[[ "${lines[-1]}" != *"verified-instructions"* ]]
 	run make -s cost-compare BASE="$TYPES/cost_tc_probe_mixed.bpf.o" \
 		CANDIDATE="$FBF_BUILD/xdp_pass.bpf.o" BASE_PROG=xdp_cost_other CANDIDATE_PROG=xdp_pass
 	echo "$output"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
-	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "$output" == *"base xdp_cost_other ($TYPES/cost_tc_probe_mixed.bpf.o) against candidate xdp_pass ($FBF_BUILD/xdp_pass.bpf.o)"* ]]
 	[[ "$output" =~ cost-compare:\ (PASS|REGRESSION): ]]
 }
 
