@@ -80,8 +80,8 @@ static int refuse_unseen(const struct cost_capture *cap)
 			cap->first_link[COST_SKIP_LINK] == DLT_LINUX_SLL2 ?
 			" (Linux cooked: tcpdump -i any)" : "");
 	else
-		fprintf(stderr, "cost: PCAP %s: none of its frames (%zu read) can run: each was cut "
-			"short by the capture's snap length or is longer than the %d bytes "
+		fprintf(stderr, "cost: PCAP %s: none of its frames (%zu read) can run: each was "
+			"cut short by the capture's snap length or is longer than the %d bytes "
 			"test_run takes: capture whole frames (tcpdump -s 0) with GRO off on "
 			"the interface (ethtool -K IFACE gro off)\n", cap->path, cap->nr_read,
 			COST_CAPTURE_MAX_LEN);
@@ -224,7 +224,8 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 	/* An IPv6 address before its port in brackets, as in a URL: [fd00::1]:80. */
 	if (has_ports(ipproto) && l4p + 4 <= f + len)
 		snprintf(buf, size, "%s%s %s%s%s:%u > %s%s%s:%u len %zu", vlan, l4, open, src,
-			 close, l4p[0] << 8 | l4p[1], open, dst, close, l4p[2] << 8 | l4p[3], len);
+			 close, l4p[0] << 8 | l4p[1], open, dst, close, l4p[2] << 8 | l4p[3],
+			 len);
 	else
 		snprintf(buf, size, "%s%s %s > %s len %zu", vlan, l4, src, dst, len);
 }

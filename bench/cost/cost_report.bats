@@ -159,8 +159,7 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	compare_samples 25 3000 10
 	compare
 	[ "$status" -eq 1 ]
-	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions 19 -> 25; all shapes +"*"%"\
-" ns/run (regressed: 95% interval ["*"], threshold 5.0%; one run, not confirmed)" ]]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions 19 -> 25; all shapes +"*"% ns/run (regressed: 95% interval ["*"], threshold 5.0%; one run, not confirmed)" ]]
 }
 
 @test "compare: a shape alone is not gated: its move reads as one, not as a verdict" {
@@ -171,8 +170,7 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	grep -E '^cost/ipv4-udp +ns/run .* not gated +rose \(not judged\)$' <<<"$output"
 	grep -E '^cost/all +ns/run .* 5\.0% +changed, below threshold$' <<<"$output"
 	[[ "$output" != *regressed* ]]
-	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run"\
-" (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
+	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
 }
 
 @test "a run without LINES=1 leaves no earlier run's hot lines listing" {

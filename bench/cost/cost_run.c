@@ -33,8 +33,9 @@
  * its first pass over the frame as built: a program that keeps state may
  * change its mind), one latency sample per shape and round, and the round's
  * sum as cost/all; and "#prog<TAB>ARM<TAB>NAME" for the program each arm
- * loaded, "#object<TAB>ARM<TAB>PATH" for the object it came from, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
- * for its type and its actions' names, and after the
+ * loaded, "#object<TAB>ARM<TAB>PATH" for the object it came from,
+ * "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME" for its
+ * type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
  * (cost_events_print()): which path the runs sent to. -s sets global variables
  * before the load, -m fills maps after it (cost_state.h), -S ARM=... and
