@@ -123,14 +123,15 @@ def print_section(c, arm, action_name, label, print_table):
         return
     skipped = skipped_text(c)
     print(f"\nCapture: {counted(c['read'], 'frame', 'frames')} read, {c['run']:,} run in the "
-          "capture's order, each once a round as captured (one call of one run: its ns hold the kernel "
-          f"timer's own reading, as bare {label}'s beside it do)" +
+          "capture's order, each once a round as captured (one call of one run: its ns hold "
+          f"the kernel timer's own reading, as bare {label}'s beside it do)" +
           (f"; left out, never run: {skipped}" if skipped else "") + ".")
     print(f"Frames per action (first round): {actions_text(c, arm, action_name)}.")
     n, first = c["rewrites"].get(arm, (0, 0))
     if n:
         print(f"The program rewrites the frame: {counted(n, 'frame', 'frames')} changed on "
-              f"their first pass (the first: frame {first}); each was timed on the frame as captured.")
+              f"their first pass (the first: frame {first}); each was timed on the frame as "
+              "captured.")
     top = c["costliest"].get(arm, [])
     if top:
         print(("\nThe costliest frame, by its median" if len(top) == 1 else

@@ -418,7 +418,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
                      capture.over_cell((1 - p / b) * 100, "%", 0),
                      spread_cell(live[(f"cost/live/prog-{mode}", "throughput")]), did])
         p, b = med(f"prog-{mode}", "latency"), med(f"{bare_name}-{mode}", "latency")
-        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", capture.over_cell(p - b, " ns"),
+        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "",
+                     capture.over_cell(p - b, " ns"),
                      spread_cell(live[(f"cost/live/prog-{mode}", "latency")]), ""])
         p, n = med(f"prog-{mode}", "events-per-run"), med(f"prog-{mode}", "events-read")
         if p is not None:
@@ -438,7 +439,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
           f"median of the program's rounds; over {label}: how much slower or faster the "
           f"program is than bare {label}, the median of each round's difference (ns), so not "
           "always the program's median less bare's; test_run all: the median of each round's "
-          "sum over the shapes, so not the sum of the medians above it." + live_note + " Compare within this table only."
+          "sum over the shapes, so not the sum of the medians above it." + live_note +
+          " Compare within this table only."
           + kernels_note(found) + "\n")
     note = " ".join(n for n in (maps_note(maps["prog"], "", state_lines(samples_path, "prog",
                                                                         "#filled")),
