@@ -182,3 +182,19 @@ $(COST_PROBE_PER_CPU): testing/cost_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
+
+# bench/cost/cost_lines.bats's compare: testing/cost_lines_probe.bpf.c, and a candidate made
+# from it with a comment above every line, a file of another name and one line changed.
+COST_LINES_PROBE := $(OUTPUT)/testing/cost_lines_probe.bpf.o
+COST_LINES_MOVED := $(OUTPUT)/testing/cost_lines_moved/renamed_probe.bpf.o
+test-build: $(COST_LINES_PROBE) $(COST_LINES_MOVED)
+$(COST_LINES_PROBE): testing/cost_lines_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(COST_LINES_MOVED): testing/cost_lines_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e '1a /* A comment that shifts every line below it. */' \
+		-e 's|^\th ^= h >> 13;|\th ^= h % 1000003;|' $< >$(@D)/renamed_probe.bpf.c
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $(@D)/renamed_probe.bpf.c -o $@

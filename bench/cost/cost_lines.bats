@@ -100,6 +100,21 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 		"cost/lines/$V3:23:points"
 }
 
+@test "cost-compare, every line shifted and the file renamed: the one changed line rises" {
+	local moved=$FBF_BUILD/testing/cost_lines_moved/renamed_probe.bpf.o
+
+	cost compare "$FBF_BUILD/testing/cost_lines_probe.bpf.o" "$moved"
+	[ "$status" -eq 1 ]
+	mover '1,$'
+	# The division, new text, on top, under the candidate's own file and line.
+	[[ "$(mover 1)" == "+"*"/cost_lines_moved/renamed_probe.bpf.c:28" ]]
+	grep -E '^ *\+[0-9.]+ +0\.0% +[0-9.]+% +- +\S+renamed_probe\.bpf\.c:28 +h \^= h % 1000003;$' \
+		<<<"$output"
+	# The loop's lines are matched, each side's place shown, never listed as new.
+	run grep -E ' - +\S+renamed_probe\.bpf\.c:2[0-9] +h (\^= p\[i\]|\*= 16777619);$' <<<"$output"
+	[ "$status" -eq 1 ]
+}
+
 @test "xdp-filter's program: its lines placed, the map lookup named under them" {
 	[ -f "$XDP_TOOLS_BPF/xdpfilt_alw_all.o" ] ||
 		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install libxdp1 (make deps)"

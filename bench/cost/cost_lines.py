@@ -278,15 +278,23 @@ def line_names(table):
                        table.lines.get(start, ([], []))[1] if (file, line) not in names})
         seen = Counter()
         for line, file, text in mine:
-            text = " ".join(text.split()) if line else ""
+            # The code the compiler made, of no line, is one name in a function, whichever
+            # files it counts under: their order would change with their names.
+            if not line:
+                names[(file, line)] = (func, "", 0)
+                continue
+            text = " ".join(text.split())
             names[(file, line)] = (func, text, seen[(func, text)])
             seen[(func, text)] += 1
     return names
 
 
 def by_name(p):
-    """{name: (file, line)} of P's lines, named as line_names() names them."""
-    return {name: key for key, name in line_names(p.table).items()}
+    """{name: [(file, line)]} of P's lines, named as line_names() names them."""
+    found = defaultdict(list)
+    for key, name in sorted(line_names(p.table).items()):
+        found[name].append(key)
+    return found
 
 
 def compare_section(dir_path, out_dir, base, cand):
@@ -310,7 +318,7 @@ def compare_section(dir_path, out_dir, base, cand):
     at = {"base": by_name(b), "candidate": by_name(c)}
 
     def count(p, side, name):
-        return p.count(at[side][name]) if name in at[side] else 0
+        return sum(p.count(k) for k in at[side].get(name, []))
 
     def share(p, side, name):
         return 100.0 * count(p, side, name) / p.samples
@@ -341,16 +349,16 @@ def compare_section(dir_path, out_dir, base, cand):
           f"{os.path.join(out_dir, 'cost-lines-base.txt')}, cost-lines-candidate.txt")
 
     def where(side, name):
-        return place(at[side][name]) if name in at[side] else "-"
+        return ", ".join(place(k) for k in at[side].get(name, [])) or "-"
 
     rows = [[f"{moved[n]:+.1f}", f"{share(b, 'base', n):.1f}%",
              f"{share(c, 'candidate', n):.1f}%", where("base", n), where("candidate", n),
-             source(n[1], at["candidate"].get(n, at["base"].get(n, ("", 0)))[1])] for n in top]
+             source(n[1], (at["candidate"].get(n) or at["base"][n])[0][1])] for n in top]
     print_rows(["points", "base", "candidate", "base line", "candidate line", "source"], rows,
                {0, 1, 2})
     bmf = bmf_lines(c)
     for n in top:
-        key = at["candidate"].get(n) or at["base"][n]
+        key = (at["candidate"].get(n) or at["base"][n])[0]
         bmf.setdefault(f"cost/lines/{place(key)}", {})["points"] = {
             "value": round(moved[n], 2)}
     return bmf
