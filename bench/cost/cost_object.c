@@ -135,15 +135,18 @@ static int fill_entry(struct cost_prog *cp, const char *file, int line_no, char 
 	if (bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY)) {
 		/* An array says E2BIG for an index past its end: "Argument list too long". */
 		if (errno == E2BIG && (bpf_map__type(map) == BPF_MAP_TYPE_ARRAY ||
-				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY))
+				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY)) {
 			fprintf(stderr, "cost: %s:%d: key %s is past the end of map %s, which "
 				"holds %u %s (keys 0 to %u, little-endian)\n", file, line_no,
 				key_hex, name, bpf_map__max_entries(map),
 				bpf_map__max_entries(map) == 1 ? "entry" : "entries",
 				bpf_map__max_entries(map) - 1);
-		else
+			/* As for a dump's key past the end: the same mistake, one status. */
+			err = COST_EXIT_DUMP_SIZE;
+		} else {
 			fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file,
 				line_no, name, strerror(errno));
+		}
 		goto out;
 	}
 	cost_state_filled(&cp->state, map, 1);
