@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""Where and when a benchmark ran: the machine, its kernel, the date and the commit.
+"""Where and when a benchmark ran: the machine, its kernel, the date and the commit (none
+outside a git checkout).
 
 A figure means nothing without its host (the same build has measured a bare XDP_PASS at
 3 ns on one host and 25 ns on another), so every result file and every gate run names them.
@@ -15,14 +16,6 @@ import subprocess
 MEASURED_FILE = "measured.json"
 
 
-def command_output(*argv):
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, check=False)
-        return (out.stdout or out.stderr).splitlines()[0].strip()
-    except (OSError, IndexError):
-        return "unknown"
-
-
 def machine():
     cpu = "unknown"
     try:
@@ -34,10 +27,18 @@ def machine():
 
 
 def git_commit():
-    sha = command_output("git", "rev-parse", "--short=12", "HEAD")
+    """The checkout's commit, -dirty where it has changes; None outside a git checkout
+    (the installed cost tool's users): no error text recorded as a commit."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                             text=True, check=False)
+    except OSError:
+        return None
+    if out.returncode or not out.stdout.strip():
+        return None
     dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], check=False,
                            stderr=subprocess.DEVNULL).returncode
-    return sha + ("-dirty" if dirty else "")
+    return out.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def now():
@@ -80,8 +81,11 @@ def record(result_path, host=None):
     except (OSError, ValueError):
         entries = {}
     machine_name, kernel = host or (machine(), platform.release())
-    entries[os.path.basename(result_path)] = {
-        "machine": machine_name, "kernel": kernel, "date": now(), "commit": git_commit()}
+    entry = {"machine": machine_name, "kernel": kernel, "date": now()}
+    commit = git_commit()
+    if commit:
+        entry["commit"] = commit
+    entries[os.path.basename(result_path)] = entry
     with open(index, "w") as f:
         json.dump(entries, f, indent=2, sort_keys=True)
         f.write("\n")

@@ -428,8 +428,8 @@ def report_figures(src, dst):
             bmf = json.load(f)
         m = measured[name]
         lines += [f"## {name[:-len('.bmf.json')]}", "",
-                  f"Measured on {m['machine']}, kernel {m['kernel']}, {m['date']}, "
-                  f"commit {m['commit']}.", "",
+                  f"Measured on {m['machine']}, kernel {m['kernel']}, {m['date']}" +
+                  (f", commit {m['commit']}." if m.get("commit") else "."), "",
                   "| benchmark | measure | value | min | max |", "|---|---|---|---|---|"]
         for bench in sorted(bmf):
             for measure, e in sorted(bmf[bench].items()):

@@ -29,7 +29,7 @@ setup()
 
 require_xdp_tools()
 {
-	[ -f "$XDP_TOOLS_BPF/$1" ] || skip "$XDP_TOOLS_BPF/$1 is missing: install xdp-tools (make deps)"
+	[ -f "$XDP_TOOLS_BPF/$1" ] || skip "$XDP_TOOLS_BPF/$1 is missing: install libxdp1 (make deps)"
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
@@ -98,10 +98,11 @@ every_action()
 	[ "$status" -eq 0 ]
 	[ "$(action ipv4-tcp)" = XDP_DROP ]
 	[ "$(action ipv4-udp)" = XDP_PASS ]
+	# A map the object lacks: as for a dump (exit 21), the object's maps named.
 	echo 'no_such_map 00000000 01000000' >"$BATS_TEST_TMPDIR/maps"
 	cost measure "$PROBE"_config.bpf.o "" "$BATS_TEST_TMPDIR/maps"
-	[ "$status" -eq 8 ]
-	[[ "$output" == *"no map named no_such_map"* ]]
+	[ "$status" -eq 21 ]
+	[[ "$output" == *"no map named no_such_map"*"its maps: cost_config"* ]]
 	echo 'cost_config 0000 01000000' >"$BATS_TEST_TMPDIR/maps"
 	cost measure "$PROBE"_config.bpf.o "" "$BATS_TEST_TMPDIR/maps"
 	[ "$status" -eq 8 ]
@@ -285,8 +286,53 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	cost measure /nonexistent.o
 	[ "$status" -eq 3 ]
 	[ "${#lines[@]}" -eq 1 ]
+	# An object of the other byte order: built for this host's is the advice.
+	local other=bpfeb own=bpfel
+	[ "$(python3 -c 'import sys; print(sys.byteorder)')" = little ] || { other=bpfel own=bpfeb; }
+	clang -O2 -g -target "$other" -I"/usr/include/$(gcc -dumpmachine)" \
+		-c testing/cost_probe.bpf.c -o "$BATS_TEST_TMPDIR/other.bpf.o"
+	cost measure "$BATS_TEST_TMPDIR/other.bpf.o"
+	[ "$status" -eq 3 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"is a BPF object of the other byte order (libbpf: "*"): build it for this host's, with clang -target bpf here or -target $own" ]]
 	cost measure
 	[ "$status" -eq 2 ]
+}
+
+@test "wrong arguments: one line naming what is wrong, then the usage, exit 2; --help, exit 0" {
+	local first
+
+	# usage_line WANT: the run exited 2, its first line WANT, the usage after it.
+	usage_line()
+	{
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "$1" ]
+		[[ "${lines[1]}" == "usage: make cost OBJ=PATH "* ]]
+	}
+	cost compare "$PROBE.bpf.o"
+	usage_line "cost: no CANDIDATE given"
+	cost "$PROBE.bpf.o" measure
+	usage_line "cost: $PROBE.bpf.o is no command: measure or compare comes first"
+	cost
+	usage_line "cost: no command: measure or compare"
+	cost measure "$PROBE.bpf.o" "" "" "" extra
+	usage_line "cost: measure takes at most 4 arguments, and got 5 (the last: extra)"
+	cost compare "$PROBE.bpf.o" "$PROBE.bpf.o" "" "" "" "" "" extra
+	usage_line "cost: compare takes at most 7 arguments, and got 8 (the last: extra)"
+	cost measure "$PROBE.bpf.o" "" testing/captures/lab.pcap
+	usage_line "cost: MAPS testing/captures/lab.pcap is a capture (pcap or pcapng): give it as PCAP"
+	# make's usage names every variable make cost takes.
+	[[ "$output" == *"[KERNELS=...] [LINES=1]"* ]]
+	for first in --help measure; do
+		run bench/cost/cost.sh "$first" --help
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "usage: make cost OBJ=PATH "* ]]
+	done
+	# On stdout: 2>/dev/null leaves it whole.
+	run bash -c 'bench/cost/cost.sh --help 2>/dev/null'
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: "* ]]
 }
 
 @test "random bytes, a bare ELF header and a shared library: not a BPF object, exit 3" {

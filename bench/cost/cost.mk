@@ -166,3 +166,35 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	@# Its bounds checks compare header pointers with void *, as the kernel's tree allows.
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
+
+# cost-compare's sides' own state where they differ, over MAPS= and SET=:
+# BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).
+cost-compare: export FBF_COST_BASE_MAPS = $(BASE_MAPS)
+cost-compare: export FBF_COST_CANDIDATE_MAPS = $(CANDIDATE_MAPS)
+cost-compare: export FBF_COST_BASE_SET = $(BASE_SET)
+cost-compare: export FBF_COST_CANDIDATE_SET = $(CANDIDATE_SET)
+
+# bench/cost/cost_state.bats's probe with per-CPU tables in an array of maps (MAPS's per-cpu).
+COST_PROBE_PER_CPU := $(OUTPUT)/testing/cost_probe_per_cpu_tables.bpf.o
+test-build: $(COST_PROBE_PER_CPU)
+$(COST_PROBE_PER_CPU): COST_PROBE_FLAGS := -DCOST_PER_CPU_TABLES
+$(COST_PROBE_PER_CPU): testing/cost_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
+
+# bench/cost/cost_lines.bats's compare: testing/cost_lines_probe.bpf.c, and a candidate made
+# from it with a comment above every line, a file of another name and one line changed.
+COST_LINES_PROBE := $(OUTPUT)/testing/cost_lines_probe.bpf.o
+COST_LINES_MOVED := $(OUTPUT)/testing/cost_lines_moved/renamed_probe.bpf.o
+test-build: $(COST_LINES_PROBE) $(COST_LINES_MOVED)
+$(COST_LINES_PROBE): testing/cost_lines_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(COST_LINES_MOVED): testing/cost_lines_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e '1a /* A comment that shifts every line below it. */' \
+		-e 's|^\th ^= h >> 13;|\th ^= h % 1000003;|' $< >$(@D)/renamed_probe.bpf.c
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $(@D)/renamed_probe.bpf.c -o $@

@@ -28,6 +28,8 @@
 # whose frames run too, in its order (cost_replay.h), and which the live part
 # floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
+#   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
+#       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
 #   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
 #       on one CPU and on each CPU count
@@ -56,38 +58,79 @@ exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
 # FBF_COST_INSTALLED (set by fizzbuzzfib-cost): the user gives positional arguments, not
 # make's variables, and is told so.
-usage()
+usage_text()
 {
 	if [ -n "${FBF_COST_INSTALLED:-}" ]; then
-		cat >&2 <<-EOF
+		cat <<-EOF
 		usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]
 		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
-		man fizzbuzzfib-cost)
+		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
+		hot lines: FBF_COST_LINES=1; man fizzbuzzfib-cost)
 		EOF
 	else
-		cat >&2 <<-EOF
+		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...]
+		            [KERNELS=...] [LINES=1]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...]
+		            [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
+		            CANDIDATE_SET=...]
 		EOF
 	fi
+}
+
+# usage [WHY]: the line that says what was wrong, then the usage; the run ends, exit 2.
+usage()
+{
+	[ -z "${1:-}" ] || echo "cost: $1" >&2
+	usage_text >&2
 	exit $exit_usage
 }
 
-# need_maps PATH: MAPS is a directory of dumps or a readable file, or the run ends here.
+# too_many MAX ARG...: more positional arguments than the command takes end the run here,
+# never silently ignored.
+too_many()
+{
+	local max=$1
+
+	shift
+	[ $# -le "$max" ] ||
+		usage "$cmd takes at most $max arguments, and got $# (the last: ${*: -1})"
+}
+
+# need_maps PATH: MAPS is a directory of dumps or a readable file, and not a capture
+# given in its place, or the run ends here.
 need_maps()
 {
 	[ -d "$1" ] || need_file MAPS "$1"
+	case $(od -An -tx1 -N4 "$1" 2>/dev/null | tr -d ' ') in
+	d4c3b2a1 | a1b2c3d4 | 4d3cb2a1 | a1b23c4d | 0a0d0d0a)
+		usage "MAPS $1 is a capture (pcap or pcapng): give it as PCAP"
+		;;
+	esac
+}
+
+# side_state MAPS SET ARM...: a compare's side's own MAPS or SET (FBF_COST_BASE_MAPS,
+# FBF_COST_CANDIDATE_SET...: make's BASE_MAPS=...), over the shared ones, for its arms: a
+# candidate that renamed a map, or added a global.
+side_state()
+{
+	local maps=$1 set=$2 arm
+
+	shift 2
+	[ -z "$maps" ] || need_maps "$maps"
+	for arm in "$@"; do
+		[ -z "$maps" ] || load_args+=(-M "$arm=$maps")
+		[ -z "$set" ] || load_args+=(-S "$arm=$set")
+	done
 }
 
 # need_file WHAT PATH: PATH is a readable file, or the run ends here.
 need_file()
 {
-	[ -n "$2" ] || usage
+	[ -n "$2" ] || usage "no $1 given"
 	if [ ! -f "$2" ] || [ ! -r "$2" ]; then
 		echo "cost: $1 $2 is not a readable file" >&2
 		exit $exit_open
@@ -153,8 +196,9 @@ matrix_run()
 }
 
 # time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
-# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus), the samples into FILE, and
-# both runs' #map lines: the events each map took.
+# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus: the capture's frames, where
+# there is one), the samples into FILE, and both runs' #map lines: the events each map
+# took.
 time_arms()
 {
 	local file=$1
@@ -163,10 +207,18 @@ time_arms()
 	"$build/bench/cost_run" run -r "$rounds" -n "$repeat" "${load_args[@]}" \
 		${pcap:+-P "$pcap"} "$@" >"$file"
 	[ "$rounds" -eq 0 ] ||
-		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" "$@" |
-		grep -v -e '^#prog' -e '^#type' -e '^#action' -e '^#refused' \
-			-e $'\tcost/prog\t' >>"$file"
+		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" \
+			${pcap:+-P "$pcap"} "$@" |
+		grep -v -e '^#prog' -e '^#object' -e '^#type' -e '^#action' -e '^#refused' \
+			-e '^#capture' -e '^#skipped' -e $'\tcost/prog\t' >>"$file"
 }
+
+# --help anywhere: the usage, on stdout, before anything is checked.
+for arg in "$@"; do
+	case $arg in
+	-h | --help) usage_text; exit 0 ;;
+	esac
+done
 
 [ "$(id -u)" -eq 0 ] ||
 	{ echo "cost: needs root (loading BPF programs, veth pairs): run it with sudo" >&2
@@ -204,7 +256,7 @@ trace_only()
 arm() { echo "$1${3:+:$3}=$2"; }
 
 cmd=${1:-}
-shift || usage
+shift || usage "no command: measure or compare"
 work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
@@ -232,6 +284,7 @@ flooded()
 
 case $cmd in
 measure)
+	too_many 4 "$@"
 	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_maps "$maps"
@@ -271,6 +324,7 @@ measure)
 		"${matrix_args[@]}"
 	;;
 compare)
+	too_many 7 "$@"
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
 	base_prog=${5:-$prog} candidate_prog=${6:-$prog} pcap=${7:-}
 	need_file BASE "$base"
@@ -297,6 +351,8 @@ compare)
 	fi
 	check_capture
 	[ -z "$maps" ] || load_args+=(-m "$maps")
+	side_state "${FBF_COST_BASE_MAPS:-}" "${FBF_COST_BASE_SET:-}" base base-again
+	side_state "${FBF_COST_CANDIDATE_MAPS:-}" "${FBF_COST_CANDIDATE_SET:-}" candidate
 	base_type=$(prog_type "$base" "$base_prog")
 	candidate_type=$(prog_type "$candidate" "$candidate_prog")
 	if [ "${base_type%%$'\t'*}" != "${candidate_type%%$'\t'*}" ]; then
@@ -328,6 +384,6 @@ compare)
 	exit "$status"
 	;;
 *)
-	usage
+	usage "$cmd is no command: measure or compare comes first"
 	;;
 esac

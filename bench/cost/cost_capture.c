@@ -72,7 +72,7 @@ static int refuse_unseen(const struct cost_capture *cap)
 	const char *link = pcap_datalink_val_to_name(cap->first_link[COST_SKIP_LINK]);
 
 	if (cap->skipped[COST_SKIP_LINK])
-		fprintf(stderr, "cost: PCAP %s: its %zu frames are of link type %s%s, not "
+		fprintf(stderr, "cost: PCAP %s: its frames (%zu read) are of link type %s%s, not "
 			"Ethernet as an XDP program sees them: capture on one interface "
 			"(tcpdump -i eth0 -w FILE), not on any\n", cap->path, cap->nr_read,
 			link ?: "unknown",
@@ -80,8 +80,8 @@ static int refuse_unseen(const struct cost_capture *cap)
 			cap->first_link[COST_SKIP_LINK] == DLT_LINUX_SLL2 ?
 			" (Linux cooked: tcpdump -i any)" : "");
 	else
-		fprintf(stderr, "cost: PCAP %s: none of its %zu frames can run: each was cut "
-			"short by the capture's snap length or is longer than the %d bytes "
+		fprintf(stderr, "cost: PCAP %s: none of its frames (%zu read) can run: each was "
+			"cut short by the capture's snap length or is longer than the %d bytes "
 			"test_run takes: capture whole frames (tcpdump -s 0) with GRO off on "
 			"the interface (ethtool -K IFACE gro off)\n", cap->path, cap->nr_read,
 			COST_CAPTURE_MAX_LEN);
@@ -180,6 +180,7 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 	const __u8 *f = cost_capture_data(cap, i);
 	size_t len = cap->frames[i].len, off = 2 * ETH_ALEN;
 	char src[INET6_ADDRSTRLEN] = "?", dst[INET6_ADDRSTRLEN] = "?", l4[32], vlan[24] = "";
+	const char *open = "", *close = "";
 	const __u8 *l4p = NULL;
 	__u16 proto = 0;
 	__u8 ipproto = 0;
@@ -215,10 +216,16 @@ void cost_capture_summary(const struct cost_capture *cap, size_t i, char *buf, s
 	}
 	if (l4p > f + len)
 		l4p = f + len;
+	if (proto == ETH_P_IPV6) {
+		open = "[";
+		close = "]";
+	}
 	l4_text(ipproto, l4p, f + len - l4p, l4, sizeof(l4));
+	/* An IPv6 address before its port in brackets, as in a URL: [fd00::1]:80. */
 	if (has_ports(ipproto) && l4p + 4 <= f + len)
-		snprintf(buf, size, "%s%s %s:%u > %s:%u len %zu", vlan, l4, src,
-			 l4p[0] << 8 | l4p[1], dst, l4p[2] << 8 | l4p[3], len);
+		snprintf(buf, size, "%s%s %s%s%s:%u > %s%s%s:%u len %zu", vlan, l4, open, src,
+			 close, l4p[0] << 8 | l4p[1], open, dst, close, l4p[2] << 8 | l4p[3],
+			 len);
 	else
 		snprintf(buf, size, "%s%s %s > %s len %zu", vlan, l4, src, dst, len);
 }

@@ -36,7 +36,8 @@ def is_capture(bench):
 def load(path):
     """What the capture's lines say: frames read and run, skipped, actions, rewrites."""
     c = {"read": 0, "run": 0, "skipped": [], "actions": defaultdict(list),
-         "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list)}
+         "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list),
+         "changed": 0, "changed_frames": []}
     with open(path) as f:
         for line in f:
             if not line.startswith("#"):
@@ -50,12 +51,31 @@ def load(path):
                 c["actions"][fields[0]].append((fields[1], int(fields[2])))
             elif tag == "#capture-rewrites":
                 c["rewrites"][fields[0]] = (int(fields[1]), int(fields[2]))
+            elif tag == "#capture-changed":
+                c["changed"] = int(fields[0])
+            elif tag == "#capture-changed-frame":
+                c["changed_frames"].append((int(fields[0]), fields[1], fields[2], fields[3]))
             elif tag == "#capture-costliest":
                 c["costliest"][fields[0]].append((int(fields[1]), float(fields[2]),
                                                   fields[3], fields[4]))
             elif tag == "#rewrites":
                 c["shape_rewrites"][fields[0]].append(fields[1])
     return c
+
+
+def counted(n, one, many):
+    """N of a thing, in words: "1 frame", "2 frames"."""
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def over_cell(worse, unit, digits=1):
+    """How the program compares with the bare one in a table's cell, WORSE being how much
+    worse it does (more ns, fewer frames/s): said as slower or faster, which reads one
+    way whatever the unit, where a bare sign means more ns in one row and more frames/s
+    in the next."""
+    if not round(worse, digits):
+        return "same"
+    return f"{abs(worse):.{digits}f}{unit} {'slower' if worse > 0 else 'faster'}"
 
 
 def skipped_text(c):
@@ -80,7 +100,7 @@ def rows(prog, bare, fmt, spread_cell):
         over = statistics.median(x - y for x, y in zip(p, b))
         label = "capture mean" if bench == MEAN else "capture " + bench.rsplit("/", 1)[1]
         out.append([label, "ns/frame", fmt(statistics.median(p)), fmt(statistics.median(b)),
-                    "", f"{over:+.1f}", "-" if bench.endswith("/max") else spread_cell(p),
+                    "", over_cell(over, " ns"), "-" if bench.endswith("/max") else spread_cell(p),
                     ""])
     return out
 
@@ -91,7 +111,8 @@ def unflooded_text(fields):
     if not fields:
         return ""
     count, first, most, tagged = (int(f) for f in fields)
-    return (f" Not in the flood: {count:,} frames of the capture longer than the veth sends "
+    return (f" Not in the flood: {counted(count, 'frame', 'frames')} of the capture longer "
+            "than the veth sends "
             f"({most} bytes, {tagged} with a VLAN tag), the first frame {first}; test_run "
             "ran them.")
 
@@ -101,22 +122,47 @@ def print_section(c, arm, action_name, label, print_table):
     if not c["read"]:
         return
     skipped = skipped_text(c)
-    print(f"\nCapture: {c['read']:,} frames read, {c['run']:,} run in the capture's order, "
-          "each once a round as captured (one call of one run: its ns hold the kernel "
-          f"timer's own reading, as bare {label}'s beside it do)" +
+    print(f"\nCapture: {counted(c['read'], 'frame', 'frames')} read, {c['run']:,} run in the "
+          "capture's order, each once a round as captured (one call of one run: its ns hold "
+          f"the kernel timer's own reading, as bare {label}'s beside it do)" +
           (f"; left out, never run: {skipped}" if skipped else "") + ".")
-    acts = ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
-                     for a, n in c["actions"].get(arm, []))
-    print(f"Frames per action (first round): {acts}.")
+    print(f"Frames per action (first round): {actions_text(c, arm, action_name)}.")
     n, first = c["rewrites"].get(arm, (0, 0))
     if n:
-        print(f"The program rewrites the frame: {n:,} frames changed on their first pass "
-              f"(the first: frame {first}); each was timed on the frame as captured.")
+        print(f"The program rewrites the frame: {counted(n, 'frame', 'frames')} changed on "
+              f"their first pass (the first: frame {first}); each was timed on the frame as "
+              "captured.")
     top = c["costliest"].get(arm, [])
     if top:
-        print(f"\nThe {len(top)} costliest frames, by their median over the rounds:\n")
+        print(("\nThe costliest frame, by its median" if len(top) == 1 else
+               f"\nThe {len(top)} costliest frames, by their median") + " over the rounds:\n")
         print_table(["frame", "ns", "action", "summary"],
                     [[i, f"{ns:.0f}", action_name(int(a)), s] for i, ns, a, s in top])
+
+
+def actions_text(c, arm, action_name):
+    """ARM's frames per action, as the capture's section says them."""
+    return ", ".join(f"{action_name(int(a)) if a.isdigit() else a} {n:,}"
+                     for a, n in c["actions"].get(arm, []))
+
+
+def print_compare_section(c, base_action, candidate_action, print_table):
+    """A compare's capture: each side's frames per action, and the frames whose action
+    changed, the first of them listed."""
+    if not c["read"]:
+        return
+    print(f"\nCapture: {counted(c['run'], 'frame', 'frames')} run, per action (first round): "
+          f"base {actions_text(c, 'base', base_action)}; candidate "
+          f"{actions_text(c, 'candidate', candidate_action)}.")
+    if not c["changed"]:
+        print("Every frame's action is the same in both.")
+        return
+    shown = c["changed_frames"]
+    print(f"{counted(c['changed'], 'frame', 'frames')} of the capture decided differently" +
+          (f", the first {len(shown)}:" if len(shown) < c["changed"] else ":") + "\n")
+    print_table(["frame", "base", "candidate", "summary"],
+                [[i, base_action(int(b)), candidate_action(int(a)), s]
+                 for i, b, a, s in shown])
 
 
 def shapes_note(c, arm):

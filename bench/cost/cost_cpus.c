@@ -18,9 +18,10 @@ struct worker {
 	struct cost_cpus *pool;
 	pthread_t thread;
 	int index;
-	/* This step's: when its call began and returned, the kernel's mean ns, the action. */
+	/* This step's: when its calls began and returned, the kernel's mean ns, the action. */
 	__u64 start_ns, end_ns;
-	__u32 duration, action;
+	double ns;
+	__u32 action;
 	int err;
 };
 
@@ -31,9 +32,8 @@ struct cost_cpus {
 	int n, finished;
 	bool quit;
 	atomic_int ready;		/* threads of this step at the start line */
-	int prog_fd, repeat;
-	const void *frame;
-	size_t len;
+	int prog_fd;
+	const struct cost_cpus_work *work;
 	int nr_workers;
 	struct worker workers[];
 };
@@ -49,8 +49,8 @@ static __u64 now_ns(void)
 static void worker_step(struct worker *w)
 {
 	struct cost_cpus *pool = w->pool;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pool->frame,
-		    .data_size_in = pool->len, .repeat = pool->repeat);
+	const struct cost_cpus_work *work = pool->work;
+	double sum = 0;
 
 	/*
 	 * The start line: each thread was woken on its own, so none calls
@@ -63,10 +63,18 @@ static void worker_step(struct worker *w)
 	while (atomic_load(&pool->ready) < pool->n)
 		sched_yield();
 	w->start_ns = now_ns();
-	w->err = bpf_prog_test_run_opts(pool->prog_fd, &opts) ? -errno : 0;
+	w->err = 0;
+	for (int c = 0; !w->err && c < work->calls; c++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = work->frames[c % work->nr],
+			    .data_size_in = work->lens[c % work->nr], .repeat = work->repeat);
+
+		w->err = bpf_prog_test_run_opts(pool->prog_fd, &opts) ? -errno : 0;
+		sum += opts.duration;
+		if (!c)
+			w->action = opts.retval;
+	}
 	w->end_ns = now_ns();
-	w->duration = opts.duration;
-	w->action = opts.retval;
+	w->ns = sum / work->calls;
 }
 
 static void *worker_main(void *arg)
@@ -149,8 +157,8 @@ int cost_cpus_start(struct cost_cpus **out, int *nr_cpus)
 	return 0;
 }
 
-int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame, size_t len,
-		  int repeat, struct cost_cpus_step *step)
+int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const struct cost_cpus_work *work,
+		  struct cost_cpus_step *step)
 {
 	__u64 first_start = ~0ULL, last_start = 0, first_end = ~0ULL, last_end = 0;
 	double sum_ns = 0;
@@ -162,9 +170,7 @@ int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame,
 	pool->finished = 0;
 	atomic_store(&pool->ready, 0);
 	pool->prog_fd = prog_fd;
-	pool->frame = frame;
-	pool->len = len;
-	pool->repeat = repeat;
+	pool->work = work;
 	pool->generation++;
 	pthread_cond_broadcast(&pool->go);
 	while (pool->finished < n)
@@ -174,17 +180,19 @@ int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame,
 	for (int k = 0; k < n; k++) {
 		const struct worker *w = &pool->workers[k];
 		/*
-		 * The timed loop ended as the call returned (what follows it is
-		 * a copy of the frame out) and lasted its runs at their mean,
-		 * which the kernel rounds down to a whole ns: half a ns more
+		 * One call's timed loop ended as the call returned (what follows
+		 * it is a copy of the frame out) and lasted its runs at their
+		 * mean, which the kernel rounds down to a whole ns: half a ns more
 		 * each, a fifth of a cheap program's, and never before the call.
+		 * Many calls' runs are spread over all of them.
 		 */
-		__u64 loop_ns = (w->duration + 0.5) * repeat;
-		__u64 start = w->end_ns - w->start_ns > loop_ns ? w->end_ns - loop_ns : w->start_ns;
+		__u64 loop_ns = (w->ns + 0.5) * work->repeat;
+		__u64 start = work->calls == 1 && w->end_ns - w->start_ns > loop_ns ?
+			      w->end_ns - loop_ns : w->start_ns;
 
 		if (w->err)
 			return w->err;
-		sum_ns += w->duration;
+		sum_ns += w->ns;
 		first_start = start < first_start ? start : first_start;
 		last_start = start > last_start ? start : last_start;
 		first_end = w->end_ns < first_end ? w->end_ns : first_end;

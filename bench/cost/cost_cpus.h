@@ -31,13 +31,26 @@ struct cost_cpus_step {
 int cost_cpus_start(struct cost_cpus **pool, int *nr_cpus);
 
 /*
- * On the first @n CPUs at once, @repeat runs of program @prog_fd on the @len
- * bytes of @frame, each thread's from one BPF_PROG_TEST_RUN, all released
- * together. Its figures into @step: 0, or -errno of the first thread that
- * failed.
+ * What each thread runs in one step: @calls calls of BPF_PROG_TEST_RUN, each
+ * of @repeat runs, on @frames in turn. One call of many runs repeats the
+ * program on its own output after the first; calls of one run each keep every
+ * run on its first pass over the frame as given (a program that rewrites it,
+ * a capture's frames in order), the kernel timer's own reading in each.
  */
-int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const void *frame, size_t len,
-		  int repeat, struct cost_cpus_step *step);
+struct cost_cpus_work {
+	const void *const *frames;
+	const __u32 *lens;
+	size_t nr;
+	int calls, repeat;
+};
+
+/*
+ * On the first @n CPUs at once, @work with program @prog_fd in each thread,
+ * all released together. Its figures into @step (ns: the mean per run): 0, or
+ * -errno of the first thread that failed.
+ */
+int cost_cpus_run(struct cost_cpus *pool, int n, int prog_fd, const struct cost_cpus_work *work,
+		  struct cost_cpus_step *step);
 
 void cost_cpus_stop(struct cost_cpus *pool);
 

@@ -260,6 +260,12 @@ static int entry(struct cursor *c, struct cost_dump *d)
 		} else if (len == 6 && !memcmp(s, "values", 6)) {
 			err = values_per_cpu(c, value);
 			has_value = true;
+		} else if (len == 8 && !memcmp(s, "elements", 8)) {
+			/* bpftool's dump of several maps: each an object with its "elements". */
+			fprintf(stderr, "cost: %s: a dump of several maps (bpftool map dump -j "
+				"name NAME matched more than one): dump the one map, by its id or "
+				"pinned path\n", c->path);
+			return COST_EXIT_DUMP_SEVERAL;
 		} else {
 			err = skip_value(c, 0) ? 0 : syntax(c, "a member that is not JSON");
 		}

@@ -38,6 +38,8 @@ enum cost_exit {
 	COST_EXIT_NOT_FIRED = 34,	/* the workload ran no program at all */
 	COST_EXIT_NO_TRIGGER = 35,	/* no built-in trigger fires the hook: WORKLOAD= */
 	COST_EXIT_HOOK_KERNEL = 36,	/* the kernel lacks the kind of hook: kprobes, BTF */
+	/* MAPS again, from 40 */
+	COST_EXIT_DUMP_SEVERAL = 40,	/* a MAPS dump holds several maps' entries */
 };
 
 #endif /* FBF_COST_EXITS_H */

@@ -35,6 +35,8 @@ lines_sample()
 	command -v perf >/dev/null ||
 		{ echo "cost: LINES=1 samples with perf, which is missing: install the Debian" \
 		       "packages with make deps" >&2; exit "$exit_failed"; }
+	# Afresh: no earlier run's perf.data or line table left beside this run's.
+	rm -rf "$dir"
 	mkdir -p "$dir"
 	event=$(lines_event)
 	cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')

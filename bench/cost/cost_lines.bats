@@ -40,8 +40,8 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 hot() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t { print $2 }' <<<"$output" |
 	sed -n "$1p"; }
 
-# mover N: "POINTS FILE:LINE" of the movers table's Nth row.
-mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $4 }' \
+# mover N: "POINTS FILE:LINE" of the movers table's Nth row, the candidate's line.
+mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $5 }' \
 	<<<"$output" | sed -n "$1p"; }
 
 # placed WHO: the share of WHO's samples placed on a line, in whole percent.
@@ -100,9 +100,24 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 		"cost/lines/$V3:23:points"
 }
 
+@test "cost-compare, every line shifted and the file renamed: the one changed line rises" {
+	local moved=$FBF_BUILD/testing/cost_lines_moved/renamed_probe.bpf.o
+
+	cost compare "$FBF_BUILD/testing/cost_lines_probe.bpf.o" "$moved"
+	[ "$status" -eq 1 ]
+	mover '1,$'
+	# The division, new text, on top, under the candidate's own file and line.
+	[[ "$(mover 1)" == "+"*"/cost_lines_moved/renamed_probe.bpf.c:28" ]]
+	grep -E '^ *\+[0-9.]+ +0\.0% +[0-9.]+% +- +\S+renamed_probe\.bpf\.c:28 +h \^= h % 1000003;$' \
+		<<<"$output"
+	# The loop's lines are matched, each side's place shown, never listed as new.
+	run grep -E ' - +\S+renamed_probe\.bpf\.c:2[0-9] +h (\^= p\[i\]|\*= 16777619);$' <<<"$output"
+	[ "$status" -eq 1 ]
+}
+
 @test "xdp-filter's program: its lines placed, the map lookup named under them" {
 	[ -f "$XDP_TOOLS_BPF/xdpfilt_alw_all.o" ] ||
-		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install xdp-tools (make deps)"
+		skip "$XDP_TOOLS_BPF/xdpfilt_alw_all.o is missing: install libxdp1 (make deps)"
 	cost measure "$XDP_TOOLS_BPF/xdpfilt_alw_all.o"
 	[ "$status" -eq 0 ]
 	[ "$(placed "the program")" -ge 95 ]
@@ -123,8 +138,12 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 @test "an object built without -g: one line says so, the table as without LINES" {
 	local obj=$FBF_BUILD/testing/cost_probe_no_g.bpf.o with
 
+	# An earlier run's listing, which this run must not leave looking its own.
+	mkdir -p "$RESULTS"
+	echo "an earlier object's lines" >"$RESULTS/cost-lines.txt"
 	cost measure "$obj"
 	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines.txt" ]
 	[ "$(grep -c '^Hot lines' <<<"$output")" -eq 1 ]
 	grep -Fx 'Hot lines: none: no BTF line info (an object built without -g: clang -g gives it).' \
 		<<<"$output"
@@ -160,4 +179,76 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 	grep -E '^66\.7% +a\.c:11 +x = helper\(\); +helper_x 33\.3%$' <<<"$output"
 	[ "$(grep -c '^[0-9.]*% ' <<<"$output")" -eq 1 ]
 	grep -E '^  0\.00%  a\.c:20  int sub\(void\)$' "$BATS_TEST_TMPDIR/out/cost-lines.txt"
+}
+
+# arm_lines ARM BASE FILE FIRST TEXT...: ARM's one function f at address BASE, its lines
+# from FIRST on in FILE, one a text, 16 bytes apart.
+arm_lines()
+{
+	local arm=$1 base=$2 file=$3 line=$4 addr=$(($2))
+
+	shift 4
+	printf '#func\t%s\t0\tf\t%s\t256\n' "$arm" "$base"
+	for text in "$@"; do
+		printf '#line\t%s\t0x%x\t%s\t%d\t2\t%s\n' "$arm" "$addr" "$file" "$line" "$text"
+		addr=$((addr + 16)) line=$((line + 1))
+	done
+}
+
+# samples BASE N...: N samples in the Nth line's code of the function at BASE.
+samples()
+{
+	local addr=$(($1)) n i
+
+	shift
+	for n in "$@"; do
+		for ((i = 0; i < n; i++)); do
+			printf '\t%x f+0x5\n\n' $((addr + 5))
+		done
+		addr=$((addr + 16))
+	done
+}
+
+@test "compare: lines matched by function and text, the one changed line alone moves" {
+	local dir=$BATS_TEST_TMPDIR/lines
+
+	mkdir -p "$dir"
+	# The candidate: a comment above shifts every line by one, the file is renamed, and
+	# one line changed; two lines of one text keep their order. The last line's 3 samples
+	# more are the sampling's noise: not listed.
+	{ arm_lines base 0x1000 a.c 10 'int f(void)' 'x = helper();' 'y = x + 1;' 'x++;' \
+		'x++;' 'return x;'
+	  arm_lines candidate 0x2000 b.c 11 'int f(void)' 'x = helper();' 'y = x * 7;' 'x++;' \
+		'x++;' 'return x;'; } >"$dir/lines.tsv"
+	{ samples 0x1000 0 50 10 20 40 30; samples 0x2000 0 50 30 20 40 33; } >"$dir/perf.txt"
+	echo "cpu-clock 10000 1" >"$dir/event"
+	run bench/cost/cost_lines.py compare "$dir" "$BATS_TEST_TMPDIR/out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	mover '1,$'
+	[ "$(mover '1,$' | wc -l)" -eq 2 ]
+	grep -E '^ *\+20\.0 +0\.0% +17\.3% +- +b\.c:13 +y = x \* 7;$' <<<"$output"
+	grep -E '^ *-6\.7 +6\.7% +0\.0% +a\.c:12 +- +y = x \+ 1;$' <<<"$output"
+}
+
+@test "no line info: an earlier run's listings are removed, not left as current" {
+	local dir=$BATS_TEST_TMPDIR/lines out=$BATS_TEST_TMPDIR/out
+
+	mkdir -p "$dir" "$out"
+	printf '#nolines\tprog\tno BTF line info\n#nolines\tbase\tno BTF line info\n' \
+		>"$dir/lines.tsv"
+	: >"$dir/perf.txt"
+	echo "cpu-clock 10000 1" >"$dir/event"
+	for f in cost-lines.txt cost-lines-base.txt cost-lines-candidate.txt; do
+		echo "an earlier run's" >"$out/$f"
+	done
+	run bench/cost/cost_lines.py measure "$dir" "$out"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'\nHot lines: none: no BTF line info.' ]
+	[ ! -e "$out/cost-lines.txt" ]
+	[ -e "$out/cost-lines-base.txt" ]
+	run bench/cost/cost_lines.py compare "$dir" "$out"
+	[ "$status" -eq 0 ]
+	[ ! -e "$out/cost-lines-base.txt" ]
+	[ ! -e "$out/cost-lines-candidate.txt" ]
 }

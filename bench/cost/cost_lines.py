@@ -19,6 +19,7 @@ own; one under it (a helper or kfunc the line called, or what that called in tur
 line's too, and counted under the name of the function the program called.
 """
 import bisect
+import math
 import os
 import sys
 from collections import Counter, defaultdict
@@ -26,6 +27,9 @@ from collections import Counter, defaultdict
 TOP = int(os.environ.get("FBF_COST_LINES_TOP", "10"))
 # A compare's lines that fell, after those that rose: what the candidate no longer does.
 FELL = 3
+# A compare lists a line as moved when its samples moved by more than this many times the
+# square root of their sum: two standard deviations of the difference of two counts.
+NOISE = 2
 # Fewer of the program's samples than this: the shares are told as a thin profile.
 THIN = 1000
 
@@ -225,8 +229,24 @@ def bmf_lines(p, prefix="cost/lines"):
     return bmf
 
 
+# The listings each kind of run writes into OUT_DIR.
+LISTINGS = {"measure": ["cost-lines.txt"],
+            "compare": ["cost-lines-base.txt", "cost-lines-candidate.txt"]}
+
+
+def remove_listings(out_dir, kind):
+    """An earlier run's listings of KIND out of OUT_DIR: a run that writes none (no
+    LINES=1, an object without line info, no sample) leaves none that look its own."""
+    for name in LISTINGS[kind]:
+        try:
+            os.remove(os.path.join(out_dir, name))
+        except FileNotFoundError:
+            pass
+
+
 def measure_section(dir_path, out_dir, arm):
     """The program's hot lines after the table; its listing into OUT_DIR; its BMF figures."""
+    remove_listings(out_dir, "measure")
     p = profiles(dir_path).get(arm)
     print("\nHot lines: ", end="")
     if p is None or p.table.why:
@@ -246,8 +266,41 @@ def measure_section(dir_path, out_dir, arm):
     return bmf_lines(p)
 
 
+def line_names(table):
+    """{(file, line): (function, text, n)}: each line of the program as a compare matches it
+    with the other object's. A comment shifts every line below it and a rename moves them
+    all to another file, so a line is named by the function whose code holds it and its
+    source text; the line number only tells apart lines of one text in one function: the
+    Nth of them, by line."""
+    names = {}
+    for start, _, func in table.funcs:
+        mine = sorted({(line, file, text) for file, line, text in
+                       table.lines.get(start, ([], []))[1] if (file, line) not in names})
+        seen = Counter()
+        for line, file, text in mine:
+            # The code the compiler made, of no line, is one name in a function, whichever
+            # files it counts under: their order would change with their names.
+            if not line:
+                names[(file, line)] = (func, "", 0)
+                continue
+            text = " ".join(text.split())
+            names[(file, line)] = (func, text, seen[(func, text)])
+            seen[(func, text)] += 1
+    return names
+
+
+def by_name(p):
+    """{name: [(file, line)]} of P's lines, named as line_names() names them."""
+    found = defaultdict(list)
+    for key, name in sorted(line_names(p.table).items()):
+        found[name].append(key)
+    return found
+
+
 def compare_section(dir_path, out_dir, base, cand):
-    """The lines whose share moved most from BASE to CAND; both listings; BMF figures."""
+    """The lines whose share moved most from BASE to CAND, each matched to its own in the
+    other object (line_names()); both listings; BMF figures."""
+    remove_listings(out_dir, "compare")
     found = profiles(dir_path)
     b, c = found.get(base), found.get(cand)
     print("\nHot lines that moved: ", end="")
@@ -262,27 +315,52 @@ def compare_section(dir_path, out_dir, base, cand):
     os.makedirs(out_dir, exist_ok=True)
     for name, p in (("base", b), ("candidate", c)):
         write_listing(os.path.join(out_dir, f"cost-lines-{name}.txt"), name, p)
+    at = {"base": by_name(b), "candidate": by_name(c)}
+
+    def count(p, side, name):
+        return sum(p.count(k) for k in at[side].get(name, []))
+
+    def share(p, side, name):
+        return 100.0 * count(p, side, name) / p.samples
+
     # Both ran the same frames as many times: a line's samples compare as they are, and
     # a line that did not change keeps its count however much the others grew.
-    moved = {k: 100.0 * (c.count(k) - b.count(k)) / b.samples for k in b.keys() | c.keys()}
+    moved = {n: 100.0 * (count(c, "candidate", n) - count(b, "base", n)) / b.samples
+             for n in at["base"].keys() | at["candidate"].keys()}
+    # A line's samples are a count, whose chance spread is about its square root: a line
+    # that moved less than twice that of the two counts' sum moved within the sampling's
+    # noise, and every unchanged line would otherwise be listed as rising or falling.
+    moved = {n: v for n, v in moved.items()
+             if abs(count(c, "candidate", n) - count(b, "base", n)) >
+             NOISE * math.sqrt(count(c, "candidate", n) + count(b, "base", n))}
     # A regression is in the lines that rose: they come first, however far a line that
     # did not change fell beside them (a push whose stalls the slower program now hides).
-    rose = sorted((k for k in moved if moved[k] > 0), key=moved.get, reverse=True)[:TOP]
-    fell = sorted((k for k in moved if moved[k] < 0), key=moved.get)[:FELL]
+    rose = sorted((n for n in moved if moved[n] > 0), key=moved.get, reverse=True)[:TOP]
+    fell = sorted((n for n in moved if moved[n] < 0), key=moved.get)[:FELL]
     top = rose + fell
     print(f"points: the line's samples in the candidate less those in the base, in percent of "
           f"the base's samples (both ran the same frames as many times): up to {TOP} that rose, "
-          f"most first, then up to {FELL} that fell; base, candidate: the "
+          f"most first, then up to {FELL} that fell, each by more than {NOISE:g} times the "
+          "square root of its samples on both sides (less is the sampling's noise); base, "
+          "candidate: the "
           "line's share of each program's samples, helpers and kfuncs it called there "
-          f"included; every line: {os.path.join(out_dir, 'cost-lines-base.txt')}, "
-          "cost-lines-candidate.txt")
-    rows = [[f"{moved[k]:+.1f}", f"{b.share(k):.1f}%", f"{c.share(k):.1f}%", place(k),
-             source(c.text.get(k) or b.text.get(k, ""), k[1])] for k in top]
-    print_rows(["points", "base", "candidate", "line", "source"], rows, {0, 1, 2})
+          "included; a line is matched by its function and its source text, not its number "
+          "(each side's own file:line shown, - where one side lacks it); every line: "
+          f"{os.path.join(out_dir, 'cost-lines-base.txt')}, cost-lines-candidate.txt")
+
+    def where(side, name):
+        return ", ".join(place(k) for k in at[side].get(name, [])) or "-"
+
+    rows = [[f"{moved[n]:+.1f}", f"{share(b, 'base', n):.1f}%",
+             f"{share(c, 'candidate', n):.1f}%", where("base", n), where("candidate", n),
+             source(n[1], (at["candidate"].get(n) or at["base"][n])[0][1])] for n in top]
+    print_rows(["points", "base", "candidate", "base line", "candidate line", "source"], rows,
+               {0, 1, 2})
     bmf = bmf_lines(c)
-    for k in top:
-        bmf.setdefault(f"cost/lines/{place(k)}", {})["points"] = {
-            "value": round(moved[k], 2)}
+    for n in top:
+        key = (at["candidate"].get(n) or at["base"][n])[0]
+        bmf.setdefault(f"cost/lines/{place(key)}", {})["points"] = {
+            "value": round(moved[n], 2)}
     return bmf
 
 

@@ -6,6 +6,11 @@
 #
 #   bench/cost/cost_lines_bench.sh [RUNS]    (as root, after make bench-build and
 #                                             make CANARY=1; 10 runs)
+#   bench/cost/cost_lines_bench.sh moved [RUNS]
+#       (after make test-build) how often cost-compare, on a candidate whose every line
+#       a comment shifts, in a file of another name, with one line changed
+#       (testing/cost_lines_probe.bpf.c, bench/cost/cost.mk), lists that line as the
+#       top one rising, and as the only one
 #
 # Each run: make cost on the canary with its event queue off (SET=sample_every=0,
 # the classifier most of the program) and on (as shipped), and make cost-compare of
@@ -33,6 +38,29 @@ figures()
 	grep -o '[0-9]* s to sample' "$1" | awk '{ print $1 " s" }'
 }
 
+# moved_runs RUNS: the shifted and renamed candidate's compare, run after run.
+moved_runs()
+{
+	local top=0 only=0 rising run
+
+	for run in $(seq "$1"); do
+		bench/cost/cost.sh compare "$build/testing/cost_lines_probe.bpf.o" \
+			"$build/testing/cost_lines_moved/renamed_probe.bpf.o" >"$work/compare" 2>&1 ||
+			true
+		rising=$(awk '/^points +base/ { t = 1; next } t && !NF { exit } t && /^ *\+/' \
+			"$work/compare")
+		[[ "$(head -n 1 <<<"$rising")" != *"h ^= h % 1000003;" ]] || top=$((top + 1))
+		[ "$(grep -c . <<<"$rising")" -ne 1 ] || only=$((only + 1))
+		echo "run $run: rising: $(awk '{ printf "%s %s; ", $1, $5 }' <<<"$rising")"
+	done
+	echo "of $1 runs: the changed line the top one rising $top, the only one rising $only"
+}
+
+if [ "${1:-}" = moved ]; then
+	moved_runs "${2:-10}"
+	exit
+fi
+
 quiet=0 loud=0 moved=0 loop_moved=0
 for run in $(seq "$runs"); do
 	FBF_COST_SET=sample_every=0 bench/cost/cost.sh measure build-canary/fizzbuzzfib.bpf.o \
@@ -42,8 +70,8 @@ for run in $(seq "$runs"); do
 		>"$work/compare" 2>&1 || true
 	q=$(top "$work/quiet" 'share +line' | awk '{ print $2 }')
 	l=$(top "$work/loud" 'share +line' | awk '{ print $2 }')
-	m=$(top "$work/compare" 'points +base' | awk '{ print $1, $4 }')
-	m3=$(awk '/^points +base/ { t = 1; next } t && NF && n++ < 3 { print $4 }' \
+	m=$(top "$work/compare" 'points +base' | awk '{ print $1, $5 }')
+	m3=$(awk '/^points +base/ { t = 1; next } t && NF && n++ < 3 { print $5 }' \
 		"$work/compare")
 	[[ "$q" != "$v3:"* ]] || quiet=$((quiet + 1))
 	[[ "$l" != "$v3:"* ]] || loud=$((loud + 1))

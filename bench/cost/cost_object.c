@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loading a user's object: see cost_object.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,19 +97,23 @@ static int fill_entry(struct cost_state *st, struct bpf_object *obj, const char 
 	size_t key_size, value_size, stride, copies = 1;
 	int err = COST_EXIT_MAPS;
 
+	char where[PATH_MAX + 16];
+	bool per_cpu = key_hex && !value_hex && !strcmp(key_hex, COST_STATE_PER_CPU);
+
 	if (!name || *name == '#')
 		return 0;
-	if (!key_hex || !value_hex || strtok(NULL, " \t\n")) {
+	if (!key_hex || (!value_hex && !per_cpu) || strtok(NULL, " \t\n")) {
 		fprintf(stderr, "cost: %s:%d: not MAP KEY VALUE (hex bytes as the map stores "
-			"them)\n", file, line_no);
+			"them), nor MAP %s\n", file, line_no, COST_STATE_PER_CPU);
 		return COST_EXIT_MAPS;
 	}
+	snprintf(where, sizeof(where), "%s:%d", file, line_no);
 	map = bpf_object__find_map_by_name(obj, name);
-	if (!map) {
-		fprintf(stderr, "cost: %s:%d: the object has no map named %s (bpftool btf dump "
-			"file OBJ lists its maps)\n", file, line_no, name);
-		return COST_EXIT_MAPS;
-	}
+	if (!map)
+		return cost_state_no_map(st, obj, where, name, "a line fills the map "
+					 "it names first");
+	if (per_cpu)
+		return cost_state_fill_per_cpu(st, map, where);
 	key_size = bpf_map__key_size(map);
 	value_size = bpf_map__value_size(map);
 	stride = value_size;
@@ -131,14 +136,18 @@ static int fill_entry(struct cost_state *st, struct bpf_object *obj, const char 
 	if (bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY)) {
 		/* An array says E2BIG for an index past its end: "Argument list too long". */
 		if (errno == E2BIG && (bpf_map__type(map) == BPF_MAP_TYPE_ARRAY ||
-				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY))
+				       bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY)) {
 			fprintf(stderr, "cost: %s:%d: key %s is past the end of map %s, which "
-				"holds %u entries (keys 0 to %u, little-endian)\n", file, line_no,
+				"holds %u %s (keys 0 to %u, little-endian)\n", file, line_no,
 				key_hex, name, bpf_map__max_entries(map),
+				bpf_map__max_entries(map) == 1 ? "entry" : "entries",
 				bpf_map__max_entries(map) - 1);
-		else
+			/* As for a dump's key past the end: the same mistake, one status. */
+			err = COST_EXIT_DUMP_SIZE;
+		} else {
 			fprintf(stderr, "cost: %s:%d: map %s refused the entry: %s\n", file,
 				line_no, name, strerror(errno));
+		}
 		goto out;
 	}
 	cost_state_filled(st, map, 1);
@@ -247,6 +256,13 @@ static void tell_open_error(const char *path, int err)
 		return;
 	}
 	libbpf_strerror(err, why, sizeof(why));
+	if (err == LIBBPF_ERRNO__ENDIAN) {
+		/* -target bpf is the host's own order; bpfel and bpfeb name one. */
+		fprintf(stderr, "cost: %s is a BPF object of the other byte order (libbpf: %s): "
+			"build it for this host's, with clang -target bpf here or -target %s\n",
+			path, why, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? "bpfel" : "bpfeb");
+		return;
+	}
 	fprintf(stderr, "cost: %s is not a BPF object (libbpf: %s): give an object built "
 		"with clang -target bpf\n", path, why);
 }
@@ -303,6 +319,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 	cp->fd = -1;
 	memset(&cp->events, 0, sizeof(cp->events));
 	cp->state.nr = 0;
+	cp->state.object = path;
 	err = cost_prog_open(cp, path, name) ?: cost_state_set_globals(cp->obj, path, globals);
 	if (err)
 		return err;
@@ -313,6 +330,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: preparing %s: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
+	cost_state_keep_inner(&cp->state, cp->obj);
 	if (bpf_object__load(cp->obj)) {
 		int load_err = errno;
 

@@ -186,6 +186,24 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 	}
 }
 
+void cost_replay_print_changed(const struct cost_replay *from, const struct cost_replay *to)
+{
+	char summary[COST_SUMMARY_LEN];
+	size_t changed = 0;
+
+	for (size_t i = 0; i < from->cap->nr_frames; i++) {
+		if (from->refused[i] || to->refused[i] || from->actions[i] == to->actions[i])
+			continue;
+		if (changed++ < COST_REPLAY_TOP) {
+			cost_capture_summary(from->cap, i, summary, sizeof(summary));
+			printf("#capture-changed-frame\t%u\t%u\t%u\t%s\n",
+			       from->cap->frames[i].index, from->actions[i], to->actions[i],
+			       summary);
+		}
+	}
+	printf("#capture-changed\t%zu\n", changed);
+}
+
 void cost_replay_free(struct cost_replay *r)
 {
 	free(r->ns);

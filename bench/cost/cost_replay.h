@@ -57,6 +57,14 @@ int cost_replay_round(struct cost_replay *r, int round, const char *arm, int pro
  */
 void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds);
 
+/*
+ * The frames whose first-round action differs from @from to @to (a compare's
+ * base and candidate, over one capture): "#capture-changed-frame<TAB>INDEX<TAB>
+ * FROM<TAB>TO<TAB>SUMMARY" for the first COST_REPLAY_TOP, then
+ * "#capture-changed<TAB>COUNT".
+ */
+void cost_replay_print_changed(const struct cost_replay *from, const struct cost_replay *to);
+
 void cost_replay_free(struct cost_replay *r);
 
 #endif /* FBF_COST_REPLAY_H */

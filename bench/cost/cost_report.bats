@@ -54,7 +54,9 @@ samples()
 report() { run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES"; echo "$output"; }
 
 # spread_cell SHAPE: the spread column of the table's test_run row for SHAPE, marks and all.
-spread_cell() { awk -v s="$1" '$1 == "test_run" && $2 == s { $1 = $2 = $3 = $4 = $5 = $6 = ""
+# (the over cell: "N ns slower", "N ns faster" or "same").
+spread_cell() { awk -v s="$1" '$1 == "test_run" && $2 == s { $1 = $2 = $3 = $4 = $5 = ""
+	$6 = $6 == "same" ? "" : ($7 = $8 = "")
 	sub(/^ +/, ""); sub(/ +XDP_[A-Z]+$/, ""); print }' <<<"$output"; }
 
 @test "a figure whose rounds spread past the bound is marked too noisy, in the table and BMF" {
@@ -100,4 +102,121 @@ print(b["cost/ipv4-udp"]["latency-too-noisy"]["value"], *b["cost/ipv4-tcp"])' \
 	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1.8 1.6
 	report
 	[[ "$output" == *"CPUs: flat: 1.80 times at 2 CPUs, bare XDP_PASS 1.60"* ]]
+}
+
+@test "outside a git checkout, as the installed tool runs: measured.json names no commit" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	cd "$BATS_TEST_TMPDIR"
+	run git rev-parse HEAD
+	[ "$status" -ne 0 ] || skip "$BATS_TEST_TMPDIR is inside a git checkout"
+	run "$FBF_ROOT/bench/cost/cost_report.py" measure "$RESULTS" probe.o "$SAMPLES"
+	[ "$status" -eq 0 ]
+	cat "$RESULTS/measured.json"
+	run python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["cost.bmf.json"]
+print(sorted(e))' "$RESULTS/measured.json"
+	[ "$output" = "['date', 'kernel', 'machine']" ]
+	# Inside one, the commit is the checkout's.
+	cd "$FBF_ROOT"
+	report
+	[ "$status" -eq 0 ]
+	run python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cost.bmf.json"]["commit"])' \
+		"$RESULTS/measured.json"
+	[[ "$output" == "$(git rev-parse --short=12 HEAD)"* ]]
+}
+
+# compare_samples STATIC TCP UDP [CAPTURE]: 10 rounds of base, base-again and candidate.
+# The base's (and the A/A's) ipv4-tcp costs 1000 ns a run and ipv4-udp 10, the candidate's
+# TCP and UDP (times in ns, one for all rounds), and its verified instructions STATIC (the
+# base's: 19); with CAPTURE, a capture's mean and p99 of CAPTURE ns a frame on every arm.
+compare_samples()
+{
+	python3 - "$@" >"$SAMPLES" <<-'EOF2'
+	import sys
+	static, tcp, udp = (float(v) for v in sys.argv[1:4])
+	capture = sys.argv[4:]
+	for arm in ("base", "base-again", "candidate"):
+	    print(f"#prog\t{arm}\tprobe")
+	    print(f"#type\t{arm}\txdp")
+	    for m, v in (("verified-instructions", static if arm == "candidate" else 19),
+	                 ("translated-instructions", 16), ("jited-bytes", 80)):
+	        print(f"{arm}\tcost/prog\t{m}\t{v}")
+	for r in range(10):
+	    for arm in ("base", "base-again", "candidate"):
+	        t, u = (tcp, udp) if arm == "candidate" else (1000, 10)
+	        # A round's jitter, alike on every arm: the paired changes are exact.
+	        t, u = t + r % 3, u + r % 3 * 0.01
+	        print(f"{arm}\tcost/ipv4-tcp\tlatency\t{t}")
+	        print(f"{arm}\tcost/ipv4-udp\tlatency\t{u}")
+	        print(f"{arm}\tcost/all\tlatency\t{t + u}")
+	        for bench in ("cost/capture", "cost/capture/p99") if capture else ():
+	            print(f"{arm}\t{bench}\tlatency\t{float(capture[0]) + r % 3}")
+	EOF2
+}
+
+compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$output"; }
+
+@test "compare: the REGRESSION line names the timing that failed beside the exact rise" {
+	compare_samples 25 3000 10
+	compare
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions 19 -> 25; all shapes +"*"% ns/run (regressed: 95% interval ["*"], threshold 5.0%; one run, not confirmed)" ]]
+}
+
+@test "compare: a shape alone is not gated: its move reads as one, not as a verdict" {
+	# UDP 40% dearer, the sum of all shapes 0.4%: below the threshold, a pass.
+	compare_samples 19 1000 14
+	compare
+	[ "$status" -eq 0 ]
+	grep -E '^cost/ipv4-udp +ns/run .* not gated +rose \(not judged\)$' <<<"$output"
+	grep -E '^cost/all +ns/run .* 5\.0% +changed, below threshold$' <<<"$output"
+	[[ "$output" != *regressed* ]]
+	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
+}
+
+@test "a run without LINES=1 leaves no earlier run's hot lines listing" {
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	mkdir -p "$RESULTS"
+	echo "an earlier run's" >"$RESULTS/cost-lines.txt"
+	echo "an earlier run's" >"$RESULTS/cost-lines-base.txt"
+	report
+	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines.txt" ]
+	[ -e "$RESULTS/cost-lines-base.txt" ]
+	compare_samples 19 1000 10
+	compare
+	[ "$status" -eq 0 ]
+	[ ! -e "$RESULTS/cost-lines-base.txt" ]
+}
+
+@test "compare: the header names what is gated, a capture's mean and p99 among it, per frame" {
+	compare_samples 19 1000 10
+	compare
+	[[ "$output" == *"Gated: the sum over all shapes, and that on 2 CPUs"* ]]
+	compare_samples 19 1000 10 70
+	compare
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Gated: the sum over all shapes, the capture's mean and p99 per frame, and that on 2 CPUs"* ]]
+	grep -E '^cost/capture/p99 +ns/frame .* 5\.0% +within noise$' <<<"$output"
+}
+
+@test "over XDP_PASS says slower or faster on every row; the all row and the column say what they are" {
+	local live=$BATS_TEST_TMPDIR/live.tsv
+
+	samples 100,101,102,103,104,105,106,107,108,109 50,51,52,53,54,55,56,57,58,59 1 1
+	# A flood where the program passes 1.2 M frames/s and bare XDP_PASS 1.0 M, at 30 and
+	# 20 ns a packet: more frames/s is better, more ns worse.
+	printf '#counted\tthe veth counters\n' >"$live"
+	for r in 1 2 3; do
+		printf 'cost/live/%s\t%s\t%s\n' prog-native throughput 1200000 \
+			xdp_pass-native throughput 1000000 none throughput 2000000 \
+			prog-native latency 30 xdp_pass-native latency 20 >>"$live"
+	done
+	run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES" "$live"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^test_run ipv4-tcp +ns/run +104\.5 +5 +99\.5 ns slower ' <<<"$output"
+	grep -E '^live native +frames/s +1200000 +1000000 +2000000 +20% faster ' <<<"$output"
+	grep -E '^live native +ns/packet +30 +20 +10\.0 ns slower ' <<<"$output"
+	[[ "$output" == *"over XDP_PASS: how much slower or faster the program is than bare XDP_PASS, the median of each round's difference"* ]]
+	[[ "$output" == *"test_run all: the median of each round's sum over the shapes, so not the sum of the medians above it."* ]]
 }

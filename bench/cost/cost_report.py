@@ -75,6 +75,9 @@ CLIMB = 1.5
 # flagged: for the rest, some ran alone, and contention reads low.
 OVERLAP_MIN = 80.0
 CPUS = ("cost", "")
+# A compare's timings that are not gated (each shape alone, a capture's frame, a count of
+# CPUs between 2 and the most): shown, never a verdict, so their verdict reads as a move.
+UNGATED = {"regressed": "rose (not judged)", "improved": "fell (not judged)"}
 
 
 def load(path):
@@ -106,10 +109,13 @@ def load(path):
     return samples, names, order, maps, actions
 
 
-def maps_note(arm_maps, who=""):
-    """Where the program's events went (bench/cost/cost_events.h), so the path measured shows."""
+def maps_note(arm_maps, who="", filled=()):
+    """Where the program's events went (bench/cost/cost_events.h), so the path measured shows;
+    FILLED: the maps of maps MAPS filled (state_note() says how), not left as they were."""
     sent, left = [], []
     for name, m in arm_maps.items():
+        if name in filled:
+            continue
         if m["read"] is None:
             left.append(f"{name} ({m['kind']} of {m['inner']})")
         elif m["cpus"]:
@@ -129,33 +135,80 @@ def maps_note(arm_maps, who=""):
 
 
 def entries(n, kind):
-    noun = "entry" if n == 1 else "entries"
-    return f"{n:,} {'non-zero ' if kind == 'non-zero' else ''}{noun}"
+    adj = "non-zero " if kind == "non-zero" else ""
+    return capture.counted(n, adj + "entry", adj + "entries")
+
+
+def side_set(arm):
+    """The globals SET gave ARM: a compare's side's own (FBF_COST_BASE_SET, cost.sh), else
+    the shared ones."""
+    own = os.environ.get(f"FBF_COST_{arm.upper()}_SET") if arm in (gate.BASE,
+                                                                  gate.CANDIDATE) else None
+    return own or os.environ.get("FBF_COST_SET")
+
+
+def curve_workload(path):
+    """What the CPU curve ran, from SAMPLES' "#curve" line (cost_run cpus)."""
+    with open(path) as f:
+        fields = next((line.rstrip("\n").split("\t")[1:] for line in f
+                       if line.startswith("#curve\t")), ["shapes", "-"])
+    if fields[0] == "capture":
+        return (f"the capture's {capture.counted(int(fields[1]), 'frame', 'frames')} in "
+                "order, each on its first pass (one call of one run, the timer's reading in "
+                "each, as the capture's rows)")
+    if fields[1] == "-":
+        return "every shape"
+    return (f"every shape, those the program rewrites ({fields[1].replace(',', ', ')}) each "
+            "on its first pass (calls of one run, less what a call adds, as their rows)")
+
+
+def objects_of(path):
+    """{arm: the object's path} from SAMPLES' "#object" lines."""
+    with open(path) as f:
+        return dict(line.rstrip("\n").split("\t")[1:3] for line in f
+                    if line.startswith("#object\t"))
+
+
+def state_lines(path, arm, tag):
+    """{map: fields} of ARM's TAG lines ("#filled", "#changed"), the first of each map's."""
+    found = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == tag and fields[1] == arm:
+                found.setdefault(fields[2], fields[3:])
+    return found
 
 
 def state_note(path, arm, who=""):
     """What state the runs met (bench/cost/cost_state.h): the globals SET set (cost.sh
     exports them), the maps MAPS filled, and what the runs changed, from the first of
     cost_run's runs that printed them."""
-    filled, counted = {}, {}
-    with open(path) as f:
-        for line in f:
-            fields = line.rstrip("\n").split("\t")
-            if fields[0] == "#filled" and fields[1] == arm:
-                filled.setdefault(fields[2], fields[3:])
-            elif fields[0] == "#changed" and fields[1] == arm:
-                counted.setdefault(fields[2], fields[3:])
+    filled, counted = state_lines(path, arm, "#filled"), state_lines(path, arm, "#changed")
     if not filled and not counted:
         return ""
     parts = []
     for name, (kind, n, how, seconds) in filled.items():
-        how = {"batch": "a batch update", "element": "one update an entry (no batch update)",
-               "lines": "MAPS's lines, one update each"}[how]
+        if how == "per-cpu":
+            parts.append(f"{name} ({kind}) one map per CPU ({n}), each as its inner map is "
+                         f"declared ({name} per-cpu)")
+            continue
+        if how == "lines":
+            # Lines that write one key again fill no entry more: the map's own count.
+            held = (entries(int(counted[name][1]), counted[name][3]) if name in counted
+                    else "entries")
+            parts.append(f"{name} ({kind}) {held} from "
+                         f"{capture.counted(int(n), 'line', 'lines')} of MAPS, one update "
+                         f"each, {float(seconds):.2f} s")
+            continue
+        how = {"batch": "a batch update",
+               "element": "one update an entry (no batch update)"}[how]
         parts.append(f"{name} ({kind}) {entries(int(n), '')} in {how}, {float(seconds):.2f} s")
     note = (f"State{who}: filled from MAPS: " + "; ".join(parts) + "." if parts else
             f"State{who}: no map filled from MAPS (each as the object declares it).")
-    if os.environ.get("FBF_COST_SET"):
-        note += f" Globals set before the load (SET): {os.environ['FBF_COST_SET']}."
+    globals_set = side_set(arm)
+    if globals_set:
+        note += f" Globals set before the load (SET): {globals_set}."
     changed = [f"{name} ({kind}) {entries(int(before), unit).split()[0]} -> "
                f"{entries(int(after), unit)}"
                for name, (kind, before, after, unit, how) in counted.items() if how == "changed"]
@@ -290,7 +343,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         over = statistics.median(x - y for x, y in zip(p, b))
         action = prog.get((bench, "action"))
         rows.append([bench.replace("cost/", "test_run "), "ns/run", fmt(statistics.median(p)),
-                     fmt(statistics.median(b)), "", f"{over:+.1f}", spread_cell(p),
+                     fmt(statistics.median(b)), "", capture.over_cell(over, " ns"), spread_cell(p),
                      (action_name(action[0], actions["prog"]) if action else "all shapes") +
                      (", rewrites the frame" if bench[len("cost/"):] in rewritten else "")])
         bmf_timing(bmf, bench, "latency", p)
@@ -329,33 +382,44 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
 
     modes = [b[len("cost/live/prog-"):] for b, m in live
              if b.startswith("cost/live/prog-") and m == "throughput"]
+    live_notes = []
     for mode in sorted(set(modes), key=modes.index):
+        # The bare program passes every frame: what it is not counted passing, the
+        # counters miss (a capture's broadcast, multicast or non-IP frames on TC ingress),
+        # and the program's counters miss as much: not frames it stopped.
+        bare_passed = med(f"{bare_name}-{mode}", "passed-percent")
+        if bare_passed is not None:
+            bare_passed += med(f"{bare_name}-{mode}", "veth-dropped-percent") or 0
+        unseen = 100 - bare_passed if bare_passed is not None and bare_passed < 99.5 else 0
         did = []
         for a, said in LIVE_ACTIONS:
             v = med(f"prog-{mode}", f"{a}-percent")
+            if a == "stopped" and v is not None:
+                v -= unseen
             # In whole percents: a share under half of one (a few of the stack's own
             # frames, neighbour discovery) is in the BMF file, not the row.
             if v is not None and v >= 0.5:
                 did.append(f"{said} {v:.0f}%")
+        if unseen:
+            did.append(f"not counted by the stack {unseen:.0f}%")
+            live_notes.append(
+                f"live {mode}: bare {label} passes every frame, and the stack counted "
+                f"{bare_passed:.0f}% of them passing: the rest, not unicast IP (broadcast, "
+                "multicast, not IP), it does not count, so neither the program's; they are "
+                "shown as not counted by the stack, not as stopped (the BMF file's "
+                "stopped-percent holds them).")
         did = ", ".join(did) or uncounted.get(f"cost/live/prog-{mode}",
                                               f"not counted in {mode} mode")
-        # The bare program passes every frame: what it is not counted passing, the
-        # counters miss (a capture's broadcast, multicast or non-IP frames on TC ingress).
-        bare_passed = med(f"{bare_name}-{mode}", "passed-percent")
-        if bare_passed is not None:
-            bare_passed += med(f"{bare_name}-{mode}", "veth-dropped-percent") or 0
-        if bare_passed is not None and bare_passed < 99.5:
-            did += (f" (of bare {label}'s frames, all passed, {bare_passed:.0f}% counted so: "
-                    "the rest, not unicast IP, read as stopped)")
         p, b, n = (med(f"prog-{mode}", "throughput"), med(f"{bare_name}-{mode}", "throughput"),
                    med("none", "throughput"))
-        if how.get(f"prog-{mode}", "in {mode} mode") != f"in {mode} mode":
+        if how.get(f"prog-{mode}", f"in {mode} mode") != f"in {mode} mode":
             did = f"{how[f'prog-{mode}']}: {did}"
         rows.append([f"live {mode}", "frames/s", fmt(p), fmt(b), fmt(n),
-                     f"{(p / b - 1) * 100:+.0f}%",
+                     capture.over_cell((1 - p / b) * 100, "%", 0),
                      spread_cell(live[(f"cost/live/prog-{mode}", "throughput")]), did])
         p, b = med(f"prog-{mode}", "latency"), med(f"{bare_name}-{mode}", "latency")
-        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "", f"{p - b:+.1f}",
+        rows.append([f"live {mode}", "ns/packet", fmt(p), fmt(b), "",
+                     capture.over_cell(p - b, " ns"),
                      spread_cell(live[(f"cost/live/prog-{mode}", "latency")]), ""])
         p, n = med(f"prog-{mode}", "events-per-run"), med(f"prog-{mode}", "events-read")
         if p is not None:
@@ -372,9 +436,15 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
     print(f"{obj}: {names.get('prog', '?')}, measured on {machine()}, kernel "
           f"{platform.release()}. test_run: median of {rounds} rounds, each the kernel's mean "
           f"of its repetitions, bare {label} run in the same rounds; spread: (max - min) / "
-          "median of the program's rounds." + live_note + " Compare within this table only."
+          f"median of the program's rounds; over {label}: how much slower or faster the "
+          f"program is than bare {label}, the median of each round's difference (ns), so not "
+          "always the program's median less bare's; test_run all: the median of each round's "
+          "sum over the shapes, so not the sum of the medians above it." + live_note +
+          " Compare within this table only."
           + kernels_note(found) + "\n")
-    note = " ".join(n for n in (maps_note(maps["prog"]), refused_note(refused),
+    note = " ".join(n for n in (maps_note(maps["prog"], "", state_lines(samples_path, "prog",
+                                                                        "#filled")),
+                                refused_note(refused),
                                 capture.shapes_note(cap, "prog")) if n)
     if note:
         print(note + "\n")
@@ -386,13 +456,16 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         rows = [r[:4] + r[5:] for r in rows]
     print_table(["benchmark", "measure", "program", label] + (["nothing"] if live else []) +
                 [f"over {label}", "spread", "action"], rows)
+    for note in live_notes:
+        print("\n" + note)
     capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), label,
                           print_table)
     cpu_rows, cpu_bmf, reading = cpus_section(prog, bare, bare_name, label)
     if cpu_rows:
         bmf.update(cpu_bmf)
-        print(f"\nCPUs: every shape on N CPUs at once, one thread pinned to each, median of "
-              f"{rounds} rounds; ns/run: the kernel's mean over the threads and the shapes; "
+        print(f"\nCPUs: {curve_workload(samples_path)} on N CPUs at once, one thread pinned "
+              f"to each, median of {rounds} rounds; ns/run: the kernel's mean over the threads "
+              "and the workload's runs; "
               "x: that over the same round's on one CPU; runs/s: all N CPUs together; "
               "together: how long all N timed loops ran at once, of the time any ran.\n")
         print_table(["CPUs", "program ns/run", "x", f"{label} ns/run", "x", "runs/s",
@@ -404,6 +477,8 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
               "more rounds (FBF_COST_ROUNDS, FBF_COST_LIVE_ROUNDS)")
     if lines:
         bmf.update(cost_lines.measure_section(lines, out_dir, "prog"))
+    else:
+        cost_lines.remove_listings(out_dir, "measure")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
     return EXIT_KERNEL if missing else 0
@@ -430,6 +505,15 @@ def judge_gated(samples):
     return {k: r for k, r in judged.items() if r}
 
 
+def judged(r):
+    """A gated timing's verdict with what decided it: its interval and its threshold."""
+    lo, hi = r["ci"]
+    # Within noise however large the median: the 95% interval reaches zero.
+    return (f"{r['verdict']}: 95% interval [{lo:+.1f}, {hi:+.1f}]" +
+            (", which holds 0" if r["verdict"] == "within noise" else "") +
+            f", threshold {r['threshold']:.1f}%")
+
+
 def describe(key, r):
     if key[0] == ALL:
         return f"all shapes {r['change']:+.1f}% ns/run"
@@ -454,7 +538,8 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
     return [bench, unit, fmt(r["base"]), fmt(r["candidate"]),
             f"{r['change']:+.1f}% [{lo:+.1f}, {hi:+.1f}]",
             f"{r['aa']:+.1f}% [{r['aa_ci'][0]:+.1f}, {r['aa_ci'][1]:+.1f}]",
-            f"{r['threshold']:.1f}%" if gated_here else "not gated", r["verdict"]]
+            f"{r['threshold']:.1f}%" if gated_here else "not gated",
+            r["verdict"] if gated_here else UNGATED.get(r["verdict"], r["verdict"])]
 
 
 def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
@@ -477,7 +562,9 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
             bmf.setdefault(bench, {})[m] = {"value": c}
     gated_keys = {(e[0], e[1]) for e in gated(samples)}
     for bench in shapes_of(order) + [ALL] + [b for b in capture.BENCHES if b in order]:
-        row = timing_row(samples, bench, "latency", "higher", *FLOOR, gated_keys, "ns/run", bmf)
+        # A capture's frame runs once a call: ns/frame, as make cost's table says.
+        row = timing_row(samples, bench, "latency", "higher", *FLOOR, gated_keys,
+                         "ns/frame" if capture.is_capture(bench) else "ns/run", bmf)
         if row:
             rows.append(row)
         a, c = base.get((bench, "action")), cand.get((bench, "action"))
@@ -489,30 +576,50 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
                          gate.CPUS_FLOOR, 0.0, gated_keys, "x 1 CPU", bmf)
         if row:
             rows.append(row)
-    print(f"base {names.get(gate.BASE, '?')} against candidate {names.get(gate.CANDIDATE, '?')}, "
+    objects = objects_of(samples_path)
+    print(f"base {names.get(gate.BASE, '?')} ({objects.get(gate.BASE, '?')}) against candidate "
+          f"{names.get(gate.CANDIDATE, '?')} ({objects.get(gate.CANDIDATE, '?')}), "
           f"side by side in one run on {machine()}, kernel {platform.release()}. Exact "
           "measures: any rise is a regression. Timings: median of the paired per-round changes "
           "[95% bootstrap interval]; A/A: the base against a second copy of itself in the same "
           "rounds. cost/cpus/N: the cost on N CPUs at once over that on one in the same round. "
-          "Gated: the sum over all shapes, and that on 2 CPUs and on the most: significant, "
+          "Gated: the sum over all shapes" +
+          (", the capture's mean and p99 per frame" if any(
+              (b, "latency") in samples[gate.BASE] for b in capture.GATED) else "") +
+          ", and that on 2 CPUs and on the most: significant, "
           "above the larger of its floor and the A/A change, and confirmed by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
-    notes = [maps_note(maps[arm], f" of the {arm}") for arm in (gate.BASE, gate.CANDIDATE)]
+    notes = [maps_note(maps[arm], f" of the {arm}", state_lines(samples_path, arm, "#filled"))
+             for arm in (gate.BASE, gate.CANDIDATE)]
     notes += [state_note(samples_path, arm, f" of the {arm}")
               for arm in (gate.BASE, gate.CANDIDATE)]
     if any(notes):
         print(" ".join(n for n in notes if n) + "\n")
     print_table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                  "verdict"], rows)
+    cap = capture.load(samples_path)
+    capture.print_compare_section(cap, lambda v: action_name(v, actions[gate.BASE]),
+                                  lambda v: action_name(v, actions[gate.CANDIDATE]),
+                                  print_table)
+    if cap["changed"]:
+        changed_actions.append(f"{cap['changed']:,} of the capture's {cap['run']:,} frames "
+                               "(above)")
     if lines:
         bmf.update(cost_lines.compare_section(lines, out_dir, gate.BASE, gate.CANDIDATE))
+    else:
+        cost_lines.remove_listings(out_dir, "compare")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
     if changed_actions:
         print("cost-compare: note: the candidate decides differently: " +
               "; ".join(changed_actions))
     if exact_regressions:
-        print("cost-compare: REGRESSION: " + "; ".join(exact_regressions))
+        # An exact rise decides alone, unconfirmed; the timings that failed the gate in
+        # this run are named beside it, so that the line holds every measure that failed.
+        first = judge_gated(samples)
+        print("cost-compare: REGRESSION: " + "; ".join(exact_regressions + [
+            f"{describe(k, r)} ({judged(r)}; one run, not confirmed)"
+            for k, r in first.items() if r["verdict"] == "regressed"]))
         return gate.EXIT_REGRESSION
     if missing:
         print("cost-compare: FAIL: not measured on " + ", ".join(missing) +
@@ -543,8 +650,7 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
                         for k in regressed if k in again) + ")")
         return 0
     print("cost-compare: PASS: same static figures or fewer, " +
-          "; ".join(f"{describe(k, r)} ({r['verdict']}, threshold {r['threshold']:.1f}%)"
-                    for k, r in first.items()))
+          "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()))
     return 0
 
 

@@ -33,11 +33,13 @@
  * its first pass over the frame as built: a program that keeps state may
  * change its mind), one latency sample per shape and round, and the round's
  * sum as cost/all; and "#prog<TAB>ARM<TAB>NAME" for the program each arm
- * loaded, "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME"
- * for its type and its actions' names, and after the
+ * loaded, "#object<TAB>ARM<TAB>PATH" for the object it came from,
+ * "#type<TAB>ARM<TAB>TYPE" and "#action<TAB>ARM<TAB>VALUE<TAB>NAME" for its
+ * type and its actions' names, and after the
  * rounds a "#map" line for each event map and array of maps of each arm
  * (cost_events_print()): which path the runs sent to. -s sets global variables
- * before the load, -m fills maps after it (cost_state.h): "#filled" lines say
+ * before the load, -m fills maps after it (cost_state.h), -S ARM=... and
+ * -M ARM=... for that arm alone, over -s and -m: "#filled" lines say
  * what MAPS filled, and after the rounds "#changed" lines what each map held
  * before and after them (cost_state_print()).
  *
@@ -146,16 +148,28 @@ struct arm {
 #define MAX_CALLS 10000
 
 static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
+
+/* -M ARM=MAPS, -S ARM=NAME=VALUE,...: one arm's own, over -m's and -s's (a compare's side). */
+struct arm_option {
+	const char *arm, *value;
+};
+static struct arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
+static int nr_arm_maps, nr_arm_globals;
 static struct cost_capture capture;
+/* cpus -P: the capture's frames the curve runs (those the kernel's test run takes), in order. */
+static const void **curve_frames;
+static __u32 *curve_lens;
+static size_t nr_curve_frames;
 static bool classifier_only;
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... "
-		"(1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] [-L FILE] "
+		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
-		"[-m MAPS] [-s NAME=VALUE,...] ARM=OBJECT|ARM=id:PROG_ID...\n"
+		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] "
+		"ARM=OBJECT|ARM=id:PROG_ID...\n"
 		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
 		"OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
@@ -176,6 +190,7 @@ static int print_static_figures(const struct arm *arm)
 		return COST_EXIT_FAILED;
 	}
 	printf("#prog\t%s\t%s\n", arm->name, arm->cp.name);
+	printf("#object\t%s\t%s\n", arm->name, arm->path);
 	printf("#type\t%s\t%s\n", arm->name, arm->cp.type->name);
 	for (__u32 i = 0; i < arm->cp.type->nr_actions; i++)
 		printf("#action\t%s\t%u\t%s\n", arm->name, arm->cp.type->actions[i].value,
@@ -247,11 +262,37 @@ static int write_lines(const struct arm *arms, int nr_arms)
 	return COST_EXIT_FAILED;
 }
 
+/* -M's or -S's ARM=VALUE into @opts: 0, or -1 after one line. */
+static int arm_option(struct arm_option *opts, int *nr, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || *nr == MAX_ARMS) {
+		fprintf(stderr, "cost: '%s' is not ARM=VALUE\n", arg);
+		return -1;
+	}
+	*eq = '\0';
+	opts[(*nr)++] = (struct arm_option){ .arm = arg, .value = eq + 1 };
+	return 0;
+}
+
+/* @arm's own value among @opts, else @shared. */
+static const char *arm_value(const struct arm_option *opts, int nr, const char *arm,
+			     const char *shared)
+{
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(opts[i].arm, arm))
+			return opts[i].value;
+	return shared;
+}
+
 static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
 		bool pass = cost_type_is_bare(arms[a].name);
 		long long id = live_id(arms[a].path);
+		const char *maps = arm_value(arm_maps, nr_arm_maps, arms[a].name, maps_file);
+		const char *set = arm_value(arm_globals, nr_arm_globals, arms[a].name, globals);
 		int ret;
 
 		if (id < 0) {
@@ -259,7 +300,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 				"them)\n", arms[a].path);
 			return COST_EXIT_USAGE;
 		}
-		if (id && (maps_file || globals)) {
+		if (id && (maps || set)) {
 			fprintf(stderr, "cost: %s: MAPS fills an object's own maps, and SET its "
 				"globals, not those of a program another process loaded\n",
 				arms[a].path);
@@ -268,7 +309,7 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
 		      cost_prog_load(&arms[a].cp, arms[a].path,
 				     pass ? NULL : arms[a].prog ?: prog_name,
-				     pass ? NULL : maps_file, pass ? NULL : globals, runs, cpus);
+				     pass ? NULL : maps, pass ? NULL : set, runs, cpus);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -393,7 +434,7 @@ static __u8 frame_out[COST_JUMBO_LEN + 512];
  * differs from the data in), as a #rewrites line.
  */
 static int first_pass(struct arm *arm, const struct cost_shape *shapes, size_t nr_shapes,
-		      __u32 *actions)
+		      __u32 *actions, bool tell)
 {
 	for (size_t i = 0; i < nr_shapes; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = shapes[i].frame,
@@ -412,8 +453,10 @@ static int first_pass(struct arm *arm, const struct cost_shape *shapes, size_t n
 		actions[i] = opts.retval;
 		arm->rewrites[i] = opts.data_size_out != shapes[i].len ||
 				   memcmp(frame_out, shapes[i].frame, shapes[i].len);
-		printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name, actions[i]);
-		if (arm->rewrites[i])
+		if (tell)
+			printf("%s\tcost/%s\taction\t%u\n", arm->name, shapes[i].name,
+			       actions[i]);
+		if (tell && arm->rewrites[i])
 			printf("#rewrites\t%s\t%s\n", arm->name, shapes[i].name);
 	}
 	return 0;
@@ -584,10 +627,20 @@ static int replay_start(struct arm *arms, int nr_arms, int rounds)
 static void replay_end(struct arm *arms, int nr_arms, int rounds, bool measured)
 {
 	const struct cost_replay *r = &arms[0].replay;
+	const struct arm *base = NULL, *candidate = NULL;
 
 	if (measured && r->nr_refused)
 		printf("#skipped\trefused\t%zu\t%u\n#capture\t%zu\t%zu\n", r->nr_refused,
 		       r->first_refused, capture.nr_read, capture.nr_frames - r->nr_refused);
+	for (int a = 0; a < nr_arms; a++) {
+		if (!strcmp(arms[a].name, "base"))
+			base = &arms[a];
+		else if (!strcmp(arms[a].name, "candidate"))
+			candidate = &arms[a];
+	}
+	/* A compare's (cost.sh names its arms so): the frames the candidate decides anew. */
+	if (measured && base && candidate)
+		cost_replay_print_changed(&base->replay, &candidate->replay);
 	for (int a = 0; a < nr_arms; a++) {
 		if (measured)
 			cost_replay_print(&arms[a].replay, arms[a].name, rounds);
@@ -624,7 +677,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
 	/* The first passes: each arm's actions, an unconfigured program told before any round. */
 	for (int a = 0; !ret && rounds && a < nr_arms; a++)
-		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a]);
+		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a], true);
 	if (!ret && rounds)
 		ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	for (int round = 0; !ret && round < rounds; round++) {
@@ -686,29 +739,62 @@ static int cpu_counts(int *counts, int nr_cpus)
  * their loops barely overlapping): its ns per run, overlap and span summed
  * over the shapes.
  */
-static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
-		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions)
+/* One step of @work through @arm on @n CPUs, its figures added to the arm's. */
+static int curve_step(struct cost_cpus *pool, int n, struct arm *arm,
+		      const struct cost_cpus_work *work, const struct cost_shape *what,
+		      struct cost_cpus_step *step)
 {
-	int link, ret = hold_arm(arm, &link);
+	int err = cost_cpus_run(pool, n, arm->cp.fd, work, step);
+
+	if (err) {
+		fprintf(stderr, "cost: %s: %s on %d CPUs: BPF_PROG_TEST_RUN: %s\n", arm->name,
+			what->name, n, strerror(-err));
+		return COST_EXIT_FAILED;
+	}
+	arm->overlap_ns += step->overlap_ns;
+	arm->span_ns += step->span_ns;
+	return drain(arm, what);
+}
+
+/*
+ * The curve's workload through @arm on @n CPUs: the capture's frames where
+ * there is one (curve_frames), each on its first pass, one call of one run,
+ * as its rows in the table are timed; else each shape in one call of @repeat
+ * runs, but a shape the arm rewrites, which repeats would feed its own output:
+ * calls of one run on the frame as built, less what such a call adds (@call_ns).
+ */
+static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
+		    const struct cost_shape *shapes, size_t nr_shapes, int repeat, __u32 *actions,
+		    const double *call_ns)
+{
+	int link, ret = hold_arm(arm, &link), calls = repeat < MAX_CALLS ? repeat : MAX_CALLS;
+	static const struct cost_shape capture_shape = { .name = "the capture's frames" };
+	struct cost_cpus_step step;
 
 	if (ret)
 		return ret;
 	arm->all_ns = arm->overlap_ns = arm->span_ns = 0;
-	for (size_t i = 0; !ret && i < nr_shapes; i++) {
-		struct cost_cpus_step step;
-		int err = cost_cpus_run(pool, n, arm->cp.fd, shapes[i].frame, shapes[i].len,
-					repeat, &step);
+	if (nr_curve_frames) {
+		struct cost_cpus_work work = {
+			.frames = curve_frames, .lens = curve_lens, .nr = nr_curve_frames,
+			.calls = (size_t)calls > nr_curve_frames ? calls : (int)nr_curve_frames,
+			.repeat = 1,
+		};
 
-		if (err) {
-			fprintf(stderr, "cost: %s: %s on %d CPUs: BPF_PROG_TEST_RUN: %s\n",
-				arm->name, shapes[i].name, n, strerror(-err));
-			ret = COST_EXIT_FAILED;
-			break;
-		}
-		ret = drain(arm, &shapes[i]);
-		arm->all_ns += step.ns;
-		arm->overlap_ns += step.overlap_ns;
-		arm->span_ns += step.span_ns;
+		ret = curve_step(pool, n, arm, &work, &capture_shape, &step);
+		arm->all_ns = step.ns;
+	}
+	for (size_t i = 0; !ret && !nr_curve_frames && i < nr_shapes; i++) {
+		const void *frame = shapes[i].frame;
+		__u32 len = shapes[i].len;
+		struct cost_cpus_work work = {
+			.frames = &frame, .lens = &len, .nr = 1,
+			.calls = arm->rewrites[i] ? calls : 1,
+			.repeat = arm->rewrites[i] ? 1 : repeat,
+		};
+
+		ret = curve_step(pool, n, arm, &work, &shapes[i], &step);
+		arm->all_ns += step.ns - (arm->rewrites[i] ? call_ns[i] : 0);
 		actions[i] = step.action;
 	}
 	release_arm(link);
@@ -718,17 +804,18 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 /* One round of every arm on @n CPUs at once, from a different arm each round: its rows. */
 static int cpus_round(struct cost_cpus *pool, int n, int round, struct arm *arms, int nr_arms,
 		      const struct cost_shape *shapes, size_t nr_shapes, int repeat,
-		      __u32 (*actions)[COST_SHAPES_MAX])
+		      __u32 (*actions)[COST_SHAPES_MAX], const double *call_ns)
 {
 	for (int k = 0; k < nr_arms; k++) {
 		int a = (round + nr_arms + k) % nr_arms;
-		int ret = cpus_arm(pool, n, &arms[a], shapes, nr_shapes, repeat, actions[a]);
+		int ret = cpus_arm(pool, n, &arms[a], shapes, nr_shapes, repeat, actions[a],
+				   call_ns);
 
 		if (ret)
 			return ret;
 	}
 	for (int a = 0; round >= 0 && a < nr_arms; a++) {
-		double ns = arms[a].all_ns / nr_shapes;
+		double ns = arms[a].all_ns / (nr_curve_frames ? 1 : nr_shapes);
 
 		printf("%s\tcost/cpus/%d\tlatency\t%.2f\n", arms[a].name, n, ns);
 		printf("%s\tcost/cpus/%d\tthroughput\t%.0f\n", arms[a].name, n,
@@ -737,6 +824,75 @@ static int cpus_round(struct cost_cpus *pool, int n, int round, struct arm *arms
 		       arms[a].span_ns > 0 ? arms[a].overlap_ns / arms[a].span_ns * 100 : 0);
 	}
 	fflush(stdout);
+	return 0;
+}
+
+/*
+ * cpus -P: the curve runs the capture's frames, those @arm's type's test run
+ * takes (as the table's rows leave the rest out): "#curve<TAB>capture<TAB>N".
+ */
+static int curve_capture(const struct arm *arm)
+{
+	int ret = cost_capture_load(&capture, pcap_file);
+
+	if (ret)
+		return ret;
+	curve_frames = calloc(capture.nr_frames, sizeof(*curve_frames));
+	curve_lens = calloc(capture.nr_frames, sizeof(*curve_lens));
+	if (!curve_frames || !curve_lens) {
+		fprintf(stderr, "cost: PCAP %s: %zu frames: out of memory\n", pcap_file,
+			capture.nr_frames);
+		return COST_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < capture.nr_frames; i++) {
+		const __u8 *f = cost_capture_data(&capture, i);
+		__u32 action;
+		double ns;
+		int err = kernel_frame_run(arm->cp.fd, f, capture.frames[i].len, 1, &ns, &action);
+
+		if (err == -EINVAL)
+			continue;
+		if (err) {
+			fprintf(stderr, "cost: %s: PCAP frame %u: BPF_PROG_TEST_RUN: %s\n",
+				arm->name, capture.frames[i].index, strerror(-err));
+			return COST_EXIT_FAILED;
+		}
+		curve_frames[nr_curve_frames] = f;
+		curve_lens[nr_curve_frames++] = capture.frames[i].len;
+	}
+	printf("#curve\tcapture\t%zu\n", nr_curve_frames);
+	return 0;
+}
+
+/*
+ * The curve on the shapes: which each arm rewrites, from a first pass not
+ * told again, and what one call of one run adds, read on a bare program:
+ * "#curve<TAB>shapes<TAB>NAME,..." of the shapes some arm rewrites, or "-".
+ */
+static int curve_shapes(struct arm *arms, int nr_arms, const struct cost_shape *shapes,
+			size_t nr_shapes, int repeat, __u32 (*actions)[COST_SHAPES_MAX],
+			double *call_ns)
+{
+	bool any = false;
+	int ret = 0;
+
+	for (int a = 0; !ret && a < nr_arms; a++)
+		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a], false);
+	ret = ret ?: call_costs(arms, nr_arms, shapes, nr_shapes,
+				repeat < MAX_CALLS ? repeat : MAX_CALLS, call_ns);
+	if (ret)
+		return ret;
+	printf("#curve\tshapes\t");
+	for (size_t i = 0; i < nr_shapes; i++) {
+		bool rewritten = false;
+
+		for (int a = 0; a < nr_arms; a++)
+			rewritten |= arms[a].rewrites[i];
+		if (rewritten)
+			printf("%s%s", any ? "," : "", shapes[i].name);
+		any |= rewritten;
+	}
+	printf("%s\n", any ? "" : "-");
 	return 0;
 }
 
@@ -749,6 +905,7 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	int most = 0, ret;
 	struct cost_cpus *pool;
 	__u32 actions[MAX_ARMS][COST_SHAPES_MAX];
+	double call_ns[COST_SHAPES_MAX] = {};
 
 	if (nr_arms < 0)
 		return COST_EXIT_USAGE;
@@ -771,6 +928,9 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	ret = load_arms(arms, nr_arms, repeat, most);
 	if (!ret && rounds)
 		nr_shapes = drop_refused(&arms[0], shapes, nr_shapes);
+	if (!ret && rounds)
+		ret = pcap_file ? curve_capture(&arms[0]) :
+		      curve_shapes(arms, nr_arms, shapes, nr_shapes, repeat, actions, call_ns);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
@@ -778,11 +938,15 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	for (int round = rounds ? -1 : 0; !ret && round < rounds; round++) {
 		for (int c = 0; !ret && c < nr_counts; c++)
 			ret = cpus_round(pool, counts[c], round, arms, nr_arms, shapes, nr_shapes,
-					 repeat, actions);
-		if (!ret && round < 0)
+					 repeat, actions, call_ns);
+		if (!ret && round < 0 && !nr_curve_frames)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	}
 	cost_cpus_stop(pool);
+	free(curve_frames);
+	free(curve_lens);
+	if (pcap_file)
+		cost_capture_free(&capture);
 	close_arms(arms, nr_arms, !ret && rounds);
 	return ret;
 }
@@ -961,7 +1125,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:P:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -972,6 +1136,14 @@ int main(int argc, char **argv)
 		case 's': globals = optarg; break;
 		case 'P': pcap_file = optarg; break;
 		case 'L': lines_file = optarg; break;
+		case 'M':
+			if (arm_option(arm_maps, &nr_arm_maps, optarg))
+				return COST_EXIT_USAGE;
+			break;
+		case 'S':
+			if (arm_option(arm_globals, &nr_arm_globals, optarg))
+				return COST_EXIT_USAGE;
+			break;
 		default: return usage();
 		}
 	}

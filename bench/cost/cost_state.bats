@@ -98,12 +98,14 @@ load_pinned()
 }
 
 @test "MAPS's hex lines fill as before, and the table says how" {
+	# One key written twice: one entry, however many lines.
 	printf '# protocol 17 blocked\ncost_blocked 11000000 01000000\n' >"$DUMPS/lines"
+	printf 'cost_blocked 11000000 01000000\n' >>"$DUMPS/lines"
 	cost measure "$OBJ" "" "$DUMPS/lines"
 	[ "$status" -eq 0 ]
 	[ "$(action ipv4-udp)" = XDP_DROP ]
 	[ "$(action ipv4-tcp)" = XDP_PASS ]
-	state | grep -F "filled from MAPS: cost_blocked (hash) 1 entry in MAPS's lines, one update each"
+	state | grep -F "filled from MAPS: cost_blocked (hash) 1 entry from 2 lines of MAPS, one update each"
 }
 
 @test "cost-compare fills both objects' maps and globals, and says so for each" {
@@ -118,6 +120,54 @@ load_pinned()
 			<<<"$output"
 		grep -F "Globals set before the load (SET): cost_drop_port=80." <<<"$output"
 	done
+}
+
+@test "cost-compare: each side's own MAPS and SET where they differ; a side's missing map named" {
+	local probe=$FBF_BUILD/testing/cost_probe.bpf.o
+
+	printf 'cost_blocked 11000000 01000000\n' >"$DUMPS/lines"
+	# The candidate (the probe) has neither the map nor the global: shared, they fail,
+	# and the line names the candidate's object.
+	cost compare "$OBJ" "$probe" "" "$DUMPS/lines"
+	[ "$status" -eq 21 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: the object $probe has no map named cost_blocked"* ]]
+	FBF_COST_BASE_MAPS=$DUMPS/lines FBF_COST_BASE_SET=cost_drop_port=80 \
+		cost compare "$OBJ" "$probe"
+	[ "$status" -le 1 ]
+	[[ "$output" == "base xdp_cost_state ($OBJ) against candidate xdp_cost_probe ($probe), "* ]]
+	grep -F "State of the base: filled from MAPS: cost_blocked (hash) 1 entry from 1 line" \
+		<<<"$output"
+	grep -F "Globals set before the load (SET): cost_drop_port=80." <<<"$output"
+	[[ "$output" != *"State of the candidate: filled"* ]]
+	# UDP blocked in the base alone.
+	[[ "$output" == *"the candidate decides differently: "*"ipv4-udp XDP_DROP -> XDP_PASS"* ]]
+	# Through make, as BASE_MAPS= and BASE_SET=.
+	run make -s cost-compare BASE="$OBJ" CANDIDATE="$probe" BASE_MAPS="$DUMPS/lines" \
+		BASE_SET=cost_drop_port=80
+	[[ "$output" == *"State of the base: filled from MAPS: cost_blocked"* ]]
+}
+
+@test "an array of maps per CPU, as Katran's connection tables: MAPS's per-cpu fills it" {
+	local probe=$FBF_BUILD/testing/cost_probe_per_cpu_tables.bpf.o
+
+	# Each slot empty, as the object leaves it: every frame aborted, said so.
+	cost measure "$probe"
+	[ "$status" -eq 9 ]
+	echo "cost_lru_mapping per-cpu" >"$DUMPS/lines"
+	cost measure "$probe" "" "$DUMPS/lines"
+	[ "$status" -eq 0 ]
+	# The path production takes: each frame recorded in its CPU's table, then decided.
+	[ "$(action ipv4-tcp)" = XDP_DROP ]
+	[ "$(action ipv4-udp)" = XDP_PASS ]
+	state | grep -E "cost_lru_mapping \(array_of_maps\) one map per CPU \([0-9]+\), each as its inner map is declared"
+	[[ "$output" != *"Maps of maps left as the object leaves them"*cost_lru_mapping* ]]
+	# per-cpu on a map that is no array of maps: one line.
+	echo "cost_blocked per-cpu" >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 8 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: per-cpu fills an array of maps, one map per CPU, and cost_blocked is of type hash" ]]
 }
 
 @test "SET on a TC program nobody here wrote: Cloudflare's cls_redirect, its address and port" {
@@ -152,6 +202,27 @@ load_pinned()
 	state | grep -F 'Unchanged: cost_sources (1 entry), cost_blocked (0 entries)'
 }
 
+# prog_map PROG NAME: the id of the map named NAME among those of the loaded program
+# PROG (bpftool's "id ID" or "pinned PATH"). Never by name alone: another map of the
+# name may be loaded (iproute2 pins xdp-filter's maps when its object is attached with ip).
+prog_map()
+{
+	local id
+
+	# shellcheck disable=SC2086 # $1: bpftool's two words
+	for id in $(bpftool -j prog show $1 | python3 -c \
+		'import json, sys; print(*json.load(sys.stdin).get("map_ids", []))'); do
+		if bpftool -j map show id "$id" | python3 -c \
+			'import json, sys; sys.exit(json.load(sys.stdin)["name"] != sys.argv[1])' "$2"
+		then
+			echo "$id"
+			return 0
+		fi
+	done
+	echo "no map $2 in program $1" >&2
+	return 1
+}
+
 @test "xdp-filter measured with the port xdp-filter allowed, from the dump of its own map" {
 	[ -f "$XDP_TOOLS_BPF/xdpfilt_dny_all.o" ] || skip "xdp-tools is missing (make deps)"
 	command -v xdp-filter >/dev/null || skip "xdp-filter is missing: install xdp-tools"
@@ -159,10 +230,18 @@ load_pinned()
 	ip -n "$NS" link add fbfcs0 type veth peer name fbfcs1
 	ip -n "$NS" link set fbfcs0 up
 	# xdp-filter keeps its state under bpffs, which a namespace's /sys has not mounted.
-	ip netns exec "$NS" sh -ec "mount -t bpf bpf /sys/fs/bpf
+	# Another map named filter_ports beside xdp-filter's, as a host may have: the dump
+	# is of the program's own. Its program, as xdp-filter pins it (libxdp may attach a
+	# dispatcher in front of it).
+	ip netns exec "$NS" bash -ec "$(declare -f prog_map)
+		mount -t bpf bpf /sys/fs/bpf
+		bpftool map create /sys/fs/bpf/other type percpu_array key 4 value 8 \
+			entries 4 name filter_ports
 		xdp-filter load -p deny -m skb fbfcs0
 		xdp-filter port 80
-		bpftool map dump -j name filter_ports >'$DUMPS/filter_ports.json'
+		prog=\$(echo /sys/fs/bpf/xdp-filter/programs/fbfcs0/*)
+		map=\$(prog_map \"pinned \$prog\" filter_ports)
+		bpftool map dump -j id \$map >'$DUMPS/filter_ports.json'
 		xdp-filter unload fbfcs0"
 	cost measure "$XDP_TOOLS_BPF/xdpfilt_dny_all.o" "" "$DUMPS"
 	[ "$status" -eq 0 ]
@@ -218,7 +297,21 @@ load_pinned()
 	cost measure "$OBJ" "" "$DUMPS/conntrack.json"
 	[ "$status" -eq 21 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"the object has no map named conntrack"*"cost_blocked"* ]]
+	[[ "$output" == *"the object $OBJ has no map named conntrack"*"cost_blocked"* ]]
+	# A line for a map the object lacks: as a dump named after one, its maps named.
+	echo "conntrack 01000000 01000000" >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 21 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"lines:1: the object $OBJ has no map named conntrack (a line fills the map it names first; its maps: cost_sources, cost_blocked"* ]]
+	# A dump of several maps: bpftool's dump by a name that more than one map has.
+	bpftool map create "$PIN/twin_a" type array key 4 value 4 entries 1 name cost_twin
+	bpftool map create "$PIN/twin_b" type array key 4 value 4 entries 1 name cost_twin
+	bpftool map dump -j name cost_twin >"$DUMPS/cost_blocked.json"
+	cost measure "$OBJ" "" "$DUMPS/cost_blocked.json"
+	[ "$status" -eq 40 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cost_blocked.json: a dump of several maps (bpftool map dump -j name NAME"* ]]
 	# Not bpftool's JSON.
 	echo '[{"key":["0x01"' >"$DUMPS/cost_table.json"
 	cost measure "$OBJ" "" "$DUMPS/cost_table.json"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
@@ -301,7 +302,8 @@ static struct bpf_map *find_map(struct bpf_object *obj, const char *name)
 	return NULL;
 }
 
-static int no_map(struct bpf_object *obj, const char *file, const char *name)
+int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const char *where,
+		      const char *name, const char *how)
 {
 	struct bpf_map *map;
 	char names[512];
@@ -312,9 +314,71 @@ static int no_map(struct bpf_object *obj, const char *file, const char *name)
 		if (len < sizeof(names))
 			len += snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
 					bpf_map__name(map));
-	fprintf(stderr, "cost: %s: the object has no map named %s (a dump fills the map its "
-		"file is named after, NAME.json; the object's maps: %s)\n", file, name, names);
+	fprintf(stderr, "cost: %s: the object %s has no map named %s (%s; its maps: %s)\n",
+		where, st->object ?: "", name, how, names);
 	return COST_EXIT_DUMP_MAP;
+}
+
+void cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	st->nr_inner = 0;
+	bpf_object__for_each_map(map, obj) {
+		const struct bpf_map *in = bpf_map__inner_map(map);
+
+		if (!in || bpf_map__type(map) != BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+		    st->nr_inner == COST_STATE_MAPS)
+			continue;
+		st->inner[st->nr_inner++] = (struct cost_state_inner){
+			.outer = map, .type = bpf_map__type(in), .key_size = bpf_map__key_size(in),
+			.value_size = bpf_map__value_size(in),
+			.max_entries = bpf_map__max_entries(in), .flags = bpf_map__map_flags(in),
+		};
+	}
+}
+
+int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const char *where)
+{
+	const struct cost_state_inner *inner = NULL;
+	int cpus = libbpf_num_possible_cpus(), outer = bpf_map__fd(map), err = 0;
+	struct cost_state_map *sm;
+
+	for (int i = 0; i < st->nr_inner; i++)
+		if (st->inner[i].outer == map)
+			inner = &st->inner[i];
+	if (!inner) {
+		fprintf(stderr, "cost: %s: %s fills an array of maps, one map per CPU, and %s "
+			"is of type %s\n", where, COST_STATE_PER_CPU, bpf_map__name(map),
+			libbpf_bpf_map_type_str(bpf_map__type(map)));
+		return COST_EXIT_MAPS;
+	}
+	if (cpus > 0 && (__u32)cpus > bpf_map__max_entries(map)) {
+		fprintf(stderr, "cost: %s: array of maps %s holds %u, and this host has %d "
+			"possible CPUs: one map each does not fit\n", where, bpf_map__name(map),
+			bpf_map__max_entries(map), cpus);
+		return COST_EXIT_MAPS;
+	}
+	for (__u32 cpu = 0; cpus > 0 && !err && cpu < (__u32)cpus; cpu++) {
+		LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = inner->flags);
+		int fd = bpf_map_create(inner->type, NULL, inner->key_size, inner->value_size,
+					inner->max_entries, &opts);
+
+		/* The array holds the map from here on. */
+		err = fd < 0 || bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (cpus < 0 || err) {
+		fprintf(stderr, "cost: %s: a map per CPU into %s: %s\n", where, bpf_map__name(map),
+			strerror(cpus < 0 ? -cpus : -err));
+		return COST_EXIT_MAPS;
+	}
+	cost_state_filled(st, map, cpus);
+	sm = slot(st, map);
+	if (sm)
+		sm->how = COST_STATE_PER_CPU;
+	return 0;
 }
 
 /* Why the map refused entry @i of @file: one line, and its status. */
@@ -322,8 +386,9 @@ static int refused(const struct bpf_map *map, const char *file, size_t i, int er
 {
 	if (err == E2BIG && is_array(bpf_map__type(map))) {
 		fprintf(stderr, "cost: %s: entry %zu's key is past the end of array %s (%u "
-			"entries): the dump of a larger map?\n", file, i + 1, bpf_map__name(map),
-			bpf_map__max_entries(map));
+			"%s): the dump of a larger map?\n", file, i + 1, bpf_map__name(map),
+			bpf_map__max_entries(map),
+			bpf_map__max_entries(map) == 1 ? "entry" : "entries");
 		return COST_EXIT_DUMP_SIZE;
 	}
 	if (err == E2BIG) {
@@ -373,7 +438,8 @@ static int fill_dump(struct cost_state *st, struct bpf_object *obj, const char *
 	int err;
 
 	if (!map)
-		return no_map(obj, file, name);
+		return cost_state_no_map(st, obj, file, name, "a dump fills the map its file is "
+					 "named after, NAME.json");
 	sm = slot(st, map);
 	if (!sm) {
 		fprintf(stderr, "cost: %s: more than %d maps filled\n", file, COST_STATE_MAPS);

@@ -34,10 +34,26 @@ struct cost_state_map {
 	__u64 digest_before, digest_after;	/* of the entries, in any order */
 };
 
+/* An array of maps' inner map as the object declares it, kept for MAPS's per-cpu. */
+struct cost_state_inner {
+	const struct bpf_map *outer;
+	enum bpf_map_type type;
+	__u32 key_size, value_size, max_entries, flags;
+};
+
 struct cost_state {
 	struct cost_state_map maps[COST_STATE_MAPS];
 	int nr;
+	const char *object;	/* the object's path, which a line about its maps names */
+	struct cost_state_inner inner[COST_STATE_MAPS];
+	int nr_inner;
 };
+
+/*
+ * Before @obj is loaded: each array of maps' inner map definition, which
+ * libbpf frees once it has made the array, kept for cost_state_fill_per_cpu().
+ */
+void cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj);
 
 /*
  * Before the load: each "NAME=VALUE" of the comma-separated @set written into
@@ -61,9 +77,28 @@ bool cost_state_is_dump(const char *path);
  * the directory @path, filled. A dump fills the map its file is named after
  * (NAME.json, NAME as bpftool map show names the map). Returns 0, or prints
  * one line and returns COST_EXIT_MAPS (not a dump, or the map refused an
- * entry), COST_EXIT_DUMP_MAP (no map of that name) or COST_EXIT_DUMP_SIZE.
+ * entry), COST_EXIT_DUMP_MAP (no map of that name; cost_state_no_map()) or
+ * COST_EXIT_DUMP_SIZE.
  */
 int cost_state_fill_dumps(struct cost_state *st, struct bpf_object *obj, const char *path);
+
+/*
+ * MAPS names a map the object lacks: one line at @where (a dump's file, a line's
+ * FILE:LINE) naming the object (@st's) and its maps, @how saying how MAPS names a
+ * map, and COST_EXIT_DUMP_MAP, whichever way MAPS was given.
+ */
+int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const char *where,
+		      const char *name, const char *how);
+
+/*
+ * A MAPS line "MAP per-cpu": the array of maps @map given one map per possible
+ * CPU in its slots 0, 1, ..., each made as its inner map is declared (type,
+ * sizes, entries, flags), as a per-CPU design's loader fills it (Katran's
+ * connection tables), where the object leaves every slot empty. 0, or one line
+ * at @where and COST_EXIT_MAPS.
+ */
+#define COST_STATE_PER_CPU "per-cpu"
+int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const char *where);
 
 /* @n entries written into @map from MAPS's lines, one call each. */
 void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n);

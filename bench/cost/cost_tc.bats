@@ -289,14 +289,14 @@ while off < len(data):
 	cost compare "$TYPES/cost_tc_probe_mixed.bpf.o" "$FBF_BUILD/xdp_pass.bpf.o" "" "" \
 		xdp_cost_other xdp_pass
 	[ "$status" -le 1 ]
-	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "$output" == *"base xdp_cost_other ($TYPES/cost_tc_probe_mixed.bpf.o) against candidate xdp_pass ($FBF_BUILD/xdp_pass.bpf.o)"* ]]
 	[[ "${lines[-1]}" =~ ^cost-compare:\ (PASS|REGRESSION): ]]
 	[[ "${lines[-1]}" != *"verified-instructions"* ]]
 	run make -s cost-compare BASE="$TYPES/cost_tc_probe_mixed.bpf.o" \
 		CANDIDATE="$FBF_BUILD/xdp_pass.bpf.o" BASE_PROG=xdp_cost_other CANDIDATE_PROG=xdp_pass
 	echo "$output"
 	[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
-	[[ "$output" == *"base xdp_cost_other against candidate xdp_pass"* ]]
+	[[ "$output" == *"base xdp_cost_other ($TYPES/cost_tc_probe_mixed.bpf.o) against candidate xdp_pass ($FBF_BUILD/xdp_pass.bpf.o)"* ]]
 	[[ "$output" =~ cost-compare:\ (PASS|REGRESSION): ]]
 }
 
@@ -345,10 +345,18 @@ while off < len(data):
 @test "a MAPS key past an array's end: said so, not the raw E2BIG" {
 	echo 'cost_config 05000000 01000000' >"$BATS_TEST_TMPDIR/maps"
 	cost measure "$FBF_BUILD/testing/cost_probe_config.bpf.o" "" "$BATS_TEST_TMPDIR/maps"
-	[ "$status" -eq 8 ]
+	# Exit 20, as for a dump's key past the end.
+	[ "$status" -eq 20 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entries"* ]]
+	[[ "$output" == *"key 05000000 is past the end of map cost_config, which holds 1 entry "* ]]
 	[[ "$output" != *"Argument list too long"* ]]
+	# From a dump: its entries counted from 1, as the lines are.
+	echo '[{"key":["0x00","0x00","0x00","0x00"],"value":["0x01","0x00","0x00","0x00"]},
+		{"key":["0x05","0x00","0x00","0x00"],"value":["0x01","0x00","0x00","0x00"]}]' \
+		>"$BATS_TEST_TMPDIR/cost_config.json"
+	cost measure "$FBF_BUILD/testing/cost_probe_config.bpf.o" "" "$BATS_TEST_TMPDIR/cost_config.json"
+	[ "$status" -eq 20 ]
+	[[ "$output" == *"entry 2's key is past the end of array cost_config (1 entry)"* ]]
 }
 
 @test "installed fizzbuzzfib-cost: its own syntax, a manual page whose exits are the tool's" {
@@ -358,11 +366,16 @@ while off < len(data):
 	run "$prefix/sbin/fizzbuzzfib-cost"
 	echo "$output"
 	[ "$status" -eq 2 ]
-	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
+	[ "${lines[0]}" = "cost: no command: measure or compare" ]
+	[[ "${lines[1]}" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	[[ "$output" != *"make"* ]]
 	# No make variable (PROG=NAME): only the environment's, which it names as such.
 	[ -z "$(grep -oE '(^|[[ ])[A-Z]+=' <<<"$output")" ]
 	[[ "$output" == *"globals: FBF_COST_SET=NAME=VALUE,..."* ]]
+	# --help, after the command or alone: the usage, exit 0.
+	run "$prefix/sbin/fizzbuzzfib-cost" measure --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: fizzbuzzfib-cost measure OBJECT [PROG [MAPS [PCAP]]]"* ]]
 	run "$prefix/sbin/fizzbuzzfib-cost" measure "$TYPES/cost_tc_probe_mixed.bpf.o"
 	echo "$output"
 	[ "$status" -eq 5 ]

@@ -345,7 +345,8 @@ def check(out_dir, history, inputs, host=True):
             arm_bmf.setdefault(bench, {})[measure] = bmf_entry(values)
         write_json(os.path.join(out_dir, f"{name}.bmf.json"), arm_bmf)
 
-    date, commit, host_name = now(), git_commit(), machine()
+    # Outside a git checkout there is no commit to name: "-" keeps the columns.
+    date, commit, host_name = now(), git_commit() or "-", machine()
     new_history = not os.path.exists(history)
     with open(history, "a") as f:
         if new_history:

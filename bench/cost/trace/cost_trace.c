@@ -807,10 +807,12 @@ static int run(int argc, char **argv, bool curve)
 	for (int i = 0; i < nr_arms; i++) {
 		trace_readers_stop(&arms[i].readers);
 		for (int j = 0; j < arms[i].nr; j++) {
-			ran += arms[i].progs[j].runs > 0;
-			if (!err && !arms[i].progs[j].runs)
-				printf("#notrun\t%s\t%s\t%s\n", arms[i].name, arms[i].progs[j].label,
-				       arms[i].progs[j].trigger || command ?
+			const struct tprog *tp = &arms[i].progs[j];
+
+			ran += tp->runs > 0;
+			if (!err && !tp->runs)
+				printf("#notrun\t%s\t%s\t%s\n", arms[i].name, tp->label,
+				       tp->trigger || command ?
 				       "the workload never fired its hook" :
 				       "no built-in trigger fires its hook: give WORKLOAD=");
 		}
