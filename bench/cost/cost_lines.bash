@@ -22,31 +22,38 @@ lines_event()
 	fi
 }
 
-# lines_sample DIR ARM=OBJECT...: lines.tsv, perf.txt and event ("EVENT HZ SECONDS": what
-# was sampled, how often, and how long the sampled runs took) in DIR, which cost_lines.py
-# reads; perf.data too, for perf report. The runs pinned to the last CPU this process may
-# use; perf follows the process, not the CPU, so another process on that CPU adds nothing
-# to the profile.
-lines_sample()
+# lines_record DIR COMMAND...: COMMAND run while perf samples it: perf.data, perf.txt and
+# event ("EVENT HZ SECONDS": what was sampled, how often, and how long the sampled runs
+# took) in DIR, which cost_lines.py reads beside the line tables COMMAND writes there.
+lines_record()
 {
-	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS
+	local dir=$1 event hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS
 
 	shift
 	command -v perf >/dev/null ||
 		{ echo "cost: LINES=1 samples with perf, which is missing: install the Debian" \
 		       "packages with make deps" >&2; exit "$exit_failed"; }
-	# Afresh: no earlier run's perf.data or line table left beside this run's.
-	rm -rf "$dir"
 	mkdir -p "$dir"
 	event=$(lines_event)
-	cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
-	if ! perf record -q -e "$event" -F "$hz" -g -o "$dir/perf.data" -- \
-		taskset -c "$cpu" "$build/bench/cost_run" run -r "${FBF_COST_LINES_ROUNDS:-5}" \
-		-n "$repeat" -L "$dir/lines.tsv" "${load_args[@]}" ${pcap:+-P "$pcap"} "$@" \
-		>/dev/null; then
+	if ! perf record -q -e "$event" -F "$hz" -g -o "$dir/perf.data" -- "$@" >/dev/null; then
 		echo "cost: LINES=1: the sampled runs failed (the lines above say why)" >&2
 		exit "$exit_failed"
 	fi
 	perf script -i "$dir/perf.data" -F ip,sym >"$dir/perf.txt" 2>/dev/null
 	echo "$event $hz $((SECONDS - start))" >"$dir/event"
+}
+
+# lines_sample DIR ARM=OBJECT...: the arms' frames run again while perf samples them
+# (lines_record), and each program's line table, lines.tsv. The runs pinned to the last
+# CPU this process may use; perf follows the process, not the CPU, so another process on
+# that CPU adds nothing to the profile.
+lines_sample()
+{
+	local dir=$1 cpu
+
+	shift
+	cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+	lines_record "$dir" taskset -c "$cpu" "$build/bench/cost_run" run \
+		-r "${FBF_COST_LINES_ROUNDS:-5}" -n "$repeat" -L "$dir/lines.tsv" "${load_args[@]}" \
+		${pcap:+-P "$pcap"} "$@"
 }

@@ -150,10 +150,7 @@ struct arm {
 static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
 
 /* -M ARM=MAPS, -S ARM=NAME=VALUE,...: one arm's own, over -m's and -s's (a compare's side). */
-struct arm_option {
-	const char *arm, *value;
-};
-static struct arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
+static struct cost_arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
 static int nr_arm_maps, nr_arm_globals;
 static struct cost_capture capture;
 /* cpus -P: the capture's frames the curve runs (those the kernel's test run takes), in order. */
@@ -262,37 +259,14 @@ static int write_lines(const struct arm *arms, int nr_arms)
 	return COST_EXIT_FAILED;
 }
 
-/* -M's or -S's ARM=VALUE into @opts: 0, or -1 after one line. */
-static int arm_option(struct arm_option *opts, int *nr, char *arg)
-{
-	char *eq = strchr(arg, '=');
-
-	if (!eq || eq == arg || *nr == MAX_ARMS) {
-		fprintf(stderr, "cost: '%s' is not ARM=VALUE\n", arg);
-		return -1;
-	}
-	*eq = '\0';
-	opts[(*nr)++] = (struct arm_option){ .arm = arg, .value = eq + 1 };
-	return 0;
-}
-
-/* @arm's own value among @opts, else @shared. */
-static const char *arm_value(const struct arm_option *opts, int nr, const char *arm,
-			     const char *shared)
-{
-	for (int i = 0; i < nr; i++)
-		if (!strcmp(opts[i].arm, arm))
-			return opts[i].value;
-	return shared;
-}
-
 static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 {
 	for (int a = 0; a < nr_arms; a++) {
 		bool pass = cost_type_is_bare(arms[a].name);
 		long long id = live_id(arms[a].path);
-		const char *maps = arm_value(arm_maps, nr_arm_maps, arms[a].name, maps_file);
-		const char *set = arm_value(arm_globals, nr_arm_globals, arms[a].name, globals);
+		const char *maps = cost_arm_value(arm_maps, nr_arm_maps, arms[a].name, maps_file);
+		const char *set = cost_arm_value(arm_globals, nr_arm_globals, arms[a].name,
+						 globals);
 		int ret;
 
 		if (id < 0) {
@@ -1137,11 +1111,11 @@ int main(int argc, char **argv)
 		case 'P': pcap_file = optarg; break;
 		case 'L': lines_file = optarg; break;
 		case 'M':
-			if (arm_option(arm_maps, &nr_arm_maps, optarg))
+			if (cost_arm_option(arm_maps, &nr_arm_maps, MAX_ARMS, optarg))
 				return COST_EXIT_USAGE;
 			break;
 		case 'S':
-			if (arm_option(arm_globals, &nr_arm_globals, optarg))
+			if (cost_arm_option(arm_globals, &nr_arm_globals, MAX_ARMS, optarg))
 				return COST_EXIT_USAGE;
 			break;
 		default: return usage();

@@ -13,12 +13,14 @@
  *       "trace" or "packet": which family measures the object (or PROG)
  *   cost_trace triggers
  *       the built-in triggers and the hooks each fires, as a Markdown table
- *   cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-c COMMAND] [-r ROUNDS]
- *                  [-t MS] [-F HZ] [-C COUNTS] [-L LINES] ARM[:PROG]=OBJECT...
+ *   cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-S ARM=SET] [-M ARM=MAPS]
+ *                  [-c COMMAND] [-r ROUNDS] [-t MS] [-F HZ] [-C COUNTS] [-L LINES]
+ *                  ARM[:PROG]=OBJECT...
  *       rows "ARM<TAB>BENCH<TAB>MEASURE<TAB>VALUE" and "#" lines
  *       (bench/cost/trace/trace_report.py); cpus: on 1, 2, 4... CPUs at once; PROG
  *       (-p, or an arm's own) the one program measured, NAME what its rows call it, so
- *       that a compare pairs a base's and a candidate's of different names
+ *       that a compare pairs a base's and a candidate's of different names; -S and -M
+ *       an arm's own SET and MAPS, over -s and -m
  *
  * Exit statuses: bench/cost/cost_exits.h.
  */
@@ -40,6 +42,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cost_args.h"
 #include "cost_exits.h"
 #include "cost_lines.h"
 #include "cost_object.h"
@@ -105,7 +108,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: cost_trace family [-p PROG] OBJECT\n"
 		"       cost_trace triggers\n"
-		"       cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-c COMMAND]\n"
+		"       cost_trace run|cpus [-p PROG] [-N NAME] [-s SET] [-m MAPS] [-S ARM=SET]\n"
+		"                  [-M ARM=MAPS] [-c COMMAND]\n"
 		"                  [-r ROUNDS] [-t MS] [-F HZ] [-C COUNTS] [-L LINES]\n"
 		"                  ARM[:PROG]=OBJECT...\n");
 	return COST_EXIT_USAGE;
@@ -693,14 +697,24 @@ static int run(int argc, char **argv, bool curve)
 {
 	const char *prog = NULL, *set = NULL, *maps = NULL, *counts = NULL, *lines = NULL;
 	const char *label = NULL;
+	struct cost_arm_option arm_maps[MAX_ARMS], arm_sets[MAX_ARMS];
+	int nr_arm_maps = 0, nr_arm_sets = 0;
 	int rounds = DEFAULT_ROUNDS, ms = DEFAULT_PHASE_MS, opt, err = 0, ran = 0;
 
-	while ((opt = getopt(argc, argv, "p:N:s:m:c:r:t:F:C:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:N:s:m:S:M:c:r:t:F:C:L:")) != -1) {
 		switch (opt) {
 		case 'p': prog = optarg; break;
 		case 'N': label = optarg; break;
 		case 's': set = optarg; break;
 		case 'm': maps = optarg; break;
+		case 'S':
+			if (cost_arm_option(arm_sets, &nr_arm_sets, MAX_ARMS, optarg))
+				return COST_EXIT_USAGE;
+			break;
+		case 'M':
+			if (cost_arm_option(arm_maps, &nr_arm_maps, MAX_ARMS, optarg))
+				return COST_EXIT_USAGE;
+			break;
 		case 'c': command = optarg; break;
 		case 'r': rounds = atoi(optarg); break;
 		case 't': ms = atoi(optarg); break;
@@ -725,7 +739,9 @@ static int run(int argc, char **argv, bool curve)
 		colon = strchr(a->name, ':');
 		if (colon)
 			*colon = '\0';
-		err = open_arm(a, colon ? colon + 1 : prog, set, maps);
+		err = open_arm(a, colon ? colon + 1 : prog,
+			       cost_arm_value(arm_sets, nr_arm_sets, a->name, set),
+			       cost_arm_value(arm_maps, nr_arm_maps, a->name, maps));
 		if (!err && label && a->nr != 1) {
 			fprintf(stderr, "cost: -N names one program, and %s has %d: name it\n",
 				a->path, a->nr);

@@ -54,30 +54,18 @@ args=(-t "$phase_ms" -F "$hz")
 # shellcheck source=bench/cost/cost_lines.bash
 . "$here/../cost_lines.bash"
 
-# trace_lines DIR ARM=OBJECT...: the workloads run again while perf samples them, and
-# each program's line table, for cost_lines.py.
+# trace_lines DIR ARM=OBJECT...: the workloads run again while perf samples them
+# (lines_record), and each program's line table. The programs run in the workload's
+# threads: perf follows the process, and its kernel samples land in their JIT images.
 trace_lines()
 {
-	local dir=$1 event cpu hz=${FBF_COST_LINES_HZ:-20000} start=$SECONDS
+	local dir=$1
 
 	shift
-	command -v perf >/dev/null ||
-		{ echo "cost: LINES=1 samples with perf, which is missing: install the Debian" \
-		       "packages with make deps" >&2; exit "$exit_failed"; }
 	mkdir -p "$dir"
 	rm -f "$dir"/*
-	event=$(lines_event)
-	cpu=0
-	# The programs run in the workload's threads: perf follows the process, and its
-	# kernel samples land in their JIT images.
-	if ! perf record -q -e "$event" -F "$hz" -g -o "$dir/perf.data" -- \
-		"$runner" run -r "${FBF_COST_LINES_ROUNDS:-5}" -L "$dir/lines.tsv" "${args[@]}" \
-		"$@" >/dev/null; then
-		echo "cost: LINES=1: the sampled runs failed (the lines above say why)" >&2
-		exit "$exit_failed"
-	fi
-	perf script -i "$dir/perf.data" -F ip,sym >"$dir/perf.txt" 2>/dev/null
-	echo "$event $hz $((SECONDS - start)) $cpu" | cut -d' ' -f1-3 >"$dir/event"
+	lines_record "$dir" "$runner" run -r "${FBF_COST_LINES_ROUNDS:-5}" -L "$dir/lines.tsv" \
+		"${args[@]}" "$@"
 }
 
 case $cmd in
@@ -105,6 +93,12 @@ compare)
 	[ "$base_prog" = "$candidate_prog" ] || args+=(-N "$base_prog")
 	arms=("base${base_prog:+:$base_prog}=$base" "base-again${base_prog:+:$base_prog}=$base"
 	      "candidate${candidate_prog:+:$candidate_prog}=$candidate")
+	# A side's own MAPS or SET (make's BASE_MAPS=... CANDIDATE_SET=...), where they differ.
+	for side in base:BASE base-again:BASE candidate:CANDIDATE; do
+		var_maps=FBF_COST_${side#*:}_MAPS var_set=FBF_COST_${side#*:}_SET
+		[ -z "${!var_maps:-}" ] || args+=(-M "${side%%:*}=${!var_maps}")
+		[ -z "${!var_set:-}" ] || args+=(-S "${side%%:*}=${!var_set}")
+	done
 	"$runner" run -r "$rounds" "${args[@]}" "${arms[@]}" >"$work/samples.tsv"
 	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
 		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "${arms[@]}" | grep -v '^#' \
