@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
-#           [LINES=1]
+#           [LINES=1] [WORKLOAD="COMMAND"]
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
@@ -12,6 +12,9 @@
 #                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
 #                 side by side in one run, with the gate's statistics and verdict; LINES=1:
 #                 the source lines whose share of the samples moved most
+# A tracing object (kprobe, fentry, tracepoint, raw_tp, tp_btf, lsm, uprobe, perf_event) is
+# measured on the workload it hooks, a built-in trigger or WORKLOAD's command
+# (bench/cost/trace/trace.mk)
 # (bench/cost/cost.sh; docs/benchmarks.md, "Measure your own program")
 
 COST_RUN := $(OUTPUT)/bench/cost_run

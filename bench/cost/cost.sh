@@ -67,12 +67,13 @@ usage_text()
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
 		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
-		hot lines: FBF_COST_LINES=1; man fizzbuzzfib-cost)
+		hot lines: FBF_COST_LINES=1; a tracing program's workload: FBF_COST_WORKLOAD=COMMAND;
+		man fizzbuzzfib-cost)
 		EOF
 	else
 		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...] [LINES=1]
+		            [KERNELS=...] [LINES=1] [WORKLOAD="COMMAND"]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
 		            [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
