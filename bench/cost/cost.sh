@@ -289,7 +289,8 @@ measure)
 	obj=${1:-} prog=${2:-} maps=${3:-} pcap=${4:-}
 	need_file OBJ "$obj"
 	[ -z "$maps" ] || need_maps "$maps"
-	if [ "$(family "$obj" "$prog")" = trace ]; then
+	fam=$(family "$obj" "$prog") || exit
+	if [ "$fam" = trace ]; then
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
@@ -331,12 +332,12 @@ compare)
 	need_file BASE "$base"
 	need_file CANDIDATE "$candidate"
 	[ -z "$maps" ] || need_maps "$maps"
-	if [ "$(family "$base" "$base_prog")" = trace ] ||
-	   [ "$(family "$candidate" "$candidate_prog")" = trace ]; then
+	base_fam=$(family "$base" "$base_prog") || exit
+	candidate_fam=$(family "$candidate" "$candidate_prog") || exit
+	if [ "$base_fam" = trace ] || [ "$candidate_fam" = trace ]; then
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
-		if [ "$(family "$base" "$base_prog")" != "$(family "$candidate" "$candidate_prog")" ]
-		then
+		if [ "$base_fam" != "$candidate_fam" ]; then
 			echo "cost: one of BASE and CANDIDATE holds tracing programs, the other" \
 			     "packet programs: compare objects of one family" >&2
 			exit $exit_type_option

@@ -38,7 +38,8 @@ has_kprobes()
 	grep -E '^tracepoint__syscalls__sys_exit_openat +tracepoint/syscalls/sys_exit_openat +openat  +1\.[0-9]+ ' \
 		<<<"$output"
 	grep -E '^openat +[0-9,.]+ +[0-9,.]+ +\+' <<<"$output"
-	grep -E '^  openat: [1-9][0-9,]* events read, 0 lost, from events \(perf event array\)' \
+	# A reader that falls behind on a busy host loses some: counted, not asserted.
+	grep -E '^  openat: [1-9][0-9,]* events read, [0-9,]+ lost, from events \(perf event array\)' \
 		<<<"$output"
 	grep -E "^  bpf_stats' own cost: -?[0-9.]+ ns a run on this host " <<<"$output"
 	check_bmf_measures "$RESULTS/cost.bmf.json" \

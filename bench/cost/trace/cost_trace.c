@@ -174,11 +174,15 @@ static int family(int argc, char **argv)
 	} else if (nr_packet || (name && !nr_trace)) {
 		printf("packet\n");
 	} else {
+		bool first = true;
+
 		fprintf(stderr, "cost: %s has no program of a type the tool measures: ",
 			argv[optind]);
-		bpf_object__for_each_program(p, obj)
-			fprintf(stderr, "%s (%s) ", bpf_program__name(p),
+		bpf_object__for_each_program(p, obj) {
+			fprintf(stderr, "%s%s (%s)", first ? "" : ", ", bpf_program__name(p),
 				type_of(p, buf, sizeof(buf)));
+			first = false;
+		}
 		fprintf(stderr, "; it takes XDP, TC and tracing programs (kprobe, fentry, "
 			"tracepoint, raw_tp, tp_btf, lsm, uprobe, perf_event)\n");
 		bpf_object__close(obj);

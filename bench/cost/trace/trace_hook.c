@@ -165,11 +165,13 @@ static int need_btf(const struct trace_hook *hook, const char *name)
 	return COST_EXIT_HOOK_KERNEL;
 }
 
-static int no_target(const struct trace_hook *hook, const char *name, const char *what)
+/* "has no WHAT EVENT[ WHERE]": the kernel lacks the function or tracepoint hooked. */
+static int no_target(const struct trace_hook *hook, const char *name, const char *what,
+		     const char *where)
 {
-	fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) has no %s %s: check the name, or "
+	fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) has no %s %s%s: check the name, or "
 		"measure it on a kernel that has it\n", name, hook->kind_name, hook->target,
-		release(), what, hook->event);
+		release(), what, hook->event, where);
 	return COST_EXIT_NO_HOOK;
 }
 
@@ -264,7 +266,7 @@ int trace_hook_check(const struct trace_hook *hook, const char *name)
 		}
 		if (hook->kind != TRACE_KPROBE_MULTI && strncmp(hook->kind_name, "k", 1) == 0 &&
 		    !strstr(hook->kind_name, "syscall") && !kallsyms_has(hook->target))
-			return no_target(hook, name, "function");
+			return no_target(hook, name, "function", "");
 		return 0;
 	case TRACE_FENTRY:
 	case TRACE_FEXIT:
@@ -273,24 +275,24 @@ int trace_hook_check(const struct trace_hook *hook, const char *name)
 		if (status)
 			return status;
 		if (!btf_has("", hook->target, BTF_KIND_FUNC))
-			return no_target(hook, name, "function in its BTF");
+			return no_target(hook, name, "function", " in its BTF");
 		return 0;
 	case TRACE_TP_BTF:
 		status = need_btf(hook, name);
 		if (status)
 			return status;
 		if (!btf_has("btf_trace_", hook->target, BTF_KIND_TYPEDEF))
-			return no_target(hook, name, "raw tracepoint");
+			return no_target(hook, name, "raw tracepoint", "");
 		return 0;
 	case TRACE_TRACEPOINT:
 		snprintf(probe, sizeof(probe), "events/%s", hook->target);
 		if (!pseudo_fs_has(TRACEFS, "tracefs", probe))
-			return no_target(hook, name, "tracepoint");
+			return no_target(hook, name, "tracepoint", "");
 		return 0;
 	case TRACE_RAW_TP:
 		if (!access(VMLINUX_BTF, R_OK)) {
 			if (!btf_has("btf_trace_", hook->target, BTF_KIND_TYPEDEF))
-				return no_target(hook, name, "raw tracepoint");
+				return no_target(hook, name, "raw tracepoint", "");
 		} else {
 			glob_t g;
 			bool found;
@@ -301,7 +303,7 @@ int trace_hook_check(const struct trace_hook *hook, const char *name)
 			if (found)
 				globfree(&g);
 			if (!found)
-				return no_target(hook, name, "raw tracepoint");
+				return no_target(hook, name, "raw tracepoint", "");
 		}
 		return 0;
 	case TRACE_LSM:
