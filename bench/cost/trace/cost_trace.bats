@@ -100,14 +100,18 @@ has_kprobes()
 
 @test "the CPUs: a hash value every CPU counts into climbs, its per-CPU twin stays flat" {
 	[ "$(nproc)" -ge 2 ] || skip "one CPU: the curve needs two"
-	FBF_COST_TRACE_PHASE_MS=100 cost measure "$PROBE"_shared.bpf.o
+	FBF_COST_TRACE_PHASE_MS=100 FBF_COST_CPU_ROUNDS=3 cost measure "$PROBE"_shared.bpf.o
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"count_getpid climbs: "*"x its 1-CPU cost on $(nproc) CPUs (over 1.5x)"* ]]
+	# Where other work kept the threads apart, the table says so in place of a reading.
+	if [[ "$output" != *"count_getpid: "*"not read as flat: its threads ran only "* ]]; then
+		[[ "$output" == *"count_getpid climbs: "*"x its 1-CPU cost on $(nproc) CPUs (over 1.5x)"* ]]
+	fi
 	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/1/prog/count_getpid:latency \
 		"cost/cpus/$(nproc)/prog/count_getpid:latency"
-	FBF_COST_TRACE_PHASE_MS=100 cost measure "$PROBE"_percpu.bpf.o
+	FBF_COST_TRACE_PHASE_MS=100 FBF_COST_CPU_ROUNDS=3 cost measure "$PROBE"_percpu.bpf.o
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"count_getpid stays flat: "* ]]
+	[[ "$output" != *"count_getpid climbs"* ]]
+	check_bmf_measures "$RESULTS/cost.bmf.json" "cost/cpus/$(nproc):oncpu-percent"
 }
 
 @test "a uprobe on the C library's getpid, fired by the getpid trigger" {

@@ -115,6 +115,15 @@ static int usage(void)
 	return COST_EXIT_USAGE;
 }
 
+/* This thread's CPU time: what it ran, not what others took of its CPU meanwhile. */
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -360,6 +369,7 @@ struct worker {
 	pthread_t thread;
 	unsigned long calls;
 	double ns;
+	double oncpu;		/* its CPU time over its wall time in the loop, in percent */
 	int err;		/* a setup's -errno, or the command's exit status */
 };
 
@@ -384,7 +394,7 @@ static void *work(void *arg)
 	struct worker *wk = arg;
 	struct trace_trigger_ctx ctx;
 	cpu_set_t set;
-	double start;
+	double start, cpu_start, wall;
 
 	CPU_ZERO(&set);
 	CPU_SET(wk->cpu, &set);
@@ -395,6 +405,7 @@ static void *work(void *arg)
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
 		;
 	start = now_ns();
+	cpu_start = thread_cpu_ns();
 	/* At least one call: a command may take longer than a phase. */
 	do {
 		if (wk->err)
@@ -408,7 +419,9 @@ static void *work(void *arg)
 			wk->w->trigger->call(&ctx);
 		wk->calls += BATCH;
 	} while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE));
-	wk->ns = wk->calls ? (now_ns() - start) / wk->calls : 0;
+	wall = now_ns() - start;
+	wk->ns = wk->calls ? wall / wk->calls : 0;
+	wk->oncpu = wall > 0 ? (thread_cpu_ns() - cpu_start) / wall * 100 : 0;
 	__atomic_add_fetch(&done, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&release_workers, __ATOMIC_ACQUIRE))
 		usleep(100);
@@ -419,6 +432,7 @@ static void *work(void *arg)
 
 struct phase {
 	double ns_per_call;	/* the threads' mean */
+	double oncpu;		/* the least any thread ran of the phase, in percent */
 	unsigned long calls;	/* all threads' */
 	double seconds;
 	int err;
@@ -451,11 +465,14 @@ static struct phase run_phase(const struct workload *w, int n, int ms,
 	while (__atomic_load_n(&done, __ATOMIC_SEQ_CST) < n)
 		usleep(100);
 	ph.seconds = (now_ns() - start) / 1e9;
+	ph.oncpu = 100;
 	snap(true, ctx);
 	__atomic_store_n(&release_workers, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < n; i++) {
 		pthread_join(workers[i].thread, NULL);
 		ph.ns_per_call += workers[i].ns / n;
+		if (workers[i].oncpu < ph.oncpu)
+			ph.oncpu = workers[i].oncpu;
 		ph.calls += workers[i].calls;
 		if (workers[i].err && !ph.err)
 			ph.err = workers[i].err;
@@ -549,6 +566,10 @@ static int phase(int wi, enum phase_kind kind, struct tarm *a, int n, int ms, bo
 	}
 	printf("%s\t%s/workload/%s/stats\tlatency\t%.2f\n", a->name, prefix, w->name,
 	       ph.ns_per_call);
+	/* Threads that other work kept off their CPUs met less: contention reads low. */
+	if (curve)
+		printf("%s\t%s/workload/%s\toncpu-percent\t%.1f\n", a->name, prefix, w->name,
+		       ph.oncpu);
 	for (int i = 0; i < a->nr; i++) {
 		struct tprog *tp = &a->progs[i];
 		struct trace_stats *d = &snap.delta[i];

@@ -31,7 +31,7 @@ from report import bmf_entry, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
 import cost_lines  # noqa: E402
-from cost_report import CLIMB, FLOOR, STATIC  # noqa: E402
+from cost_report import CLIMB, FLOOR, OVERLAP_MIN, STATIC  # noqa: E402
 
 
 def load(paths):
@@ -144,6 +144,14 @@ def curve(samples, arm):
     return out
 
 
+def oncpu(samples, arm, n):
+    """The median over rounds of the least any thread ran of its phases on N CPUs, in %."""
+    values = [v for (bench, measure), vs in samples[arm].items()
+              if measure == "oncpu-percent" and bench.startswith(f"cost/cpus/{n}/")
+              for v in vs]
+    return med(values)
+
+
 def curve_section(samples, arm, bmf):
     c = curve(samples, arm)
     if not c:
@@ -162,12 +170,28 @@ def curve_section(samples, arm, bmf):
             reading.append(f"{name} climbs: {med(by_n[worst]) / one:.2f}x its 1-CPU cost on "
                            f"{worst} CPUs (over {CLIMB}x): a map value, lock or buffer the "
                            f"CPUs share")
+        elif worst and (oncpu(samples, arm, worst) or 100) < OVERLAP_MIN:
+            reading.append(f"{name}: {med(by_n[worst]) / one:.2f}x its 1-CPU cost on {worst} "
+                           f"CPUs, not read as flat: its threads ran only "
+                           f"{oncpu(samples, arm, worst):.0f}% of the time")
         elif worst:
             reading.append(f"{name} stays flat: at most {med(by_n[worst]) / one:.2f}x its "
                            f"1-CPU cost")
     print_table(["program", "CPUs", "ns per run", "x 1 CPU"], rows)
     for line in reading:
         print("  " + line)
+    counts = sorted({n for by_n in c.values() for n in by_n})
+    low = [(n, oncpu(samples, arm, n)) for n in counts[1:]]
+    low = [(n, p) for n, p in low if p is not None and p < OVERLAP_MIN]
+    if low:
+        print("  the threads ran only " + ", ".join(f"{p:.0f}% of the time on {n} CPUs"
+                                               for n, p in low) +
+              f" (under {OVERLAP_MIN:.0f}%): other work took their CPUs, so they met less "
+              "and a shared value's contention reads low")
+    for n in counts:
+        p = oncpu(samples, arm, n)
+        if p is not None:
+            bmf.setdefault(f"cost/cpus/{n}", {})["oncpu-percent"] = {"value": p}
 
 
 def measure(out_dir, obj, paths, lines):
