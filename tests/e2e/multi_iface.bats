@@ -400,7 +400,8 @@ wait_for()
 	fbf_in_srv ip -force link set dev ch3 xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
 	replaced=$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)
 	wait_for 1 grep -c 'interface ch3 (ifindex [0-9]*) lost xdp_fizzbuzzfib to someone' "$ERR"
-	grep -q 'iface_gone iface=ch3 ' "$ERR"
+	# Its account follows the line, once no run of the program is left.
+	wait_for 1 grep -c 'iface_gone iface=ch3 ' "$ERR"
 	fbf_stop_agent INT
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)" = "$selected" ]
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")" = "$theirs" ]
