@@ -17,6 +17,7 @@
 #include "fizzbuzzfib.h"
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
+#include "iface/libxdp_fds.h"
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
@@ -26,6 +27,7 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_multiprog *mp;
+	struct fd_fence fence;
 	long e;
 
 	/* libxdp's look costs a dump of every link: none there, none made. */
@@ -39,9 +41,11 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 	 * program, which is what every caller then explains in its one line.
 	 */
 	log_hold();
+	fd_fence_set(&fence);
 	mp = xdp_multiprog__get_from_ifindex(ifindex);
-	log_release(false);
 	e = libxdp_get_error(mp);
+	fd_fence_sweep_multiprog(&fence, e ? NULL : mp);
+	log_release(false);
 	/* -ENOENT: no program there, which is no failure. */
 	*err = e == -ENOENT ? 0 : e;
 	return e ? NULL : mp;
@@ -201,6 +205,7 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 	__u32 map_id = lock->prev.map_id, id;
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
+	struct fd_fence fence;
 	char buf[128];
 	int ret, err;
 
@@ -211,7 +216,9 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 	p = mp && map_id ? multiprog_find(mp, map_id) : NULL;
 	if (p) {
 		id = xdp_program__id(p);
+		fd_fence_set(&fence);
 		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		fd_fence_sweep_multiprog(&fence, mp);
 		xdp_multiprog__close(mp);
 		if (err) {
 			pr_err("cannot remove stale %s (prog id %u) from %s: %s; "

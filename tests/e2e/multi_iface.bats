@@ -410,6 +410,37 @@ wait_for()
 	[ "$status" -ne 0 ]
 }
 
+# agent_fds: the descriptors the agent holds now.
+agent_fds() { find "/proc/$FBF_AGENT_PID/fd" -mindepth 1 | wc -l; }
+
+# Each refusal reads the program there through libxdp, whose 1.3.1 kept a
+# descriptor of it open on every read: 8 an interface, until none was left.
+@test "50 interfaces refused for another program already on each: no descriptor kept" {
+	local n fds_before
+
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fds_before=$(agent_fds)
+	# Made under names not selected, their program put on, then renamed into the
+	# pattern and set up: two link events each that find the program there.
+	for n in $(seq 1 50); do
+		echo "link add rq$n type veth peer name cp$n netns $FBF_NS_CLI"
+		echo "link set dev rq$n xdpgeneric obj $FBF_BUILD/xdp_pass.bpf.o sec xdp"
+		echo "link set rq$n name ch$n"
+		echo "link set ch$n up"
+	done | fbf_in_srv ip -batch -
+	wait_for 50 refused_count "$ERR"
+	pairs_del 1 50
+	wait_for "$fds_before" agent_fds
+	fbf_stop_agent INT
+	[ "$(attached_count "$ERR" "ch[0-9]+")" -eq 0 ]
+}
+
+# refused_count ERR: the interfaces named in the agent's lines about a program already there.
+refused_count()
+{
+	grep -Eo 'ch[0-9]+ already runs XDP program xdp_pass' "$1" | sort -u | wc -l
+}
+
 # agent_prog_id ERR IFACE: the id of the agent's program on IFACE, from its attach line
 # (through libxdp's dispatcher the interface's own program is the dispatcher).
 agent_prog_id()
