@@ -338,7 +338,7 @@ static void health_say(struct agent *a)
 	if (a->metrics_fd < 0 && !a->metrics)
 		return;
 	n = ifset_unattached(&a->set, why, sizeof(why));
-	health_beat(&a->health, n, why);
+	health_beat(&a->health, n, !n && !ifset_attached(&a->set), why);
 }
 
 /* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */

@@ -45,9 +45,9 @@ const struct agent_option agent_options[] = {
 	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
 	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256, .needs_patterns = true,
 	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
-		 "{default}), taken as they come, at start those up before those down; one more "
-		 "selected is left alone, said once; its next link event after one has gone "
-		 "takes it" },
+		 "{default}), taken as they come, at start those up before those down; those "
+		 "selected beyond it are left alone, said once, each taken in turn as soon as one "
+		 "has gone" },
 	{ "mode", 'm', "MODE", OPTION_OWN, FIELD(mode), .def = XDP_MODE_UNSPEC,
 	  .doc = "native, skb or auto (default: the cheaper for the driver; the start line says "
 		 "which)" },

@@ -546,22 +546,74 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	done
 }
 
-@test "--max-ifaces: one more left alone, said once, taken at its next link event after one goes" {
-	local left gone
+# readyz ADDR: "CODE LINE", what /readyz of the agent's metrics at ADDR answers.
+readyz()
+{
+	local body
+
+	body=$(fbf_in_srv curl -sS --max-time 10 -w '\n%{http_code}' "http://$1/readyz") || return 1
+	echo "${body##*$'\n'} ${body%$'\n'*}"
+}
+
+# readyz_says ADDR WANT: until /readyz answers WANT, for at most 60 s (it follows each
+# round of the drain loop).
+readyz_says()
+{
+	local i
+
+	for i in $(seq 600); do
+		[ "$(readyz "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "waited 60 s for /readyz to say '$2': $(readyz "$1")" >&2
+	return 1
+}
+
+# unattached ADDR DEVICE: the agent's fizzbuzzfib_ifaces_unattached.
+unattached()
+{
+	fbf_in_srv curl -sS --max-time 10 "http://$1/metrics" |
+		awk -v m="fizzbuzzfib_ifaces_unattached{device=\"$2\"}" '$1 == m { print $2 }'
+}
+
+@test "--max-ifaces: those left alone said once, counted by /readyz, each taken as soon as a slot frees" {
+	local addr=127.0.0.1:19439 served
 
 	pairs_add 1 3
-	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
-	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
-	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
-	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
-	gone=ch1
-	[ "$left" != ch1 ] || gone=ch2
-	pairs_del "${gone#ch}" "${gone#ch}"
-	wait_for 1 grep -c "interface $gone (ifindex [0-9]*) deleted" "$ERR"
-	# Its next link event: the drain has caught up since the slot was freed.
-	fbf_in_srv ip link set "$left" down
-	fbf_in_srv ip link set "$left" up
-	wait_for 1 attached_count "$ERR" "$left"
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 1 --quiet --metrics "$addr"
+	[ "$(attached_count "$ERR" "ch[123]")" -eq 1 ]
+	[ "$(grep -c 'the agent serves 1 interface already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
+	served=$(grep -Eo 'prog id [0-9]+\) to ch[123] ' "$ERR" | grep -Eo 'ch[123]')
+	wait_for 2 unattached "$addr" 'ch*'
+	readyz_says "$addr" "503 not ready: 2 interfaces selected left alone: 1 served $(
+		)already (--max-ifaces)"
+	# No link event for those waiting: the slot given up is enough.
+	pairs_del "${served#ch}" "${served#ch}"
+	wait_for 2 attached_count "$ERR" "ch[123]"
+	wait_for 1 unattached "$addr" 'ch*'
+	readyz_says "$addr" "503 not ready: 1 interface selected left alone: 1 served $(
+		)already (--max-ifaces)"
+	served=$(grep -Eo 'prog id [0-9]+\) to ch[123] ' "$ERR" | tail -n 1 | grep -Eo 'ch[123]')
+	pairs_del "${served#ch}" "${served#ch}"
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	wait_for 0 unattached "$addr" 'ch*'
+	readyz_says "$addr" "200 ready: every interface selected has the program, every $(
+		)output writes"
+	# Said once, while any waited.
+	[ "$(grep -c 'is selected, but the agent serves' "$ERR")" -eq 1 ]
+	fbf_stop_agent INT
+}
+
+@test "/readyz with patterns and no interface selected yet: ready, and says so" {
+	local addr=127.0.0.1:19440
+
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --metrics "$addr"
+	wait_for 0 unattached "$addr" 'ch*'
+	readyz_says "$addr" "200 ready: no interface selected yet, every output writes"
+	pairs_add 1 1
+	wait_for 1 attached_count "$ERR" ch1
+	readyz_says "$addr" "200 ready: every interface selected has the program, every $(
+		)output writes"
 	fbf_stop_agent INT
 }
 
