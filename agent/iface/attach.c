@@ -620,6 +620,11 @@ int attachment_detach(struct attachment *a)
 		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
 		gone = err == -EEXIST;
 	}
+	/* Deleted, or moved away, since: the program went with it; its link event says which. */
+	if (err && ifstate_gone(a->ifindex)) {
+		a->attached = false;
+		return AGENT_EXIT_IFACE_GONE;
+	}
 	if (gone) {
 		pr_warn("%s was already replaced or removed on %s by someone else\n",
 			FBF_PROG_NAME, a->iface);

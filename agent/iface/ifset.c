@@ -441,6 +441,9 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	}
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
+	/* Renamed, then deleted or moved: its RTM_DELLINK, queued, says which and lets it go. */
+	if (err == AGENT_EXIT_IFACE_GONE)
+		return;
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 !err ? "detached" : m->att.shared ? "detaching failed" :
 		 "detaching failed; its slot is not used again");
@@ -841,13 +844,23 @@ int ifset_open(struct ifset *s)
 
 int ifset_detach(struct ifset *s)
 {
-	int ret = 0;
+	int ret = 0, err;
 
 	ifset_thread_stop(s);
 	gone_settle(s);
-	for (__u32 i = 0; s->m && i < s->slots; i++)
-		if (s->m[i].ifindex)
-			ret = attachment_detach(&s->m[i].att) ?: ret;
+	for (__u32 i = 0; s->m && i < s->slots; i++) {
+		struct ifset_member *m = &s->m[i];
+
+		if (!m->ifindex)
+			continue;
+		err = attachment_detach(&m->att);
+		if (err == AGENT_EXIT_IFACE_GONE)
+			pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
+				"namespace) before %s was detached from it, and the program with it\n",
+				m->shown, m->ifindex, FBF_PROG_NAME);
+		else
+			ret = err ?: ret;
+	}
 	/* No run still under way when the last counts are read. */
 	if (s->grace_fd >= 0)
 		grace_wait(s);

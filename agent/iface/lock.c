@@ -7,6 +7,7 @@
  * still the one at its path, and opens the new one if not.
  */
 #define _GNU_SOURCE /* struct ucred */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <net/if.h>
 
 #include "base/exit_codes.h"
 #include "iface/lock.h"
@@ -152,6 +154,9 @@ static int name_take(struct iface_lock *l, int ifindex, const char *iface)
 	return err == EADDRINUSE ? iface_lock_held(name_holder(&sa, len), iface) : 0;
 }
 
+/* A lock file's name, for @ifindex of the network namespace @netns, in its directory. */
+#define LOCK_NAME "netns-%llu-ifindex-%d.lock"
+
 /* The file's half: see lock.h. 0 or an agent exit status after saying why, l->fd left open. */
 static int file_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
@@ -166,7 +171,7 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return lock_fail("create", dir);
 
-	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/netns-%llu-ifindex-%d.lock", dir,
+	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/" LOCK_NAME, dir,
 			     (unsigned long long)netns.st_ino, ifindex) >= sizeof(l->path)) {
 		errno = ENAMETOOLONG;
 		return lock_fail("use the lock directory", dir);
@@ -223,4 +228,51 @@ void iface_lock_leave(struct iface_lock *l, bool attached)
 		unlink(l->path);
 	fd_release(&l->fd);
 	fd_release(&l->name_fd);
+}
+
+/* @path, the lock of a gone interface, removed if no one holds it: whether it was. */
+static bool gone_lock_remove(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	bool removed = false;
+
+	if (fd < 0)
+		return false;
+	/* Held: an agent still on its way out, which removes it itself. */
+	if (!flock(fd, LOCK_EX | LOCK_NB) && lock_is_current(fd, path))
+		removed = !unlink(path);
+	close(fd);
+	return removed;
+}
+
+void iface_lock_sweep(const char *dir)
+{
+	char path[512], name[IF_NAMESIZE];
+	unsigned long long ino;
+	unsigned int removed = 0;
+	struct stat netns;
+	struct dirent *e;
+	int ifindex, end;
+	DIR *d;
+
+	if (stat("/proc/self/ns/net", &netns))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		/* Another namespace's: whether its interface is there, this one cannot tell. */
+		end = 0;
+		if (sscanf(e->d_name, LOCK_NAME "%n", &ino, &ifindex, &end) != 2 || !end ||
+		    e->d_name[end] || ino != netns.st_ino || if_indextoname(ifindex, name) ||
+		    errno != ENXIO)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		removed += gone_lock_remove(path);
+	}
+	closedir(d);
+	if (removed)
+		pr_info("removed %u lock file%s in %s of interfaces gone from this network "
+			"namespace since an agent that was killed held them\n", removed,
+			plural_s(removed), dir);
 }

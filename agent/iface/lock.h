@@ -62,4 +62,12 @@ int iface_lock_record(struct iface_lock *l, __u32 map_id);
  */
 void iface_lock_leave(struct iface_lock *l, bool attached);
 
+/*
+ * Remove the lock files in @dir of this network namespace's interfaces that
+ * are gone (deleted, or moved away: their program went with them), which no
+ * live agent holds: a killed agent's, for interfaces no next start or
+ * --detach looks at. Said once, at info, if there were any.
+ */
+void iface_lock_sweep(const char *dir);
+
 #endif /* AGENT_LOCK_H */

@@ -483,6 +483,61 @@ agent_prog_id()
 	done
 }
 
+@test "renamed out of the pattern and deleted before the detach: no error, no lock file left" {
+	local n locks=$FBF_WORK/locks
+
+	pairs_add 1 7
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 7 attached_count "$ERR" "ch[1-7]"
+	# The agent reads the renames only once the interfaces are gone: each detach finds none.
+	kill -STOP "$FBF_AGENT_PID"
+	for n in $(seq 1 7); do
+		echo "link set ch$n down"
+		echo "link set ch$n name zz$n"
+		echo "link del zz$n"
+	done | fbf_in_srv ip -batch -
+	kill -CONT "$FBF_AGENT_PID"
+	wait_for 7 grep -c 'iface_gone iface=ch[1-7] ' "$ERR"
+	fbf_stop_agent TERM
+	run grep -E 'error [^ ]*agent: |xdp-loader unload zz' "$ERR"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'interface ch[1-7] (ifindex [0-9]*) deleted, and xdp_fizzbuzzfib with it' \
+		"$ERR")" -eq 7 ]
+	run ls -A "$locks"
+	[ -z "$output" ]
+}
+
+@test "a killed agent's locks of interfaces deleted since: removed by --detach, and by the next start" {
+	local locks=$FBF_WORK/locks
+
+	pairs_add 1 3
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	pairs_del 1 3
+	[ "$(find "$locks" -name '*.lock' | wc -l)" -eq 3 ]
+	run_agent --iface "ch*" --detach --lock-dir "$locks"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed 3 lock files in $locks of interfaces gone"* ]]
+	run ls -A "$locks"
+	[ -z "$output" ]
+	# Killed again: the next start removes them, and says so once.
+	pairs_add 4 5
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 2 attached_count "$ERR" "ch[45]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	pairs_del 4 5
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	fbf_stop_agent INT
+	[ "$(grep -c "removed 2 lock files in $locks of interfaces gone" "$ERR")" -eq 1 ]
+	run ls -A "$locks"
+	[ -z "$output" ]
+}
+
 @test "an interface moved to another namespace: its program taken off there, its account said" {
 	pairs_add 1 1
 	start_many "$OUT" "$ERR" --iface "ch*" --json
