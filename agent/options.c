@@ -31,7 +31,7 @@ enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
 	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP,
 	OPT_OUTPUT_BUFFER, OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS,
-	OPT_NATS_CA, OPT_DETACH,
+	OPT_NATS_CA, OPT_NATS_FAIL_FAST, OPT_DETACH,
 };
 
 #define FIELD(f) .field = offsetof(struct agent_options, f), \
@@ -129,6 +129,11 @@ const struct agent_option agent_options[] = {
 	{ "nats-ca", OPT_NATS_CA, "FILE", OPTION_TEXT, FIELD(nats_ca),
 	  .needs_output = &output_nats, .unit = "the file name",
 	  .doc = "CA certificates to verify the NATS servers with, over TLS" },
+	{ "nats-fail-fast", OPT_NATS_FAIL_FAST, NULL, OPTION_FLAG, FIELD(nats_fail_fast),
+	  .needs_output = &output_nats,
+	  .doc = "Exit (status 14) if no NATS server can be reached at start; by default the "
+		 "agent starts, /readyz says 503 naming the output, and it publishes once one "
+		 "is reached, events held by --output-buffer meanwhile, beyond it counted lost" },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", OPTION_TEXT, FIELD(lock_dir),
 	  .def_text = AGENT_LOCK_DIR, .unit = "the directory name",
 	  .doc = "Keep the per-interface lock files in DIR (default: {default})" },

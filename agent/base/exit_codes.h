@@ -46,7 +46,8 @@
 	  "one is created), read-only, or its path too long",				\
 	  "name a writable one with `--lock-dir DIR`")					\
 	X(OUTPUT, 14, "cannot open an `--output` at start: a file that cannot be "	\
-	  "created, a NATS server that cannot be reached, or a stream it refuses",	\
+	  "created, a NATS server that refuses the agent or a stream, or none "	\
+	  "reached under `--nats-fail-fast`",						\
 	  "the message names the output and why")
 
 enum agent_exit {
