@@ -261,7 +261,7 @@ static void refused_keep(struct ifset *s, int ifindex, const char *name, bool up
 {
 	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
 
-	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up, .was_up = up };
 	snprintf(r->name, sizeof(r->name), "%s", name);
 }
 
@@ -518,10 +518,16 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 		waiting_forget(s, ev->ifindex);
 		return;
 	}
-	/* Refused before: tried again when set up again, or under another name. */
+	/*
+	 * Refused before: tried again when set up again (down, then up), or
+	 * under another name; not at the first up of one refused while down
+	 * (made, renamed into the selection, then set up), which would say it
+	 * twice.
+	 */
 	r = refused_find(s, ev->ifindex);
-	if (r && !(ev->up && !r->up) && !strcmp(r->name, ev->name)) {
+	if (r && !(ev->up && !r->up && r->was_up) && !strcmp(r->name, ev->name)) {
 		r->up = ev->up;
+		r->was_up |= ev->up;
 		return;
 	}
 	if (r)
