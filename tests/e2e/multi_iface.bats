@@ -661,12 +661,15 @@ unattached()
 	fbf_stop_agent INT
 }
 
-@test "/readyz with patterns and no interface selected yet: ready, and says so" {
+@test "/readyz with patterns and no interface selected yet: ready, and says so; threads named by job" {
 	local addr=127.0.0.1:19440
 
-	start_many "$OUT" "$ERR" --iface "ch*" --quiet --metrics "$addr"
+	start_many "$OUT" "$ERR" --iface "ch*" --metrics "$addr"
 	wait_for 0 unattached "$addr" 'ch*'
 	readyz_says "$addr" "200 ready: no interface selected yet, every output writes"
+	# Scraped once: each thread has its job's name, the drain's the program's.
+	[ "$(sort "/proc/$FBF_AGENT_PID"/task/*/comm | paste -sd ' ')" = \
+		"$(basename "$AGENT" | cut -c1-15) fbf-links fbf-metrics fbf-out-stdout" ]
 	pairs_add 1 1
 	wait_for 1 attached_count "$ERR" ch1
 	readyz_says "$addr" "200 ready: every interface selected has the program, every $(
