@@ -893,17 +893,23 @@ void ifset_name_events(const struct ifset *s, struct event_sink *sink)
 		event_sink_name_ifaces(sink, &s->names);
 }
 
+/* "; stop with Ctrl-C" to a terminal; under a service manager or a pod there is no such key. */
+static const char *stop_hint(void)
+{
+	return isatty(STDIN_FILENO) ? "; stop with Ctrl-C" : "";
+}
+
 void ifset_say_started(const struct ifset *s, const char *given, const char *transport)
 {
 	char more[256];
 
 	if (!s->one) {
 		pr_info("serving every interface --iface %s selects, as they come and go (%u now, "
-			"at most %u), %s; stop with Ctrl-C\n", given, s->attached, s->slots,
-			transport);
+			"at most %u), %s%s\n", given, s->attached, s->slots, transport,
+			stop_hint());
 		return;
 	}
-	snprintf(more, sizeof(more), ", %s; stop with Ctrl-C", transport);
+	snprintf(more, sizeof(more), ", %s%s", transport, stop_hint());
 	attached_say(&s->m[0], s->m[0].shown, more);
 	ifstate_warn_down(s->one, s->m[0].shown);
 }
