@@ -205,6 +205,15 @@ static int maps_refused(const char *what, int err)
 {
 	unsigned long kib = memlock_limit_kib(err);
 
+	/* The first bpf() of the run, its capabilities checked: refused by a filter, not by them. */
+	if (!kib && err == -EPERM && privileges_seccomp_filtered()) {
+		pr_err("cannot create %s: %s, though the agent holds the capabilities it needs: "
+		       "the seccomp profile it runs under refuses bpf() (a container runtime's "
+		       "default does, without CAP_SYS_ADMIN); run it under one that allows bpf() "
+		       "under CAP_BPF: tools/seccomp-bpf.py writes one (docs/deploy.md)\n", what,
+		       strerror(-err));
+		return AGENT_EXIT_NO_PRIVILEGE;
+	}
 	if (kib) {
 		pr_err("cannot create %s: %s; before Linux 5.11 BPF maps count against the "
 		       "locked-memory limit, %lu KiB here: run the agent with it unlimited "
