@@ -249,6 +249,15 @@ assert o["message"].endswith("; see agent --help"), o' "$output"
 	[ "$status" -eq 13 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"cannot create /proc/nope"*"name a writable directory with --lock-dir"* ]]
+	# Refused permission, as a user who is not root is: exit 4, as the manual says.
+	mkdir -p "$FBF_WORK/ro"
+	chmod 0555 "$FBF_WORK/ro"
+	run fbf_in_srv capsh --drop=cap_dac_override,cap_dac_read_search -- -c \
+		"$AGENT --iface $FBF_VETH_SRV --duration 0.3 --lock-dir $FBF_WORK/ro/locks"
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot create $FBF_WORK/ro/locks: Permission denied; run as root"* ]]
 	fbf_xdp_detached
 }
 

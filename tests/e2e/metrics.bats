@@ -324,6 +324,17 @@ stop_main_thread()
 	[[ "$output" == *SUCCESS* ]]
 }
 
+@test "deploy/: every page of docs/ a manifest, a rule or the dashboard cites exists" {
+	local cited page
+
+	cited=$(grep -rhoE 'docs/[A-Za-z0-9_.-]+\.md' deploy/ | sort -u)
+	[ -n "$cited" ]
+	for page in $cited; do
+		echo "$page"
+		[ -f "$page" ]
+	done
+}
+
 # dashboard_queries JSON: each query of the Grafana dashboard JSON run on
 # Prometheus, its variables as "All" and a 30 s rate window; one line each,
 # the number of series and the query; 1 if any returns no series or NaN.
