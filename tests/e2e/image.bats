@@ -212,10 +212,12 @@ pod_from_daemonset()
 {
 	python3 - "$1" "$2" "$FBF_WORK/locks" <<-'EOF'
 	import sys, yaml
-	ds = yaml.safe_load(open(sys.argv[1]))
+	ds = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "DaemonSet")
 	t = ds["spec"]["template"]
 	pod = {"apiVersion": "v1", "kind": "Pod", "spec": t["spec"],
 	       "metadata": dict(t["metadata"], name=ds["metadata"]["name"])}
+	# No cluster, no service account: podman plays the pod alone.
+	pod["spec"].pop("serviceAccountName", None)
 	c = pod["spec"]["containers"][0]
 	c["args"] = [f"--iface={sys.argv[2]}" if a.startswith("--iface=") else a
 	             for a in c["args"] if a != "--quiet"]

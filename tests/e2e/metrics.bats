@@ -324,6 +324,34 @@ stop_main_thread()
 	[[ "$output" == *SUCCESS* ]]
 }
 
+@test "deploy/kubernetes: a namespace, an account without a token, a rollout by percentage; its comments true" {
+	"$AGENT" --help >"$FBF_WORK/help"
+	python3 - deploy/kubernetes/fizzbuzzfib-agent.yaml "$FBF_WORK/help" <<-'EOF'
+	import re, sys, yaml
+	text = open(sys.argv[1]).read()
+	docs = {d["kind"]: d for d in yaml.safe_load_all(text)}
+	assert set(docs) == {"Namespace", "ServiceAccount", "DaemonSet"}, set(docs)
+	ns = docs["Namespace"]["metadata"]["name"]
+	sa, ds = docs["ServiceAccount"], docs["DaemonSet"]
+	assert sa["metadata"]["namespace"] == ns and ds["metadata"]["namespace"] == ns
+	assert sa["automountServiceAccountToken"] is False
+	pod = ds["spec"]["template"]["spec"]
+	assert pod["serviceAccountName"] == sa["metadata"]["name"]
+	assert pod["automountServiceAccountToken"] is False
+	roll = ds["spec"]["updateStrategy"]["rollingUpdate"]
+	assert re.fullmatch(r"[0-9]+%", str(roll["maxUnavailable"])), roll
+	# The header counts the capabilities the container adds.
+	added = pod["containers"][0]["securityContext"]["capabilities"]["add"]
+	words = {1: "one", 2: "two", 3: "three", 4: "four"}
+	assert f"dropped but the {words[len(added)]} the kernel asks" in " ".join(text.split()), added
+	# The grace period's comment gives --output-timeout's default as --help does.
+	said = re.search(r"--output-timeout, ([0-9]+) s by default", text).group(1)
+	helped = re.search(r"--output-timeout=SECONDS.*?\(default: ([0-9]+)\)",
+	                   " ".join(open(sys.argv[2]).read().split())).group(1)
+	assert said == helped, (said, helped)
+	EOF
+}
+
 @test "deploy/: every page of docs/ a manifest, a rule or the dashboard cites exists" {
 	local cited page
 
