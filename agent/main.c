@@ -24,7 +24,6 @@
 #include "iface/ifselect.h"
 #include "iface/ifset.h"
 #include "iface/leftover.h"
-#include "iface/lock.h"
 #include "base/log.h"
 #include "metrics/metrics.h"
 #include "options.h"
@@ -184,7 +183,7 @@ static int leftovers_remove(const struct agent_options *opts)
 	struct if_nameindex *all, *i;
 	int n = 0, err, ret = 0;
 
-	iface_lock_sweep(opts->lock_dir);
+	leftovers_sweep(opts->lock_dir, &opts->ifaces);
 	all = if_nameindex();
 	if (!all) {
 		pr_err("cannot list the interfaces: %s\n", strerror(errno));
@@ -295,8 +294,8 @@ static int agent_attach(struct agent *a)
 		.json = a->opts.json,
 		.account = summary_iface,
 	};
-	/* What no interface it selects leads to: a killed agent's locks of interfaces gone. */
-	iface_lock_sweep(a->opts.lock_dir);
+	/* What no interface it selects leads to: a killed agent's, gone or renamed out. */
+	leftovers_sweep(a->opts.lock_dir, &a->opts.ifaces);
 	ret = ifset_open(&a->set);
 	if (ret) {
 		/* Some may have been taken before the failure: nothing stays attached. */

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --detach: see leftover.h. */
+#include <net/if.h>
+
+#include "base/escape.h"
+#include "iface/ifselect.h"
 #include "iface/ifstate.h"
 #include "iface/leftover.h"
 #include "iface/lock.h"
@@ -19,4 +23,27 @@ int leftover_remove(const char *lock_dir, int ifindex, const char *iface)
 	ret = stale_remove(ifindex, iface, &lock);
 	iface_lock_leave(&lock, false);
 	return ret;
+}
+
+/* @path's interface, here and no longer selected: what its dead holder recorded, off it. */
+static void unselected_remove(int ifindex, const char *path, void *ctx)
+{
+	char name[IF_NAMESIZE], shown[ESCAPE_IFNAME_SIZE];
+	const struct ifselect *sel = ctx;
+	struct iface_lock lock;
+
+	/* Selected: the run's own work, or --detach's. Held: a live agent's. */
+	if (!if_indextoname(ifindex, name) || ifselect_match(sel, name) ||
+	    !iface_lock_take_idle(&lock, path))
+		return;
+	escape_log(shown, sizeof(shown), name);
+	stale_remove_recorded(ifindex, shown, &lock);
+	iface_lock_leave(&lock, false);
+}
+
+void leftovers_sweep(const char *lock_dir, const struct ifselect *sel)
+{
+	iface_lock_sweep(lock_dir);
+	/* The selector is only read: iface_lock_each()'s context is not const. */
+	iface_lock_each(lock_dir, unselected_remove, (void *)sel);
 }

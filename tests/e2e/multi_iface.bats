@@ -540,6 +540,44 @@ agent_prog_id()
 	[ -z "$output" ]
 }
 
+@test "killed, then an interface renamed out of the pattern: its program removed by --detach, and by the next start" {
+	local id
+
+	pairs_add 1 2
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 2 attached_count "$ERR" "ch[12]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	id=$(agent_prog_id "$ERR" ch2)
+	fbf_in_srv ip link set ch2 down
+	fbf_in_srv ip link set ch2 name zz2
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" zz2)" -gt 0 ]
+	# Its lock file records the program: followed by ifindex, not by name.
+	run_agent --iface "ch*" --detach
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed stale xdp_fizzbuzzfib (prog id $id) left on zz2 "* ]]
+	run fbf_xdp_prog_id "$FBF_NS_SRV" zz2
+	[ "$status" -ne 0 ]
+	# The same at the next start.
+	fbf_in_srv ip link set zz2 name ch2
+	fbf_in_srv ip link set ch2 up
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 2 attached_count "$ERR" "ch[12]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	id=$(agent_prog_id "$ERR" ch2)
+	fbf_in_srv ip link set ch2 down
+	fbf_in_srv ip link set ch2 name zz2
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fbf_stop_agent INT
+	grep -q "removed stale xdp_fizzbuzzfib (prog id $id) left on zz2 " "$ERR"
+	run fbf_xdp_prog_id "$FBF_NS_SRV" zz2
+	[ "$status" -ne 0 ]
+	fbf_in_srv ip link del zz2
+}
+
 @test "an interface moved to another namespace: its program taken off there, its account said" {
 	pairs_add 1 1
 	start_many "$OUT" "$ERR" --iface "ch*" --json
