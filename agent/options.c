@@ -284,7 +284,7 @@ static void argp_options_build(void)
 /* The command line asks for --json (json_asked()): a usage error is said as its log would be. */
 static bool usage_json;
 
-/* Room for a usage error's line: a value shown is cut at ARG_SHOWN_SIZE, --output's kinds listed. */
+/* Room for a usage error's line: values shown cut at ARG_SHOWN_SIZE, --output's kinds listed. */
 #define USAGE_LINE_SIZE 2048
 
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)

@@ -205,7 +205,7 @@ static int maps_refused(const char *what, int err)
 {
 	unsigned long kib = memlock_limit_kib(err);
 
-	/* The first bpf() of the run, its capabilities checked: refused by a filter, not by them. */
+	/* The run's first bpf(), its capabilities checked: refused by a filter, not by them. */
 	if (!kib && err == -EPERM && privileges_seccomp_filtered()) {
 		pr_err("cannot create %s: %s, though the agent holds the capabilities it needs: "
 		       "the seccomp profile it runs under refuses bpf() (a container runtime's "

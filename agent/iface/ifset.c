@@ -861,8 +861,9 @@ int ifset_detach(struct ifset *s)
 			continue;
 		err = attachment_detach(&m->att);
 		if (err == AGENT_EXIT_IFACE_GONE)
-			pr_info("interface %s (ifindex %d) went away (deleted, or moved to another "
-				"namespace) before %s was detached from it, and the program with it\n",
+			pr_info("interface %s (ifindex %d) went away (deleted, or moved to "
+				"another namespace) before %s was detached from it, and the "
+				"program with it\n",
 				m->shown, m->ifindex, FBF_PROG_NAME);
 		else
 			ret = err ?: ret;

@@ -136,7 +136,7 @@ struct ifset {
 		int ifindex;
 		char name[IF_NAMESIZE];
 		bool up;		/* as its last link event said */
-		bool was_up;		/* up at some time since: a new one's first up is no retry */
+		bool was_up;		/* up some time since: a new one's first up is no retry */
 	} refused[IFSET_REFUSED_MAX];
 	/*
 	 * Selected and down during a listing: taken once it ends, after those up,

@@ -115,7 +115,8 @@ void fd_fence_sweep_multiprog(struct fd_fence *f, struct xdp_multiprog *mp)
 	if (mp) {
 		keep[n++] = xdp_program__fd(xdp_multiprog__main_prog(mp));
 		keep[n++] = xdp_program__fd(xdp_multiprog__hw_prog(mp));
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p;
+		     p = xdp_multiprog__next_prog(p, mp)) {
 			/* More than libxdp holds: closing none is safe, closing one of them not. */
 			if (n == MULTIPROG_FDS_MAX) {
 				fd_fence_forget(f);

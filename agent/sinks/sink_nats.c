@@ -130,7 +130,8 @@ static int nats_write(struct sink *s, struct sink_chunk *c)
 	po.MaxWait = NATS_ACK_WAIT_MS;
 	for (;;) {
 		/* Started with no server: its stream looked for once one is reached. */
-		if (!n->stream_ready && natsConnection_Status(n->nc) == NATS_CONN_STATUS_CONNECTED) {
+		if (!n->stream_ready &&
+		    natsConnection_Status(n->nc) == NATS_CONN_STATUS_CONNECTED) {
 			n->stream_ready = !nats_stream_ensure(s, n, !n->stream_said);
 			n->stream_said = !n->stream_ready;
 		}
@@ -397,9 +398,9 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n, bool say)
 	if (st != NATS_OK) {
 		if (say)
 			pr_err("output %s: no stream captures %s, and creating stream %s failed: "
-			       "%s (JetStream error %d); name another with --nats-stream, or create "
-			       "one\n", s->name, n->url.subject, n->stream, natsStatus_GetText(st),
-			       (int)jerr);
+			       "%s (JetStream error %d); name another with --nats-stream, or "
+			       "create one\n", s->name, n->url.subject, n->stream,
+			       natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
 	pr_info("output %s: created JetStream stream %s for %s, %u replica%s\n", s->name,
