@@ -352,6 +352,33 @@ stop_main_thread()
 	EOF
 }
 
+@test "tools/daemonset-pod.py: the DaemonSet's pod as a Pod for podman kube play; a bad file one line" {
+	tools/daemonset-pod.py --iface 'eth*' --lock-dir /var/lib/fbf-locks --events \
+		>"$FBF_WORK/pod.yaml"
+	python3 - deploy/kubernetes/fizzbuzzfib-agent.yaml "$FBF_WORK/pod.yaml" <<-'EOF'
+	import sys, yaml
+	ds = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "DaemonSet")
+	pod = yaml.safe_load(open(sys.argv[2]))
+	want, got = ds["spec"]["template"]["spec"], pod["spec"]
+	assert pod["kind"] == "Pod" and pod["metadata"]["name"] == ds["metadata"]["name"], pod
+	assert "serviceAccountName" not in got
+	c, t = got["containers"][0], want["containers"][0]
+	assert "ports" not in c
+	port = t["ports"][0]["containerPort"]
+	for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+	    assert c[probe]["httpGet"]["port"] == port, c[probe]
+	assert c["args"][0] == "--iface=eth*" and "--quiet" not in c["args"], c["args"]
+	assert c["securityContext"] == t["securityContext"] and c["image"] == t["image"]
+	ann = pod["metadata"]["annotations"]
+	assert ann["seccomp.security.alpha.kubernetes.io/pod"] == "localhost/seccomp.json", ann
+	locks = next(v for v in got["volumes"] if v["name"] == "locks")
+	assert locks["hostPath"]["path"] == "/var/lib/fbf-locks", locks
+	EOF
+	run tools/daemonset-pod.py "$FBF_WORK/none.yaml"
+	[ "$status" -eq 1 ]
+	[ "$output" = "daemonset-pod.py: cannot read $FBF_WORK/none.yaml: No such file or directory" ]
+}
+
 @test "deploy/: every page of docs/ a manifest, a rule or the dashboard cites exists" {
 	local cited page
 
