@@ -429,19 +429,22 @@ prom_api()
 # prom_rules_ok N: Prometheus has evaluated N rules, each without error.
 prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 
-@test "deploy/grafana: every dashboard query returns data from a real Prometheus scraping the agent" {
-	command -v prometheus >/dev/null ||
-		skip "prometheus is not installed (Debian package prometheus; make deps)"
-	# A pattern, so that the per-interface families are there too.
-	FBF_START_SAYS="serving every interface" fbf_srv_start "$OUT" "$ERR" "$AGENT" \
-		--iface "$FBF_VETH_SRV*" --metrics "$METRICS"
+# dashboard_ok: every dashboard query returns finite data now.
+dashboard_ok() { dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json >/dev/null; }
+
+# dashboard_in_mode ARGS...: the agent with ARGS, scraped by a real Prometheus
+# with the alert rules, traffic sent; every dashboard query then returns data,
+# and no alert fires. The agent is left running.
+dashboard_in_mode()
+{
+	fbf_srv_start "$OUT" "$ERR" "$AGENT" --metrics "$METRICS" "$@"
 	prom_start "$PWD/deploy/prometheus/fizzbuzzfib-alerts.yml"
 	# A sample before the traffic, so that the rates see it.
 	fbf_wait_for 60 prom_value 'up{job="fizzbuzzfib"} == 1'
 	fbf_traffic 3
-	fbf_wait_for 60 prom_value "fizzbuzzfib_events_total{result=\"delivered\"} > 0"
-	# Two scrapes more: each rate has its samples from after the traffic.
-	sleep 2
+	fbf_wait_for 60 prom_value 'sum(fizzbuzzfib_classified_total) > 0'
+	# Each rate with its samples from after the traffic: until every query has data.
+	fbf_wait_for 60 dashboard_ok
 	run dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -452,8 +455,31 @@ prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 	echo "alerts: $output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+@test "deploy/grafana: every dashboard query returns data from a real Prometheus scraping the agent over a pattern" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	# A pattern, so that the per-interface families are there too.
+	FBF_START_SAYS="serving every interface" dashboard_in_mode --iface "$FBF_VETH_SRV*"
 	fbf_stop_agent INT
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "deploy/grafana: the same for an agent on one interface" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	dashboard_in_mode --iface "$FBF_VETH_SRV"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "deploy/grafana: the same for an agent that counts by source (--aggregate)" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	dashboard_in_mode --iface "$FBF_VETH_SRV" --aggregate 1
+	fbf_wait_for 60 prom_value 'sum(fizzbuzzfib_aggregated_total{result="read"}) > 0'
+	fbf_stop_agent INT
 }
 
 # Linux allows any byte but '/', ':', whitespace and NUL in an interface name.
