@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --detach: see leftover.h. */
 #include <net/if.h>
+#include <linux/if_link.h>
 
 #include "base/escape.h"
 #include "iface/ifselect.h"
 #include "iface/ifstate.h"
 #include "iface/leftover.h"
 #include "iface/lock.h"
+#include "iface/xdp_query.h"
+#include "service/privileges.h"
 
 int leftover_remove(const char *lock_dir, int ifindex, const char *iface)
 {
@@ -25,6 +28,19 @@ int leftover_remove(const char *lock_dir, int ifindex, const char *iface)
 	return ret;
 }
 
+/*
+ * Whether this run may read the programs on @ifindex: with CAP_SYS_ADMIN,
+ * or where there is none (libxdp finds them by id). Not an interface this
+ * run selected, which it need not explain.
+ */
+static bool progs_readable(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	return privileges_sys_admin() ||
+	       (!xdp_query(ifindex, &q) && q.attach_mode == XDP_ATTACHED_NONE);
+}
+
 /* @path's interface, here and no longer selected: what its dead holder recorded, off it. */
 static void unselected_remove(int ifindex, const char *path, void *ctx)
 {
@@ -37,7 +53,12 @@ static void unselected_remove(int ifindex, const char *path, void *ctx)
 	    !iface_lock_take_idle(&lock, path))
 		return;
 	escape_log(shown, sizeof(shown), name);
-	stale_remove_recorded(ifindex, shown, &lock);
+	/*
+	 * What it records goes, if it is there, and the file with it; where this
+	 * run cannot read what is there, the file stays for a run that can.
+	 */
+	if (lock.prev.map_id && progs_readable(ifindex))
+		stale_remove_recorded(ifindex, shown, &lock);
 	iface_lock_leave(&lock, false);
 }
 
