@@ -183,6 +183,7 @@ static int leftovers_remove(const struct agent_options *opts)
 	struct if_nameindex *all, *i;
 	int n = 0, err, ret = 0;
 
+	leftovers_sweep(opts->lock_dir, &opts->ifaces);
 	all = if_nameindex();
 	if (!all) {
 		pr_err("cannot list the interfaces: %s\n", strerror(errno));
@@ -293,6 +294,8 @@ static int agent_attach(struct agent *a)
 		.json = a->opts.json,
 		.account = summary_iface,
 	};
+	/* What no interface it selects leads to: a killed agent's, gone or renamed out. */
+	leftovers_sweep(a->opts.lock_dir, &a->opts.ifaces);
 	ret = ifset_open(&a->set);
 	if (ret) {
 		/* Some may have been taken before the failure: nothing stays attached. */
@@ -338,7 +341,7 @@ static void health_say(struct agent *a)
 	if (a->metrics_fd < 0 && !a->metrics)
 		return;
 	n = ifset_unattached(&a->set, why, sizeof(why));
-	health_beat(&a->health, n, why);
+	health_beat(&a->health, n, !n && !ifset_attached(&a->set), why);
 }
 
 /* Attached: open the reader, serve metrics, tell the service manager. 0 or an exit status. */

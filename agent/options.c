@@ -14,6 +14,7 @@
 #include "loop/aggregate.h"
 #include "base/escape.h"
 #include "base/exit_codes.h"
+#include "base/log.h"
 #include "fbf_object.h"
 #include "iface/ifselect.h"
 #include "iface/lock.h"
@@ -31,7 +32,7 @@ enum {
 	OPT_USAGE = 0x100, OPT_LOCK_DIR, OPT_METRICS, OPT_SAMPLE, OPT_AGGREGATE, OPT_TOP,
 	OPT_MAX_SOURCES, OPT_MAX_IFACES, OPT_OUTPUT_ROTATE_BYTES, OPT_OUTPUT_KEEP,
 	OPT_OUTPUT_BUFFER, OPT_OUTPUT_TIMEOUT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_CREDS,
-	OPT_NATS_CA, OPT_DETACH,
+	OPT_NATS_CA, OPT_NATS_FAIL_FAST, OPT_DETACH,
 };
 
 #define FIELD(f) .field = offsetof(struct agent_options, f), \
@@ -45,9 +46,9 @@ const struct agent_option agent_options[] = {
 	{ "max-ifaces", OPT_MAX_IFACES, "N", OPTION_NUMBER, FIELD(max_ifaces),
 	  .min = 1, .max = FBF_IFACE_SLOTS_MAX, .def = 256, .needs_patterns = true,
 	  .doc = "With patterns in --iface: interfaces served at once, {min}..{max} (default: "
-		 "{default}), taken as they come, at start those up before those down; one more "
-		 "selected is left alone, said once; its next link event after one has gone "
-		 "takes it" },
+		 "{default}), taken as they come, at start those up before those down; those "
+		 "selected beyond it are left alone, said once, each taken in turn as soon as one "
+		 "has gone" },
 	{ "mode", 'm', "MODE", OPTION_OWN, FIELD(mode), .def = XDP_MODE_UNSPEC,
 	  .doc = "native, skb or auto (default: the cheaper for the driver; the start line says "
 		 "which)" },
@@ -129,6 +130,11 @@ const struct agent_option agent_options[] = {
 	{ "nats-ca", OPT_NATS_CA, "FILE", OPTION_TEXT, FIELD(nats_ca),
 	  .needs_output = &output_nats, .unit = "the file name",
 	  .doc = "CA certificates to verify the NATS servers with, over TLS" },
+	{ "nats-fail-fast", OPT_NATS_FAIL_FAST, NULL, OPTION_FLAG, FIELD(nats_fail_fast),
+	  .needs_output = &output_nats,
+	  .doc = "Exit (status 14) if no NATS server can be reached at start; by default the "
+		 "agent starts, /readyz says 503 naming the output, and it publishes once one "
+		 "is reached, events held by --output-buffer meanwhile, beyond it counted lost" },
 	{ "lock-dir", OPT_LOCK_DIR, "DIR", OPTION_TEXT, FIELD(lock_dir),
 	  .def_text = AGENT_LOCK_DIR, .unit = "the directory name",
 	  .doc = "Keep the per-interface lock files in DIR (default: {default})" },
@@ -275,17 +281,91 @@ static void argp_options_build(void)
  * it: argp's own errors are silenced (ARGP_NO_ERRS) and reported here too,
  * without argp's second line.
  */
+/* The command line asks for --json (json_asked()): a usage error is said as its log would be. */
+static bool usage_json;
+
+/* Room for a usage error's line: values shown cut at ARG_SHOWN_SIZE, --output's kinds listed. */
+#define USAGE_LINE_SIZE 2048
+
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
+	char line[USAGE_LINE_SIZE];
 	va_list ap;
 
-	/* Named as invoked: build/agent, or fizzbuzzfib-agent as installed. */
-	fprintf(stderr, "%s: ", program_invocation_short_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "; see %s --help\n", program_invocation_short_name);
+	/* Named as invoked: build/agent, or fizzbuzzfib-agent as installed. */
+	if (usage_json) {
+		log_setup(false, true);
+		pr_err("%s; see %s --help\n", line, program_invocation_short_name);
+	} else {
+		fprintf(stderr, "%s: %s; see %s --help\n", program_invocation_short_name, line,
+			program_invocation_short_name);
+	}
 	exit(AGENT_EXIT_USAGE);
+}
+
+/*
+ * Whether the word after @a, an option, is its value: a long one that takes
+ * one without "=", or short ones whose first that takes one is the last.
+ */
+static bool value_follows(const char *a)
+{
+	const struct agent_option *o;
+	size_t len;
+
+	if (a[1] == '-') {
+		for (o = agent_options; o->name; o++) {
+			len = strlen(o->name);
+			if (!strncmp(a + 2, o->name, len) && !a[2 + len])
+				return o->arg;
+		}
+		return false;
+	}
+	for (const char *c = a + 1; *c; c++)
+		for (o = agent_options; o->name; o++)
+			if (o->key == *c && o->arg)
+				return !c[1];
+	return false;
+}
+
+/* Whether @a is short flags only (-q, -qv), @key among them. */
+static bool flags_with(const char *a, int key)
+{
+	const struct agent_option *o;
+	bool found = false;
+
+	for (const char *c = a + 1; *c; c++) {
+		for (o = agent_options; o->name && o->key != *c; o++)
+			;
+		if (!o->name || o->type != OPTION_FLAG)
+			return false;
+		found |= *c == key;
+	}
+	return found;
+}
+
+/*
+ * Whether @argv asks for --json, looked for before it is parsed, so that a
+ * usage error before or after it is said in JSON too: --json, or -j alone
+ * or among other flags (-qj), up to a "--"; not a value that looks so
+ * (--iface -j).
+ */
+static bool json_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (!strcmp(a, "--json") || (a[1] != '-' && flags_with(a, 'j')))
+			return true;
+		/* The next word is this one's value, not an option. */
+		if (value_follows(a))
+			i++;
+	}
+	return false;
 }
 
 /*
@@ -589,6 +669,7 @@ void options_parse(int argc, char **argv, struct agent_options *opts)
 		if (o->size && (o->def || o->def_text))
 			field_set(opts, o, o->def, o->def_text);
 	argp_err_exit_status = AGENT_EXIT_USAGE;
+	usage_json = json_asked(argc, argv);
 	doc_build();
 	argp_options_build();
 	/* Every error exits through usage_error(), so a return means success. */

@@ -50,6 +50,7 @@ struct agent_options {
 	__u32 nats_replicas;		/* ... with this many replicas */
 	const char *nats_creds;		/* a NATS credentials file, or NULL */
 	const char *nats_ca;		/* a CA file for TLS to NATS, or NULL */
+	bool nats_fail_fast;		/* no NATS server at start: exit, not retry */
 	bool detach;			/* attach nothing: remove what a dead agent left */
 	bool json;
 	bool quiet;

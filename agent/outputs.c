@@ -38,6 +38,7 @@ int outputs_open(struct event_sink *s, const struct agent_options *opts, const c
 		.nats_replicas = opts->nats_replicas,
 		.nats_creds = opts->nats_creds,
 		.nats_ca = opts->nats_ca,
+		.nats_fail_fast = opts->nats_fail_fast,
 		.run_id = run_id,
 		/* Several interfaces: their sources counted together, ingressInterface 0. */
 		.ifindex = opts->iface ? if_nametoindex(opts->iface) : 0,

@@ -43,10 +43,12 @@
 	X(METRICS, 12, "cannot serve `--metrics`: address in use or not on this host",	\
 	  "use another port or address")							\
 	X(LOCK_DIR, 13, "cannot use the lock directory: cannot create it (a missing "	\
-	  "one is created), read-only, or its path too long",				\
+	  "one is created), read-only, or its path too long; refused permission to "	\
+	  "create or write it (not root): exit 4",					\
 	  "name a writable one with `--lock-dir DIR`")					\
 	X(OUTPUT, 14, "cannot open an `--output` at start: a file that cannot be "	\
-	  "created, a NATS server that cannot be reached, or a stream it refuses",	\
+	  "created, a NATS server that refuses the agent or a stream, or none "	\
+	  "reached under `--nats-fail-fast`",						\
 	  "the message names the output and why")
 
 enum agent_exit {

@@ -23,6 +23,7 @@
 #include "iface/attach.h"
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
+#include "iface/libxdp_fds.h"
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
@@ -87,6 +88,35 @@ static int attach_error(struct attachment *a, enum xdp_attach_mode mode, int err
 	return AGENT_EXIT_FAILURE;
 }
 
+/* The program descriptors @a holds: a->prog's, and its object's while open. How many. */
+static unsigned int prog_fds(const struct attachment *a, int *fds, unsigned int max)
+{
+	struct bpf_program *p;
+	unsigned int n = 0;
+
+	fds[n++] = xdp_program__fd(a->prog);
+	if (a->obj.obj)
+		bpf_object__for_each_program(p, a->obj.obj)
+			if (n < max)
+				fds[n++] = bpf_program__fd(p);
+	return n;
+}
+
+/* The most prog_fds() finds: the object has one program. */
+#define PROG_FDS_MAX 4
+
+/* libxdp's attach, which reads what is there first (libxdp_fds.h). */
+static int prog_attach(struct attachment *a, enum xdp_attach_mode mode)
+{
+	int err, keep[PROG_FDS_MAX];
+	struct fd_fence fence;
+
+	fd_fence_set(&fence);
+	err = xdp_program__attach(a->prog, a->ifindex, mode, 0);
+	fd_fence_sweep(&fence, keep, prog_fds(a, keep, PROG_FDS_MAX));
+	return err;
+}
+
 /*
  * Attach in @mode, or in auto's choice (a->why says which and why), which
  * falls back to skb, saying what native would need, where the driver refuses
@@ -106,7 +136,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 		mode = xdp_mode_for_driver(a->driver, &a->why);
 	}
 	log_hold();
-	err = xdp_program__attach(a->prog, a->ifindex, mode, 0);
+	err = prog_attach(a, mode);
 	if (err && mode == XDP_MODE_UNSPEC && (refusal = driver_refusal(a->driver))) {
 		log_release(false);
 		pr_warn("%s (%s) refuses native XDP as configured: %s; attaching in skb mode. "
@@ -115,7 +145,7 @@ static int attach_mode(struct attachment *a, enum xdp_attach_mode mode)
 		a->why = "the driver refuses native as configured";
 		mode = XDP_MODE_SKB;
 		log_hold();
-		err = xdp_program__attach(a->prog, a->ifindex, mode, 0);
+		err = prog_attach(a, mode);
 	}
 	if (err)
 		return attach_error(a, mode, err);
@@ -175,6 +205,15 @@ static int maps_refused(const char *what, int err)
 {
 	unsigned long kib = memlock_limit_kib(err);
 
+	/* The run's first bpf(), its capabilities checked: refused by a filter, not by them. */
+	if (!kib && err == -EPERM && privileges_seccomp_filtered()) {
+		pr_err("cannot create %s: %s, though the agent holds the capabilities it needs: "
+		       "the seccomp profile it runs under refuses bpf() (a container runtime's "
+		       "default does, without CAP_SYS_ADMIN); run it under one that allows bpf() "
+		       "under CAP_BPF: tools/seccomp-bpf.py writes one (docs/deploy.md)\n", what,
+		       strerror(-err));
+		return AGENT_EXIT_NO_PRIVILEGE;
+	}
 	if (kib) {
 		pr_err("cannot create %s: %s; before Linux 5.11 BPF maps count against the "
 		       "locked-memory limit, %lu KiB here: run the agent with it unlimited "
@@ -441,10 +480,9 @@ static int attach_link(struct attachment *a, enum xdp_attach_mode mode)
 /*
  * What the kernel chose, read back: with auto, native if the driver can;
  * and whether libxdp put a dispatcher in front (then another program's id
- * is the interface's). From the kernel, not libxdp's multiprog: before
- * libxdp 1.4.1 every read of it keeps a descriptor of the program it finds
- * open, which on an agent over interfaces that come and go would keep
- * each one's program in the kernel after its interface is gone.
+ * is the interface's). From the kernel, not libxdp's multiprog: a read of
+ * it looks up every program there by id, and before libxdp 1.4 keeps a
+ * descriptor of each open unless swept (libxdp_fds.h).
  */
 static void attach_read_back(struct attachment *a)
 {
@@ -562,9 +600,10 @@ int attachment_attach(struct attachment *a, int ifindex, const char *iface,
 int attachment_detach(struct attachment *a)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = attachment_prog_fd(a));
+	int err, keep[PROG_FDS_MAX];
+	struct fd_fence fence;
 	char buf[128];
 	bool gone;
-	int err;
 
 	if (!a->attached)
 		return 0;
@@ -575,18 +614,25 @@ int attachment_detach(struct attachment *a)
 	} else if (a->dispatcher || !a->attached_id || opts.old_prog_fd < 0) {
 		/*
 		 * Through libxdp, which knows what it attached, only where it must (a
-		 * dispatcher, or no id on record): before 1.4.1 its detach keeps the
-		 * program in the kernel (attach_read_back()).
+		 * dispatcher, or no id on record): its detach reads the interface's
+		 * programs, whose descriptors 1.3.1 leaves open (libxdp_fds.h).
 		 */
 		log_hold();
+		fd_fence_set(&fence);
 		err = xdp_program__detach(a->prog, a->ifindex, a->mode, 0);
 		gone = err == -ENOENT &&
 		       xdp_program__is_attached(a->prog, a->ifindex) == XDP_MODE_UNSPEC;
+		fd_fence_sweep(&fence, keep, prog_fds(a, keep, PROG_FDS_MAX));
 		log_release(err && !gone);
 	} else {
 		/* The old program's descriptor makes it XDP_FLAGS_REPLACE: ours, or nothing. */
 		err = bpf_xdp_detach(a->ifindex, xdp_mode_flags(a->mode), &opts) ? -errno : 0;
 		gone = err == -EEXIST;
+	}
+	/* Deleted, or moved away, since: the program went with it; its link event says which. */
+	if (err && ifstate_gone(a->ifindex)) {
+		a->attached = false;
+		return AGENT_EXIT_IFACE_GONE;
 	}
 	if (gone) {
 		pr_warn("%s was already replaced or removed on %s by someone else\n",

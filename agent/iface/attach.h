@@ -87,7 +87,12 @@ int attachment_maps_open(struct attachment *a, const struct attach_spec *spec, _
 int attachment_shared_open(struct attachment *shared, const struct attach_spec *spec,
 			   const struct attachment *maps, __u32 slots);
 
-/* Detach, the maps staying open for the final drain. Returns 0 or an exit status. */
+/*
+ * Detach, the maps staying open for the final drain. Returns 0, an exit
+ * status after saying why, or AGENT_EXIT_IFACE_GONE unsaid: the interface
+ * left the namespace first (deleted, or moved, its program with it), which
+ * is no failure, and the program no longer counts as attached.
+ */
 int attachment_detach(struct attachment *a);
 
 /*

@@ -153,7 +153,6 @@ static void member_free(struct ifset *s, struct ifset_member *m, bool ran, bool 
 	 * events of the slot were queued: the one after it takes them.
 	 */
 	m->reuse_at = park ? ~0ULL : ran ? __atomic_load_n(s->caught_up, __ATOMIC_ACQUIRE) + 2 : 0;
-	s->full_said = false;
 }
 
 /*
@@ -245,7 +244,7 @@ static void member_gone(struct ifset *s, struct ifset_member *m, const char *why
 	if (!s->going++)
 		s->going_since_ns = fbf_monotonic_ns();
 	/* The churn's deletions wait for a batch; the rest, or one waiting for the slot, not. */
-	if (!s->following || !routine || s->full_said)
+	if (!s->following || !routine || s->waiting_n)
 		gone_settle(s);
 }
 
@@ -262,8 +261,57 @@ static void refused_keep(struct ifset *s, int ifindex, const char *name, bool up
 {
 	struct ifset_refused *r = &s->refused[s->refused_next++ % IFSET_REFUSED_MAX];
 
-	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up };
+	*r = (struct ifset_refused){ .ifindex = ifindex, .up = up, .was_up = up };
 	snprintf(r->name, sizeof(r->name), "%s", name);
+}
+
+static struct ifset_waiting *waiting_find(struct ifset *s, int ifindex)
+{
+	for (unsigned int i = 0; i < s->waiting_n; i++)
+		if (s->waiting[i].ifindex == ifindex)
+			return &s->waiting[i];
+	return NULL;
+}
+
+/* @ifindex no longer waits for a slot: taken, gone, or renamed out of the selection. */
+static void waiting_forget(struct ifset *s, int ifindex)
+{
+	struct ifset_waiting *w = waiting_find(s, ifindex);
+	unsigned int n = s->waiting_n;
+
+	if (!w)
+		return;
+	memmove(w, w + 1, (s->waiting + n - (w + 1)) * sizeof(*w));
+	__atomic_store_n(&s->waiting_n, n - 1, __ATOMIC_RELAXED);
+	/* None left waiting: the next left alone is said again. */
+	if (n == 1 && !s->waiting_over)
+		s->full_said = false;
+}
+
+/* @ifindex, selected, waits for a slot: behind those that came before it. */
+static void waiting_keep(struct ifset *s, int ifindex, const char *name, bool up)
+{
+	struct ifset_waiting *w = waiting_find(s, ifindex);
+
+	if (!w && s->waiting_n == IFSET_WAITING_MAX) {
+		s->waiting_over = true;
+		return;
+	}
+	if (!w) {
+		w = &s->waiting[s->waiting_n];
+		__atomic_store_n(&s->waiting_n, s->waiting_n + 1, __ATOMIC_RELAXED);
+	}
+	*w = (struct ifset_waiting){ .ifindex = ifindex, .up = up };
+	snprintf(w->name, sizeof(w->name), "%s", name);
+}
+
+/* Whether a slot given up is free, or will be once the drain has caught up. */
+static bool slot_coming(const struct ifset *s)
+{
+	for (__u32 i = 0; i < s->slots; i++)
+		if (!s->m[i].ifindex && s->m[i].reuse_at != ~0ULL)
+			return true;
+	return false;
 }
 
 static void attached_say(const struct ifset_member *m, const char *shown, const char *more)
@@ -293,12 +341,14 @@ static void member_add(struct ifset *s, int ifindex, const char *name, bool up,
 		if (!s->full_said)
 			pr_warn("interface %s is selected, but the agent serves %u interface%s "
 				"already (--max-ifaces; taken as they came, at start those up "
-				"first): it is left alone, and so is any other, until a link event "
-				"for it comes after one has gone; raise --max-ifaces to serve "
-				"more\n", full, s->slots, plural_s(s->slots));
+				"first): it is left alone, and so is any other, each taken in "
+				"turn as soon as one has gone; raise --max-ifaces to serve more\n",
+				full, s->slots, plural_s(s->slots));
 		s->full_said = true;
+		waiting_keep(s, ifindex, name, up);
 		return;
 	}
+	waiting_forget(s, ifindex);
 	m = &s->m[slot];
 	m->att = (struct attachment){ 0 };
 	/* Held by none until iface_lock_take(): a slot never used has 0s, descriptors of others. */
@@ -391,6 +441,9 @@ static void member_renamed(struct ifset *s, struct ifset_member *m, const char *
 	}
 	/* Said under the name its events had: the account is theirs. */
 	err = attachment_detach(&m->att);
+	/* Renamed, then deleted or moved: its RTM_DELLINK, queued, says which and lets it go. */
+	if (err == AGENT_EXIT_IFACE_GONE)
+		return;
 	snprintf(why, sizeof(why), "renamed %s, which --iface does not select: %s", shown,
 		 !err ? "detached" : m->att.shared ? "detaching failed" :
 		 "detaching failed; its slot is not used again");
@@ -460,14 +513,21 @@ static void link_present(struct ifset *s, const struct link_event *ev)
 	}
 	/* One interface is taken at start only: the run ends when it goes. */
 	if (!ifselect_match(s->sel, ev->name) || (s->one && s->listed)) {
-		/* Renamed out of the patterns while it waited for the listing's end. */
+		/* Renamed out of the patterns while it waited for the listing's end, or a slot. */
 		deferred_keep(s, ev);
+		waiting_forget(s, ev->ifindex);
 		return;
 	}
-	/* Refused before: tried again when set up again, or under another name. */
+	/*
+	 * Refused before: tried again when set up again (down, then up), or
+	 * under another name; not at the first up of one refused while down
+	 * (made, renamed into the selection, then set up), which would say it
+	 * twice.
+	 */
 	r = refused_find(s, ev->ifindex);
-	if (r && !(ev->up && !r->up) && !strcmp(r->name, ev->name)) {
+	if (r && !(ev->up && !r->up && r->was_up) && !strcmp(r->name, ev->name)) {
 		r->up = ev->up;
+		r->was_up |= ev->up;
 		return;
 	}
 	if (r)
@@ -525,6 +585,7 @@ static void link_gone(struct ifset *s, const struct link_event *ev)
 		r->ifindex = 0;
 	if (d)
 		d->ifindex = 0;
+	waiting_forget(s, ev->ifindex);
 	if (!m)
 		return;
 	if (ev->moved)
@@ -632,7 +693,26 @@ static void suspects_judge(struct ifset *s)
 	}
 }
 
-/* The link events waiting, until @deadline_ns (0: all of them), then the suspects due. */
+/* Those waiting for a slot, in the order they came, as long as slots are free. */
+static void waiting_take(struct ifset *s)
+{
+	struct ifset_waiting w;
+
+	while (s->waiting_n && !s->end) {
+		if (slot_take(s) < 0 && s->going)
+			gone_settle(s);
+		if (slot_take(s) < 0)
+			return;
+		w = s->waiting[0];
+		waiting_forget(s, w.ifindex);
+		member_add(s, w.ifindex, w.name, w.up, NULL);
+	}
+}
+
+/*
+ * The link events waiting, until @deadline_ns (0: all of them), then the
+ * suspects due, and once the links are listed, those waiting for a slot.
+ */
 int ifset_follow_until(struct ifset *s, __u64 deadline_ns)
 {
 	int err;
@@ -644,6 +724,8 @@ int ifset_follow_until(struct ifset *s, __u64 deadline_ns)
 	s->following = false;
 	if (err < 0 || s->end || fbf_monotonic_ns() >= s->going_since_ns + IFSET_SETTLE_NS)
 		gone_settle(s);
+	if (err >= 0 && s->listed)
+		waiting_take(s);
 	if (err < 0) {
 		pr_err("cannot read link events: %s\n", strerror(-err));
 		return AGENT_EXIT_FAILURE;
@@ -663,14 +745,23 @@ int ifset_follow(struct ifset *s)
 
 __u64 ifset_links_due_ns(const struct ifset *s)
 {
-	__u64 settle = s->going ? s->going_since_ns + IFSET_SETTLE_NS : 0;
+	__u64 settle = s->going ? s->going_since_ns + IFSET_SETTLE_NS : 0, due;
 
 	/* Read already, so the socket's readiness no longer tells of them. */
 	if (linkwatch_pending(&s->watch))
 		return fbf_monotonic_ns();
 	if (!settle || (s->suspects_due_ns && s->suspects_due_ns < settle))
-		return s->suspects_due_ns;
-	return settle;
+		due = s->suspects_due_ns;
+	else
+		due = settle;
+	/*
+	 * One waits for a slot the drain frees once it has caught up, which it
+	 * hears of when this thread tells it of a change: looked at again soon.
+	 */
+	if (s->listed && s->waiting_n && slot_coming(s) &&
+	    (!due || due > fbf_monotonic_ns() + IFSET_WAITING_POLL_NS))
+		due = fbf_monotonic_ns() + IFSET_WAITING_POLL_NS;
+	return due;
 }
 
 __u64 ifset_due_ns(const struct ifset *s)
@@ -759,13 +850,24 @@ int ifset_open(struct ifset *s)
 
 int ifset_detach(struct ifset *s)
 {
-	int ret = 0;
+	int ret = 0, err;
 
 	ifset_thread_stop(s);
 	gone_settle(s);
-	for (__u32 i = 0; s->m && i < s->slots; i++)
-		if (s->m[i].ifindex)
-			ret = attachment_detach(&s->m[i].att) ?: ret;
+	for (__u32 i = 0; s->m && i < s->slots; i++) {
+		struct ifset_member *m = &s->m[i];
+
+		if (!m->ifindex)
+			continue;
+		err = attachment_detach(&m->att);
+		if (err == AGENT_EXIT_IFACE_GONE)
+			pr_info("interface %s (ifindex %d) went away (deleted, or moved to "
+				"another namespace) before %s was detached from it, and the "
+				"program with it\n",
+				m->shown, m->ifindex, FBF_PROG_NAME);
+		else
+			ret = err ?: ret;
+	}
 	/* No run still under way when the last counts are read. */
 	if (s->grace_fd >= 0)
 		grace_wait(s);
@@ -792,17 +894,23 @@ void ifset_name_events(const struct ifset *s, struct event_sink *sink)
 		event_sink_name_ifaces(sink, &s->names);
 }
 
+/* "; stop with Ctrl-C" to a terminal; under a service manager or a pod there is no such key. */
+static const char *stop_hint(void)
+{
+	return isatty(STDIN_FILENO) ? "; stop with Ctrl-C" : "";
+}
+
 void ifset_say_started(const struct ifset *s, const char *given, const char *transport)
 {
 	char more[256];
 
 	if (!s->one) {
 		pr_info("serving every interface --iface %s selects, as they come and go (%u now, "
-			"at most %u), %s; stop with Ctrl-C\n", given, s->attached, s->slots,
-			transport);
+			"at most %u), %s%s\n", given, s->attached, s->slots, transport,
+			stop_hint());
 		return;
 	}
-	snprintf(more, sizeof(more), ", %s; stop with Ctrl-C", transport);
+	snprintf(more, sizeof(more), ", %s%s", transport, stop_hint());
 	attached_say(&s->m[0], s->m[0].shown, more);
 	ifstate_warn_down(s->one, s->m[0].shown);
 }
@@ -821,21 +929,23 @@ void ifset_status(const struct ifset *s, const char *given, const char *transpor
 
 unsigned int ifset_unattached(const struct ifset *s, char *why, size_t size)
 {
+	unsigned int n = 0, waiting = __atomic_load_n(&s->waiting_n, __ATOMIC_RELAXED);
 	char shown[ESCAPE_IFNAME_SIZE];
-	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < IFSET_REFUSED_MAX; i++)
 		if (s->refused[i].ifindex && !n++)
 			escape_log(shown, sizeof(shown), s->refused[i].name);
+	/* Past IFSET_WAITING_MAX they are not known one by one: at least one more. */
+	waiting += !waiting && s->waiting_over;
 	if (n)
 		snprintf(why, size, "%u interface%s selected could not have %s (%s first; the log "
 			 "says why)", n, plural_s(n), FBF_PROG_NAME, shown);
-	else if (s->full_said)
-		snprintf(why, size, "an interface selected is left alone: %u served already "
-			 "(--max-ifaces)", s->slots);
+	else if (waiting)
+		snprintf(why, size, "%u interface%s selected left alone: %u served already "
+			 "(--max-ifaces)", waiting, plural_s(waiting), s->slots);
 	else
 		snprintf(why, size, "every interface selected has %s", FBF_PROG_NAME);
-	return n ?: s->full_said;
+	return n + waiting;
 }
 
 const char *ifset_mode_name(const struct ifset *s)

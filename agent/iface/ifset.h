@@ -58,6 +58,14 @@ struct event_sink;
 #define IFSET_SETTLE_NS (250 * 1000000ULL)
 /* Interfaces down in a listing, taken after those up in it; past these, as they come. */
 #define IFSET_DEFERRED_MAX 64
+/*
+ * Interfaces selected and left alone for want of a slot (--max-ifaces),
+ * remembered in the order they came, the first taken as soon as a slot is
+ * free again; past these, at their next link event after one is.
+ */
+#define IFSET_WAITING_MAX 512
+/* How often a slot given up is looked at while one waits for it: the drain frees it. */
+#define IFSET_WAITING_POLL_NS 5000000ULL
 
 struct ifset_member {
 	int ifindex;			/* 0: the slot is free, or being taken */
@@ -105,7 +113,7 @@ struct ifset {
 	int grace_inner_fd;
 	__u32 listing;			/* the netlink listing under way, or the last */
 	bool listed;			/* ... it ended: every interface there is is known */
-	bool full_said;			/* "no slot left" said since the last free one */
+	bool full_said;			/* "no slot left" said since none waited (waiting[]) */
 	unsigned int attached;		/* members with the program on: atomic */
 	unsigned int failed;		/* interfaces the program could not be attached to */
 	unsigned int going;		/* members gone, their accounts due (gone_settle()) */
@@ -127,7 +135,8 @@ struct ifset {
 	struct ifset_refused {
 		int ifindex;
 		char name[IF_NAMESIZE];
-		bool up;
+		bool up;		/* as its last link event said */
+		bool was_up;		/* up some time since: a new one's first up is no retry */
 	} refused[IFSET_REFUSED_MAX];
 	/*
 	 * Selected and down during a listing: taken once it ends, after those up,
@@ -138,6 +147,14 @@ struct ifset {
 		int ifindex;		/* 0: free */
 		char name[IF_NAMESIZE];
 	} deferred[IFSET_DEFERRED_MAX];
+	/* Selected and left alone for want of a slot, the first to come first. */
+	struct ifset_waiting {
+		int ifindex;
+		char name[IF_NAMESIZE];
+		bool up;
+	} waiting[IFSET_WAITING_MAX];
+	unsigned int waiting_n;		/* atomic: how many of them, for the drain's thread */
+	bool waiting_over;		/* more came than waiting[] holds since it was empty */
 	__u64 suspects_due_ns;		/* the first suspect's judgement, 0: none */
 	/*
 	 * With patterns, once open, a thread of its own follows the links
@@ -199,8 +216,8 @@ const char *ifset_mode_name(const struct ifset *s);
 
 /*
  * Interfaces selected and here that do not have the program, for /readyz:
- * refused, or left alone for want of a slot (counted as one); @why gets one
- * line naming the first. The drain's thread only.
+ * refused, or left alone for want of a slot; @why gets one line naming the
+ * first, or that none is selected yet. The drain's thread only.
  */
 unsigned int ifset_unattached(const struct ifset *s, char *why, size_t size);
 

@@ -21,6 +21,7 @@
 
 #include "base/exit_codes.h"
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "iface/ifset.h"
 #include "userspace_util.h"
 
@@ -53,6 +54,7 @@ static void *link_thread(void *arg)
 	bool worked = false;
 	int ret = 0, timeout;
 
+	thread_name_self("links");
 	for (;;) {
 		timeout = until_due(s);
 		/*

@@ -17,6 +17,7 @@
 #include "fizzbuzzfib.h"
 #include "base/exit_codes.h"
 #include "iface/ifstate.h"
+#include "iface/libxdp_fds.h"
 #include "iface/lock.h"
 #include "base/log.h"
 #include "iface/xdp_mode.h"
@@ -26,6 +27,7 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_multiprog *mp;
+	struct fd_fence fence;
 	long e;
 
 	/* libxdp's look costs a dump of every link: none there, none made. */
@@ -39,9 +41,11 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err)
 	 * program, which is what every caller then explains in its one line.
 	 */
 	log_hold();
+	fd_fence_set(&fence);
 	mp = xdp_multiprog__get_from_ifindex(ifindex);
-	log_release(false);
 	e = libxdp_get_error(mp);
+	fd_fence_sweep_multiprog(&fence, e ? NULL : mp);
+	log_release(false);
 	/* -ENOENT: no program there, which is no failure. */
 	*err = e == -ENOENT ? 0 : e;
 	return e ? NULL : mp;
@@ -196,23 +200,31 @@ int stale_none(struct iface_lock *lock)
 	return 0;
 }
 
-int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
+/*
+ * The program the dead holder of @lock recorded, off @ifindex if it is on
+ * it, said; *@mp then what is there now. 0 or an exit status, said.
+ */
+static int recorded_remove(int ifindex, const char *iface, struct iface_lock *lock,
+			   struct xdp_multiprog **mp)
 {
 	__u32 map_id = lock->prev.map_id, id;
-	struct xdp_multiprog *mp;
 	struct xdp_program *p;
+	struct fd_fence fence;
 	char buf[128];
 	int ret, err;
 
-	ret = progs_read(ifindex, iface, &mp);
+	ret = progs_read(ifindex, iface, mp);
 	if (ret)
 		return ret;
 
-	p = mp && map_id ? multiprog_find(mp, map_id) : NULL;
+	p = *mp && map_id ? multiprog_find(*mp, map_id) : NULL;
 	if (p) {
 		id = xdp_program__id(p);
-		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
-		xdp_multiprog__close(mp);
+		fd_fence_set(&fence);
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(*mp), 0);
+		fd_fence_sweep_multiprog(&fence, *mp);
+		xdp_multiprog__close(*mp);
+		*mp = NULL;
 		if (err) {
 			pr_err("cannot remove stale %s (prog id %u) from %s: %s; "
 			       "try 'xdp-loader unload %s --all'\n", FBF_PROG_NAME, id, iface,
@@ -221,14 +233,35 @@ int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
 		}
 		pr_info("removed stale %s (prog id %u) left on %s by agent pid %ld, "
 			"which did not exit cleanly\n", FBF_PROG_NAME, id, iface, lock->prev.pid);
-		ret = progs_read(ifindex, iface, &mp);
+		ret = progs_read(ifindex, iface, mp);
 		if (ret)
 			return ret;
 	}
 	/* What the dead holder recorded is not attached (any more): nothing keeps its file. */
 	lock->prev.map_id = 0;
-	if (!mp)
-		return 0;
+	return 0;
+}
+
+int stale_remove_recorded(int ifindex, const char *iface, struct iface_lock *lock)
+{
+	struct xdp_multiprog *mp = NULL;
+	int ret = recorded_remove(ifindex, iface, lock, &mp);
+
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+int stale_remove(int ifindex, const char *iface, struct iface_lock *lock)
+{
+	struct xdp_multiprog *mp = NULL;
+	struct xdp_program *p;
+	int ret;
+
+	ret = recorded_remove(ifindex, iface, lock, &mp);
+	if (ret || !mp) {
+		xdp_multiprog__close(mp);
+		return ret;
+	}
 
 	/* Any other of that name: another agent's (other --lock-dir), or someone's to remove. */
 	p = multiprog_find(mp, 0);

@@ -40,6 +40,12 @@ struct xdp_multiprog *ifstate_progs(int ifindex, int *err);
  */
 int stale_remove(int ifindex, const char *iface, struct iface_lock *lock);
 
+/*
+ * stale_remove()'s first half alone, for an interface no longer selected:
+ * the recorded program removed if there, nothing else looked at or said.
+ */
+int stale_remove_recorded(int ifindex, const char *iface, struct iface_lock *lock);
+
 /* stale_remove() where a link event said no XDP program is on the interface. 0. */
 int stale_none(struct iface_lock *lock);
 

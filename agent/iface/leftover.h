@@ -19,4 +19,14 @@
  */
 int leftover_remove(const char *lock_dir, int ifindex, const char *iface);
 
+struct ifselect;
+
+/*
+ * What killed agents left that no interface --iface selects leads to, by
+ * @lock_dir's files of this namespace: the files of interfaces gone, and
+ * the program each file records on an interface renamed out of @sel since
+ * (only that one), said once each. Files a live agent holds are left alone.
+ */
+void leftovers_sweep(const char *lock_dir, const struct ifselect *sel);
+
 #endif /* AGENT_LEFTOVER_H */

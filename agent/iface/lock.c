@@ -7,6 +7,7 @@
  * still the one at its path, and opens the new one if not.
  */
 #define _GNU_SOURCE /* struct ucred */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -16,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <net/if.h>
 
 #include "base/exit_codes.h"
 #include "iface/lock.h"
@@ -152,6 +155,32 @@ static int name_take(struct iface_lock *l, int ifindex, const char *iface)
 	return err == EADDRINUSE ? iface_lock_held(name_holder(&sa, len), iface) : 0;
 }
 
+/* A lock file's name, for @ifindex of the network namespace @netns, in its directory. */
+#define LOCK_NAME "netns-%llu-ifindex-%d.lock"
+
+/* A sweep holds a file it does not hold the name of this long at most: a detach. */
+#define LOCK_SWEEP_WAIT_MS 2000
+
+/*
+ * flock()'s errno, 0 once l->fd is locked. Holding the interface's name, no
+ * live agent holds the interface: a file locked is another agent's sweep
+ * (iface_lock_take_idle()), waited for. Without a name (a system that
+ * refuses the socket), a lock held is an agent's.
+ */
+static int flock_idle(const struct iface_lock *l)
+{
+	const struct timespec ms = { .tv_nsec = 1000000 };
+	int waited;
+
+	for (waited = 0;; waited++) {
+		if (!flock(l->fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK || l->name_fd < 0 || waited == LOCK_SWEEP_WAIT_MS)
+			return errno;
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* The file's half: see lock.h. 0 or an agent exit status after saying why, l->fd left open. */
 static int file_take(struct iface_lock *l, const char *dir, int ifindex, const char *iface)
 {
@@ -166,7 +195,7 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return lock_fail("create", dir);
 
-	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/netns-%llu-ifindex-%d.lock", dir,
+	if ((size_t)snprintf(l->path, sizeof(l->path), "%s/" LOCK_NAME, dir,
 			     (unsigned long long)netns.st_ino, ifindex) >= sizeof(l->path)) {
 		errno = ENAMETOOLONG;
 		return lock_fail("use the lock directory", dir);
@@ -175,7 +204,7 @@ static int file_take(struct iface_lock *l, const char *dir, int ifindex, const c
 		l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (l->fd < 0)
 			return lock_fail("open", l->path);
-		lock_err = flock(l->fd, LOCK_EX | LOCK_NB) ? errno : 0;
+		lock_err = flock_idle(l);
 		if (lock_err || lock_is_current(l->fd, l->path))
 			break;
 		/* Removed under us by an agent that was leaving: take the one there now. */
@@ -223,4 +252,81 @@ void iface_lock_leave(struct iface_lock *l, bool attached)
 		unlink(l->path);
 	fd_release(&l->fd);
 	fd_release(&l->name_fd);
+}
+
+/*
+ * @path locked, if no one holds it, into *@fd: whether it was (then the
+ * caller closes *@fd, which lets go). Held: a live agent, or one on its way
+ * out, which removes the file itself.
+ */
+static bool lock_free_take(const char *path, int *fd)
+{
+	*fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (*fd < 0)
+		return false;
+	if (!flock(*fd, LOCK_EX | LOCK_NB) && lock_is_current(*fd, path))
+		return true;
+	fd_release(fd);
+	return false;
+}
+
+bool iface_lock_take_idle(struct iface_lock *l, const char *path)
+{
+	*l = (struct iface_lock){ .fd = -1, .name_fd = -1 };
+	if ((size_t)snprintf(l->path, sizeof(l->path), "%s", path) >= sizeof(l->path) ||
+	    !lock_free_take(path, &l->fd))
+		return false;
+	l->prev = record_read(l->fd);
+	return true;
+}
+
+void iface_lock_each(const char *dir, void (*each)(int ifindex, const char *path, void *ctx),
+		     void *ctx)
+{
+	unsigned long long ino;
+	struct stat netns;
+	struct dirent *e;
+	int ifindex, end;
+	char path[512];
+	DIR *d;
+
+	if (stat("/proc/self/ns/net", &netns))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		/* Another namespace's: whether its interface is there, this one cannot tell. */
+		end = 0;
+		if (sscanf(e->d_name, LOCK_NAME "%n", &ino, &ifindex, &end) != 2 || !end ||
+		    e->d_name[end] || ino != netns.st_ino)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		each(ifindex, path, ctx);
+	}
+	closedir(d);
+}
+
+/* @path's interface gone: the file removed if no one holds it, and counted in @ctx. */
+static void gone_lock_remove(int ifindex, const char *path, void *ctx)
+{
+	char name[IF_NAMESIZE];
+	unsigned int *removed = ctx;
+	int fd;
+
+	if ((if_indextoname(ifindex, name) || errno != ENXIO) || !lock_free_take(path, &fd))
+		return;
+	*removed += !unlink(path);
+	close(fd);
+}
+
+void iface_lock_sweep(const char *dir)
+{
+	unsigned int removed = 0;
+
+	iface_lock_each(dir, gone_lock_remove, &removed);
+	if (removed)
+		pr_info("removed %u lock file%s in %s of interfaces gone from this network "
+			"namespace since an agent that was killed held them\n", removed,
+			plural_s(removed), dir);
 }

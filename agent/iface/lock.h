@@ -62,4 +62,25 @@ int iface_lock_record(struct iface_lock *l, __u32 map_id);
  */
 void iface_lock_leave(struct iface_lock *l, bool attached);
 
+/*
+ * Remove the lock files in @dir of this network namespace's interfaces that
+ * are gone (deleted, or moved away: their program went with them), which no
+ * live agent holds: a killed agent's, for interfaces no next start or
+ * --detach looks at. Said once, at info, if there were any.
+ */
+void iface_lock_sweep(const char *dir);
+
+/* Each lock file in @dir of this network namespace, whatever its state: @each(ifindex, path). */
+void iface_lock_each(const char *dir, void (*each)(int ifindex, const char *path, void *ctx),
+		     void *ctx);
+
+/*
+ * The lock file @path (iface_lock_each()'s) taken if no one holds it, and
+ * without the interface's name: a sweep of what killed agents left, which
+ * must not look like an agent to one starting on that interface (which
+ * waits for the file a moment, holding the name: file_take()). Its
+ * record in l->prev. Whether it was taken; then iface_lock_leave().
+ */
+bool iface_lock_take_idle(struct iface_lock *l, const char *path);
+
 #endif /* AGENT_LOCK_H */

@@ -18,8 +18,9 @@ __u64 health_interval_ns(__u64 watchdog_ns)
 	return watchdog_ns && watchdog_ns < HEALTH_BEAT_NS ? watchdog_ns : HEALTH_BEAT_NS;
 }
 
-void health_beat(struct health *h, unsigned int unattached, const char *why)
+void health_beat(struct health *h, unsigned int unattached, bool none, const char *why)
 {
+	__atomic_store_n(&h->none, none, __ATOMIC_RELAXED);
 	/* The lock only while some interface lacks the program: else no probe holds up the loop. */
 	if (unattached || __atomic_load_n(&h->unattached, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&h->lock);
@@ -77,7 +78,8 @@ unsigned int health_ready(struct health *h, const struct event_sink *sinks, char
 		pthread_mutex_unlock(&h->lock);
 		return MHD_HTTP_SERVICE_UNAVAILABLE;
 	}
-	snprintf(buf, size, "ready: every interface selected has the program, every output "
-		 "writes\n");
+	snprintf(buf, size, "ready: %s, every output writes\n",
+		 __atomic_load_n(&h->none, __ATOMIC_RELAXED) ? "no interface selected yet" :
+		 "every interface selected has the program");
 	return MHD_HTTP_OK;
 }

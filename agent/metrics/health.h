@@ -9,6 +9,7 @@
 #define AGENT_HEALTH_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -23,6 +24,7 @@
 struct health {
 	__u64 round_ns;		/* CLOCK_MONOTONIC of the loop's last round; atomic */
 	unsigned int unattached; /* selected interfaces here without the program; atomic */
+	bool none;		/* no interface selected yet (patterns that wait); atomic */
 	pthread_mutex_t lock;
 	char why[192];		/* under lock: what unattached means, one line */
 };
@@ -30,8 +32,12 @@ struct health {
 /* The loop's wake-up interval: a beat, or the service manager's watchdog's if sooner. */
 __u64 health_interval_ns(__u64 watchdog_ns);
 
-/* The drain's thread, each round: now, and @unattached interfaces, said in @why. */
-void health_beat(struct health *h, unsigned int unattached, const char *why);
+/*
+ * The drain's thread, each round: now, and @unattached interfaces, said in
+ * @why; @none: no interface is selected yet, which is ready (the agent
+ * waits for those to come, as asked), and said so.
+ */
+void health_beat(struct health *h, unsigned int unattached, bool none, const char *why);
 
 /* For the metrics thread: the loop's last round, in seconds since the epoch. */
 double health_round_time(const struct health *h);

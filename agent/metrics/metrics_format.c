@@ -210,7 +210,7 @@ void metrics_format(FILE *out, const struct metrics_snapshot *s)
 			s->sinks[i].name, !s->sinks[i].write_err);
 	family(out, "ifaces_unattached", "gauge",
 	       "Interfaces selected and here that do not have the program: refused, or left "
-	       "alone for want of a slot (counted as one; /readyz).", dev, s->unattached);
+	       "alone for want of a slot (/readyz).", dev, s->unattached);
 	header(out, "loop_last_round_timestamp_seconds", "gauge",
 	       "When the drain loop last went round, in seconds since the epoch: at least "
 	       "every second while it is alive (/healthz).");

@@ -20,6 +20,7 @@
 
 #include "counters_read.h"
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "metrics/metrics.h"
 
 #define METRICS_TIMEOUT_S 5
@@ -33,6 +34,7 @@
 struct metrics_server {
 	struct MHD_Daemon *daemon;
 	struct metrics_source src;
+	bool thread_named;		/* its one thread's, by the thread itself */
 };
 
 static int snapshot(const struct metrics_source *src, struct metrics_snapshot *s)
@@ -129,6 +131,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	char *body = NULL;
 	FILE *out;
 
+	/* libmicrohttpd names its thread once started: named here, from within, after it. */
+	if (!srv->thread_named) {
+		thread_name_self("metrics");
+		srv->thread_named = true;
+	}
 	(void)version;
 	(void)upload;
 	(void)upload_size;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 
 #include "base/exit_codes.h"
 #include "base/log.h"
@@ -62,6 +63,22 @@ bool privileges_sys_admin(void)
 	const struct __user_cap_data_struct *data = caps_effective();
 
 	return data && cap_has(data, CAP_SYS_ADMIN);
+}
+
+bool privileges_seccomp_filtered(void)
+{
+	char line[128];
+	bool filtered = false;
+	unsigned int mode;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (!filtered && fgets(line, sizeof(line), f))
+		filtered = sscanf(line, "Seccomp: %u", &mode) == 1 && mode == SECCOMP_MODE_FILTER;
+	fclose(f);
+	return filtered;
 }
 
 int privileges_check(void)

@@ -19,4 +19,11 @@ int privileges_check(void);
  */
 bool privileges_sys_admin(void);
 
+/*
+ * Whether a seccomp filter is on the process (Seccomp: 2 in
+ * /proc/self/status): a container runtime's default profile refuses bpf()
+ * with EPERM whatever the capabilities, on Debian 12 unless CAP_SYS_ADMIN.
+ */
+bool privileges_seccomp_filtered(void);
+
 #endif /* AGENT_PRIVILEGES_H */

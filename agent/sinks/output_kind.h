@@ -22,6 +22,7 @@ struct output_open_args {
 	__u32 nats_replicas;		/* ... with this many replicas */
 	const char *nats_creds;		/* ... a credentials file, or NULL */
 	const char *nats_ca;		/* ... a CA certificate file for TLS, or NULL */
+	bool nats_fail_fast;		/* ... no server at start: exit, not retry */
 	const char *run_id;		/* unique to this run: NATS message ids start with it */
 	__u32 ifindex;			/* ipfix: ingressInterface, default domain; 0: several */
 };

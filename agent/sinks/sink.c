@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/thread_name.h"
 #include "sinks/sink.h"
 #include "userspace_util.h"
 
@@ -256,9 +257,13 @@ void sink_retry_pause(void)
 static void *sink_writer(void *arg)
 {
 	struct sink *s = arg;
+	char job[32];
 	struct sink_chunk *c;
 	__u64 lost, from, to;
 	int err;
+
+	snprintf(job, sizeof(job), "out-%s", s->name);
+	thread_name_self(job);
 
 	pthread_mutex_lock(&s->lock);
 	for (;;) {

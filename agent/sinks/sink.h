@@ -162,6 +162,17 @@ bool sink_given_up(struct sink *s);
 /* For the kinds, on the writer thread: a pause before a failed write is tried again. */
 void sink_retry_pause(void);
 
+/*
+ * For the kinds, on any thread: the sink cannot write now, for @err (an
+ * errno), though its write goes on retrying (a broker away): /readyz and
+ * sink_up say so at once, not when the write gives up. The next write
+ * that succeeds clears it; so may the kind, once it can write again.
+ */
+static inline void sink_set_down(struct sink *s, int err)
+{
+	__atomic_store_n(&s->figures.write_err, err, __ATOMIC_RELAXED);
+}
+
 /* For the kinds: @err ends the run (stdout's reader is gone, say). */
 void sink_end_run(struct sink *s, int err);
 

@@ -13,7 +13,10 @@
  *
  * A publish that fails for want of a server (down, restarting, a cluster
  * electing a leader) is retried until acknowledged or the agent stops
- * waiting. nats.c reconnects by itself, to any server of the list.
+ * waiting, the output down meanwhile (/readyz, sink_up). nats.c reconnects
+ * by itself, to any server of the list; it connects so at start too, unless
+ * --nats-fail-fast: a node that boots before its broker is reachable starts
+ * and publishes once it is, as after an outage.
  */
 #include <errno.h>
 #include <limits.h>
@@ -51,7 +54,43 @@ struct nats_sink {
 	char stream[NATS_STREAM_NAME_SIZE + 16];	/* to create if none captures the subject */
 	__u64 records_sent;		/* messages that are not events: their ids */
 	bool failing;			/* said that publishing fails; say when it works again */
+	bool stream_ready;		/* a stream captures the subject: checked once connected */
+	bool stream_said;		/* ... said why not: not again each retry */
+	__u32 replicas;			/* --nats-replicas, for that check */
 };
+
+static int nats_stream_ensure(struct sink *s, struct nats_sink *n, bool say);
+
+/* The errno /readyz says for @st: the server away, or what it answered. */
+static int nats_status_errno(natsStatus st)
+{
+	return st == NATS_TIMEOUT ? ETIMEDOUT : st == NATS_NO_RESPONDERS ? EHOSTUNREACH :
+	       st == NATS_IO_ERROR || st == NATS_CONNECTION_CLOSED ||
+	       st == NATS_CONNECTION_DISCONNECTED || st == NATS_NOT_YET_CONNECTED ||
+	       st == NATS_NO_SERVER || st == NATS_STALE_CONNECTION ? ENOTCONN : EIO;
+}
+
+/* nats.c's threads: the connection lost, or back (a publish then says if it works). */
+static void nats_on_disconnected(natsConnection *nc, void *closure)
+{
+	(void)nc;
+	sink_set_down(closure, ENOTCONN);
+}
+
+static void nats_on_connected(natsConnection *nc, void *closure)
+{
+	struct sink *s = closure;
+
+	(void)nc;
+	pr_info("output %s: connected to nats://%s\n", s->name, s->target);
+	sink_set_down(s, 0);
+}
+
+static void nats_on_reconnected(natsConnection *nc, void *closure)
+{
+	(void)nc;
+	sink_set_down(closure, 0);
+}
 
 /* A failure a server that comes back would not have: not worth a retry. */
 static bool nats_status_final(natsStatus st)
@@ -90,6 +129,19 @@ static int nats_write(struct sink *s, struct sink_chunk *c)
 	po.MsgId = id;
 	po.MaxWait = NATS_ACK_WAIT_MS;
 	for (;;) {
+		/* Started with no server: its stream looked for once one is reached. */
+		if (!n->stream_ready &&
+		    natsConnection_Status(n->nc) == NATS_CONN_STATUS_CONNECTED) {
+			n->stream_ready = !nats_stream_ensure(s, n, !n->stream_said);
+			n->stream_said = !n->stream_ready;
+		}
+		if (!n->stream_ready) {
+			sink_set_down(s, ENOTCONN);
+			if (sink_given_up(s))
+				return -ETIMEDOUT;
+			sink_retry_pause();
+			continue;
+		}
 		ack = NULL;
 		st = js_Publish(&ack, n->js, n->url.subject, c->data, (int)c->len, &po, &jerr);
 		jsPubAck_Destroy(ack);
@@ -108,6 +160,7 @@ static int nats_write(struct sink *s, struct sink_chunk *c)
 		n->failing = true;
 		if (nats_status_final(st))
 			return -EIO;
+		sink_set_down(s, nats_status_errno(st));
 		if (sink_given_up(s))
 			return -ETIMEDOUT;
 		if (st != NATS_TIMEOUT)
@@ -132,7 +185,7 @@ static const struct sink_ops nats_ops = {
 };
 
 /* Options as the agent's ask, the files' checked: 0, or an exit status after one line. */
-static int nats_options(struct nats_sink *n, const struct output_open_args *o)
+static int nats_options(struct sink *s, struct nats_sink *n, const struct output_open_args *o)
 {
 	const char *servers[NATS_URL_SERVERS_MAX];
 	natsStatus st;
@@ -156,6 +209,10 @@ static int nats_options(struct nats_sink *n, const struct output_open_args *o)
 		st = natsOptions_SetMaxReconnect(n->opts, -1);
 	if (st == NATS_OK)
 		st = natsOptions_SetReconnectWait(n->opts, 250);
+	if (st == NATS_OK)
+		st = natsOptions_SetDisconnectedCB(n->opts, nats_on_disconnected, s);
+	if (st == NATS_OK)
+		st = natsOptions_SetReconnectedCB(n->opts, nats_on_reconnected, s);
 	if (st == NATS_OK && o->nats_creds)
 		st = natsOptions_SetUserCredentialsFromFiles(n->opts, o->nats_creds, NULL);
 	if (st == NATS_OK && o->nats_ca)
@@ -169,9 +226,10 @@ static int nats_options(struct nats_sink *n, const struct output_open_args *o)
 
 /*
  * No server reachable: if a name of the list does not resolve, that is the
- * cause, said as ipfix:// says it. Whether one was said.
+ * cause, said as ipfix:// says it (an error if @fatal, else a warning: the
+ * agent starts, and the name may resolve later). Whether one was said.
  */
-static bool nats_unresolved(const struct sink *s, const struct nats_url *u)
+static bool nats_unresolved_said(const struct sink *s, const struct nats_url *u, bool fatal)
 {
 	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
 	char host[NATS_URL_SERVER_SIZE], shown[NATS_URL_SERVER_SIZE * 4];
@@ -196,31 +254,66 @@ static bool nats_unresolved(const struct sink *s, const struct nats_url *u)
 			continue;
 		}
 		escape_log(shown, sizeof(shown), u->servers[i] + strlen("nats://"));
-		pr_err("output nats: cannot resolve %s (of nats://%s): %s; check the address\n",
-		       shown, s->target, gai_strerror(err));
+		if (fatal)
+			pr_err("output nats: cannot resolve %s (of nats://%s): %s; check the "
+			       "address\n", shown, s->target, gai_strerror(err));
+		else
+			pr_warn("output nats: cannot resolve %s (of nats://%s) yet: %s; starting "
+				"all the same, and publishing once a server is reached "
+				"(--nats-fail-fast exits instead)\n", shown, s->target,
+				gai_strerror(err));
 		return true;
 	}
 	return false;
 }
 
+static int nats_connect_failed(struct sink *s, natsStatus st, const struct output_open_args *o);
+
 /*
- * Connect: 0, or AGENT_EXIT_OUTPUT after one line that blames the server
- * only where it is the cause.
+ * Connect: 0; 1 where no server is reached yet and nats.c goes on trying
+ * (said at warning); or AGENT_EXIT_OUTPUT after one line that blames the
+ * server only where it is the cause.
  */
 static int nats_connect(struct sink *s, struct nats_sink *n, const struct output_open_args *o)
 {
-	char creds[PATH_MAX];
 	natsStatus st;
 
 	st = natsConnection_Connect(&n->nc, n->opts);
+	/*
+	 * No server there (down, not yet up, its name not yet resolved): tried
+	 * again, nats.c going on trying after; not one that refused the agent,
+	 * which no retry mends.
+	 */
+	if ((st == NATS_NO_SERVER || st == NATS_TIMEOUT || st == NATS_IO_ERROR) &&
+	    !o->nats_fail_fast &&
+	    natsOptions_SetRetryOnFailedConnect(n->opts, true, nats_on_connected, s) == NATS_OK)
+		st = natsConnection_Connect(&n->nc, n->opts);
+	if (st == NATS_NOT_YET_CONNECTED) {
+		if (!nats_unresolved_said(s, &n->url, false))
+			pr_warn("output %s: cannot connect to nats://%s yet; starting all the "
+				"same, and publishing once a server is reached (--nats-fail-fast "
+				"exits instead)\n", s->name, s->target);
+		sink_set_down(s, ENOTCONN);
+		st = natsConnection_JetStream(&n->js, n->nc, NULL);
+		return st == NATS_OK ? 1 : nats_connect_failed(s, st, o);
+	}
 	if (st == NATS_OK)
 		st = natsConnection_JetStream(&n->js, n->nc, NULL);
 	if (st == NATS_OK)
 		return 0;
+	return nats_connect_failed(s, st, o);
+}
+
+/* The connection failed (--nats-fail-fast, or no retry can help): AGENT_EXIT_OUTPUT, said. */
+static int nats_connect_failed(struct sink *s, natsStatus st, const struct output_open_args *o)
+{
+	struct nats_sink *n = s->priv;
+	char creds[PATH_MAX];
+
 	escape_log(creds, sizeof(creds), o->nats_creds ?: "");
 	switch (st) {
 	case NATS_NO_SERVER:
-		if (nats_unresolved(s, &n->url))
+		if (nats_unresolved_said(s, &n->url, true))
 			break;
 		/* fall through */
 	case NATS_TIMEOUT:
@@ -257,10 +350,10 @@ static int nats_connect(struct sink *s, struct nats_sink *n, const struct output
 
 /*
  * A stream that captures the subject, or a new one named @n->stream. An
- * existing stream is never changed. 0, or an exit status after one line.
+ * existing stream is never changed. 0, or an exit status after one line
+ * (if @say).
  */
-static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
-			      const struct output_open_args *o)
+static int nats_stream_ensure(struct sink *s, struct nats_sink *n, bool say)
 {
 	const char *subjects[1] = { n->url.subject };
 	jsStreamNamesList *names = NULL;
@@ -276,9 +369,10 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 	st = js_StreamNames(&names, n->js, &jo, &jerr);
 	if (st != NATS_OK && st != NATS_NOT_FOUND) {
 		jsStreamNamesList_Destroy(names);
-		pr_err("output %s: cannot list the streams of %s: %s (JetStream error %d); is "
-		       "JetStream enabled there (nats-server -js)?\n", s->name, s->target,
-		       natsStatus_GetText(st), (int)jerr);
+		if (say)
+			pr_err("output %s: cannot list the streams of %s: %s (JetStream error %d); "
+			       "is JetStream enabled there (nats-server -js)?\n", s->name,
+			       s->target, natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
 	found = st == NATS_OK && names && names->Count > 0;
@@ -298,17 +392,19 @@ static int nats_stream_ensure(struct sink *s, struct nats_sink *n,
 	cfg.Subjects = subjects;
 	cfg.SubjectsLen = 1;
 	cfg.Storage = js_FileStorage;
-	cfg.Replicas = o->nats_replicas;
+	cfg.Replicas = n->replicas;
 	st = js_AddStream(&si, n->js, &cfg, NULL, &jerr);
 	jsStreamInfo_Destroy(si);
 	if (st != NATS_OK) {
-		pr_err("output %s: no stream captures %s, and creating stream %s failed: %s "
-		       "(JetStream error %d); name another with --nats-stream, or create one\n",
-		       s->name, n->url.subject, n->stream, natsStatus_GetText(st), (int)jerr);
+		if (say)
+			pr_err("output %s: no stream captures %s, and creating stream %s failed: "
+			       "%s (JetStream error %d); name another with --nats-stream, or "
+			       "create one\n", s->name, n->url.subject, n->stream,
+			       natsStatus_GetText(st), (int)jerr);
 		return AGENT_EXIT_OUTPUT;
 	}
 	pr_info("output %s: created JetStream stream %s for %s, %u replica%s\n", s->name,
-		n->stream, n->url.subject, o->nats_replicas, o->nats_replicas == 1 ? "" : "s");
+		n->stream, n->url.subject, n->replicas, plural_s(n->replicas));
 	return 0;
 }
 
@@ -339,7 +435,13 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 		snprintf(n->stream, sizeof(n->stream), "%s", o->nats_stream);
 	else
 		snprintf(n->stream, sizeof(n->stream), "%s_%u", o->nats_stream, nats_outputs);
-	ret = nats_options(n, o) ?: nats_connect(s, n, o);
+	n->replicas = o->nats_replicas;
+	ret = nats_options(s, n, o) ?: nats_connect(s, n, o);
+	/* Not connected yet: the stream is looked for, and the payload read, once it is. */
+	if (ret == 1) {
+		s->chunk_size = NATS_CHUNK_SIZE;
+		return 0;
+	}
 	if (ret)
 		return ret;
 	/* A message never passes what the server takes (max_payload, 1 MiB by default). */
@@ -347,7 +449,9 @@ static int nats_open(struct sink *s, const char *url, const struct output_open_a
 	if (natsConnection_GetMaxPayload(n->nc) >= NATS_CHUNK_MIN &&
 	    (size_t)natsConnection_GetMaxPayload(n->nc) < s->chunk_size)
 		s->chunk_size = natsConnection_GetMaxPayload(n->nc);
-	return nats_stream_ensure(s, n, o);
+	ret = nats_stream_ensure(s, n, true);
+	n->stream_ready = !ret;
+	return ret;
 }
 
 /* Checked whole, on the heap: a struct nats_url is kilobytes. */

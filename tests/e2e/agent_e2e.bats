@@ -104,11 +104,24 @@ expected_class()
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
 }
 
+@test "the start line says to stop with Ctrl-C only where stdin is a terminal" {
+	fbf_agent_start "$OUT" "$ERR" --quiet
+	fbf_stop_agent INT
+	grep -q 'info [^ ]*agent[^ ]*: attached xdp_fizzbuzzfib ' "$ERR"
+	run grep -c 'Ctrl-C' "$ERR"
+	[ "$output" = 0 ]
+	# script(1) gives the agent a terminal for stdin, as a shell would.
+	run script -qefc "nsenter --net=/run/netns/$FBF_NS_SRV $AGENT --iface $FBF_VETH_SRV $(
+		)--quiet --duration 0.5" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *": attached xdp_fizzbuzzfib "*"; stop with Ctrl-C"* ]]
+}
+
 @test "--sample 16: 1 event in 16 on each CPU, the rest counted, every identity exact" {
 	local addr class candidates produced delivered cpus
 
 	fbf_agent_start "$OUT" "$ERR" --sample 16
-	grep -q ', 1 event in 16 sampled; stop with Ctrl-C' "$ERR"
+	grep -q ', 1 event in 16 sampled$' "$ERR"
 	fbf_traffic 20
 	fbf_stop_agent INT
 

@@ -212,6 +212,30 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[[ "$(tr -s ' \n' '  ' <<<"$output")" == *"11 the interface moved to another network"* ]]
 }
 
+@test "usage errors under --json: one JSON log object each, wherever --json or -j stands" {
+	local args
+
+	for args in "--json --duration -1 -i a" "-i a --duration -1 --json" "-qj -i a --bogus" \
+		"-j" "-i a -j extra" "--json -i a --quiet --aggregate 1"; do
+		# shellcheck disable=SC2086
+		run "$AGENT" $args
+		echo "agent $args: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		python3 -c '
+import json, sys
+o = json.loads(sys.argv[1])
+assert o["type"] == "log" and o["level"] == "error", o
+assert o["message"].endswith("; see agent --help"), o' "$output"
+	done
+	run "$AGENT" --json --duration -1 -i a
+	[[ "$output" == *'"message":"--duration '"'"'-1'"'"': out of range;'* ]]
+	# A value that only looks like it is no --json: the line stays plain.
+	run "$AGENT" -i -j --duration -1
+	[ "$status" -eq 2 ]
+	[[ "$output" == "agent: "*"; see agent --help" ]]
+}
+
 @test "--lock-dir: the lock file goes there, and goes when the agent leaves clean" {
 	local dir=$FBF_WORK/locks
 
@@ -225,6 +249,15 @@ assert objs[0]["produced"] == objs[0]["delivered"] + objs[0]["lost_queue_full"] 
 	[ "$status" -eq 13 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"cannot create /proc/nope"*"name a writable directory with --lock-dir"* ]]
+	# Refused permission, as a user who is not root is: exit 4, as the manual says.
+	mkdir -p "$FBF_WORK/ro"
+	chmod 0555 "$FBF_WORK/ro"
+	run fbf_in_srv capsh --drop=cap_dac_override,cap_dac_read_search -- -c \
+		"$AGENT --iface $FBF_VETH_SRV --duration 0.3 --lock-dir $FBF_WORK/ro/locks"
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot create $FBF_WORK/ro/locks: Permission denied; run as root"* ]]
 	fbf_xdp_detached
 }
 

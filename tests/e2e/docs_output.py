@@ -47,7 +47,9 @@ def keys(message):
 
 
 def shape(message):
-    """A start line without what differs by host and run: numbers, names, the mode's why."""
+    """A start line without what differs by host and run: numbers, names, the mode's why,
+    and the Ctrl-C hint that only a terminal gets."""
+    message = re.sub(r"; stop with Ctrl-C$", "", message)
     message = re.sub(r"\([a-z]+ mode: [^;]+; [^)]+\)", "(MODE)", message)
     message = re.sub(r" to \S+ \(MODE\)", " to IFACE (MODE)", message)
     return re.sub(r"\d+(\.\d+)?", "N", message)

@@ -310,6 +310,54 @@ start_with_caps()
 	fbf_xdp_detached
 }
 
+# under_seccomp COMMAND...: COMMAND under a seccomp filter that refuses bpf() with EPERM,
+# as a container runtime's default profile does where CAP_SYS_ADMIN is not held.
+under_seccomp()
+{
+	python3 - "$(fbf_syscall_nr bpf)" "$@" <<-'EOF'
+	import ctypes, os, struct, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+	# The system call's number: bpf() returns EPERM; anything else runs.
+	insns = [(0x20, 0, 0, 0), (0x15, 0, 1, int(sys.argv[1])),
+	         (0x06, 0, 0, 0x00050000 | 1), (0x06, 0, 0, 0x7fff0000)]
+	code = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in insns))
+	prog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(insns),
+	                                               ctypes.addressof(code)))
+	# PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+	if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.addressof(prog), 0, 0):
+	    sys.exit("prctl: " + os.strerror(ctypes.get_errno()))
+	os.execvp(sys.argv[2], sys.argv[2:])
+	EOF
+}
+
+@test "least privilege: bpf() refused by seccomp, the capabilities held: seccomp named, exit 4" {
+	run fbf_in_srv bash -c "$(declare -f under_seccomp fbf_syscall_nr); under_seccomp $(
+		)$AGENT --iface $FBF_VETH_SRV --duration 0.2"
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"cannot create the event queue for 4096 events: Operation not permitted, $(
+		)though the agent holds the capabilities it needs: the seccomp profile it runs under $(
+		)refuses bpf()"*"tools/seccomp-bpf.py writes one (docs/deploy.md)" ]]
+	fbf_xdp_detached
+}
+
+@test "tools/seccomp-bpf.py: --help is help; a profile it cannot read is one line, exit 1" {
+	run "$BATS_TEST_DIRNAME/../../tools/seccomp-bpf.py" --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: seccomp-bpf.py [-h] [profile]"* ]]
+	run "$BATS_TEST_DIRNAME/../../tools/seccomp-bpf.py" "$FBF_WORK/none.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "seccomp-bpf.py: cannot read $FBF_WORK/none.json: No such file or $(
+		)directory; name a container seccomp profile" ]
+	echo '{}' >"$FBF_WORK/empty.json"
+	run "$BATS_TEST_DIRNAME/../../tools/seccomp-bpf.py" "$FBF_WORK/empty.json"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"is not a container seccomp profile"* ]]
+}
+
 @test "least privilege: one capability fewer exits 4 and names it" {
 	local caps missing
 

@@ -203,41 +203,15 @@ check_classes()
 	done
 }
 
-# pod_from_daemonset FILE IFACE: the DaemonSet's pod template as a Pod, as
-# the kubelet would make it, for podman 4.3's kube play (which plays Pods,
-# not DaemonSets), on IFACE and the suite's lock directory, with events on
-# stdout to check. podman refuses port mappings with the host's network, so
-# the ports go and the probes name theirs by number.
-pod_from_daemonset()
-{
-	python3 - "$1" "$2" "$FBF_WORK/locks" <<-'EOF'
-	import sys, yaml
-	ds = yaml.safe_load(open(sys.argv[1]))
-	t = ds["spec"]["template"]
-	pod = {"apiVersion": "v1", "kind": "Pod", "spec": t["spec"],
-	       "metadata": dict(t["metadata"], name=ds["metadata"]["name"])}
-	c = pod["spec"]["containers"][0]
-	c["args"] = [f"--iface={sys.argv[2]}" if a.startswith("--iface=") else a
-	             for a in c["args"] if a != "--quiet"]
-	ports = {p["name"]: p["containerPort"] for p in c.pop("ports")}
-	for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
-	    c[probe]["httpGet"]["port"] = ports[c[probe]["httpGet"]["port"]]
-	# Debian 12's RuntimeDefault lacks bpf() under CAP_BPF: the profile that has it.
-	pod["metadata"].setdefault("annotations", {})[
-	    "seccomp.security.alpha.kubernetes.io/pod"] = "localhost/seccomp.json"
-	for v in pod["spec"]["volumes"]:
-	    if v["name"] == "locks":
-	        v["hostPath"]["path"] = sys.argv[3]
-	print(yaml.safe_dump(pod))
-	EOF
-}
-
 @test "deploy/kubernetes: the DaemonSet's pod template played by podman kube play counts exactly" {
 	local ds=deploy/kubernetes/fizzbuzzfib-agent.yaml ctr=fizzbuzzfib-agent-agent what
 
 	# The manifest names the image make image builds.
 	grep -q "image: localhost/$PKG:$VERSION\$" "$ds"
-	pod_from_daemonset "$ds" "$FBF_VETH_SRV*" >"$FBF_WORK/pod.yaml"
+	# As docs/deploy.md plays it, on the lab's interface and the suite's lock
+	# directory, with events on stdout to check.
+	tools/daemonset-pod.py "$ds" --iface "$FBF_VETH_SRV*" --lock-dir "$FBF_WORK/locks" \
+		--events >"$FBF_WORK/pod.yaml"
 	printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n' \
 		>"$FBF_WORK/containers.conf"
 	# Its host network: the lab's server namespace. podman runs the probes

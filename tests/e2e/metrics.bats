@@ -324,6 +324,72 @@ stop_main_thread()
 	[[ "$output" == *SUCCESS* ]]
 }
 
+@test "deploy/kubernetes: a namespace, an account without a token, a rollout by percentage; its comments true" {
+	"$AGENT" --help >"$FBF_WORK/help"
+	python3 - deploy/kubernetes/fizzbuzzfib-agent.yaml "$FBF_WORK/help" <<-'EOF'
+	import re, sys, yaml
+	text = open(sys.argv[1]).read()
+	docs = {d["kind"]: d for d in yaml.safe_load_all(text)}
+	assert set(docs) == {"Namespace", "ServiceAccount", "DaemonSet"}, set(docs)
+	ns = docs["Namespace"]["metadata"]["name"]
+	sa, ds = docs["ServiceAccount"], docs["DaemonSet"]
+	assert sa["metadata"]["namespace"] == ns and ds["metadata"]["namespace"] == ns
+	assert sa["automountServiceAccountToken"] is False
+	pod = ds["spec"]["template"]["spec"]
+	assert pod["serviceAccountName"] == sa["metadata"]["name"]
+	assert pod["automountServiceAccountToken"] is False
+	roll = ds["spec"]["updateStrategy"]["rollingUpdate"]
+	assert re.fullmatch(r"[0-9]+%", str(roll["maxUnavailable"])), roll
+	# The header counts the capabilities the container adds.
+	added = pod["containers"][0]["securityContext"]["capabilities"]["add"]
+	words = {1: "one", 2: "two", 3: "three", 4: "four"}
+	assert f"dropped but the {words[len(added)]} the kernel asks" in " ".join(text.split()), added
+	# The grace period's comment gives --output-timeout's default as --help does.
+	said = re.search(r"--output-timeout, ([0-9]+) s by default", text).group(1)
+	helped = re.search(r"--output-timeout=SECONDS.*?\(default: ([0-9]+)\)",
+	                   " ".join(open(sys.argv[2]).read().split())).group(1)
+	assert said == helped, (said, helped)
+	EOF
+}
+
+@test "tools/daemonset-pod.py: the DaemonSet's pod as a Pod for podman kube play; a bad file one line" {
+	tools/daemonset-pod.py --iface 'eth*' --lock-dir /var/lib/fbf-locks --events \
+		>"$FBF_WORK/pod.yaml"
+	python3 - deploy/kubernetes/fizzbuzzfib-agent.yaml "$FBF_WORK/pod.yaml" <<-'EOF'
+	import sys, yaml
+	ds = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d["kind"] == "DaemonSet")
+	pod = yaml.safe_load(open(sys.argv[2]))
+	want, got = ds["spec"]["template"]["spec"], pod["spec"]
+	assert pod["kind"] == "Pod" and pod["metadata"]["name"] == ds["metadata"]["name"], pod
+	assert "serviceAccountName" not in got
+	c, t = got["containers"][0], want["containers"][0]
+	assert "ports" not in c
+	port = t["ports"][0]["containerPort"]
+	for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+	    assert c[probe]["httpGet"]["port"] == port, c[probe]
+	assert c["args"][0] == "--iface=eth*" and "--quiet" not in c["args"], c["args"]
+	assert c["securityContext"] == t["securityContext"] and c["image"] == t["image"]
+	ann = pod["metadata"]["annotations"]
+	assert ann["seccomp.security.alpha.kubernetes.io/pod"] == "localhost/seccomp.json", ann
+	locks = next(v for v in got["volumes"] if v["name"] == "locks")
+	assert locks["hostPath"]["path"] == "/var/lib/fbf-locks", locks
+	EOF
+	run tools/daemonset-pod.py "$FBF_WORK/none.yaml"
+	[ "$status" -eq 1 ]
+	[ "$output" = "daemonset-pod.py: cannot read $FBF_WORK/none.yaml: No such file or directory" ]
+}
+
+@test "deploy/: every page of docs/ a manifest, a rule or the dashboard cites exists" {
+	local cited page
+
+	cited=$(grep -rhoE 'docs/[A-Za-z0-9_.-]+\.md' deploy/ | sort -u)
+	[ -n "$cited" ]
+	for page in $cited; do
+		echo "$page"
+		[ -f "$page" ]
+	done
+}
+
 # dashboard_queries JSON: each query of the Grafana dashboard JSON run on
 # Prometheus, its variables as "All" and a 30 s rate window; one line each,
 # the number of series and the query; 1 if any returns no series or NaN.
@@ -363,19 +429,22 @@ prom_api()
 # prom_rules_ok N: Prometheus has evaluated N rules, each without error.
 prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 
-@test "deploy/grafana: every dashboard query returns data from a real Prometheus scraping the agent" {
-	command -v prometheus >/dev/null ||
-		skip "prometheus is not installed (Debian package prometheus; make deps)"
-	# A pattern, so that the per-interface families are there too.
-	FBF_START_SAYS="serving every interface" fbf_srv_start "$OUT" "$ERR" "$AGENT" \
-		--iface "$FBF_VETH_SRV*" --metrics "$METRICS"
+# dashboard_ok: every dashboard query returns finite data now.
+dashboard_ok() { dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json >/dev/null; }
+
+# dashboard_in_mode ARGS...: the agent with ARGS, scraped by a real Prometheus
+# with the alert rules, traffic sent; every dashboard query then returns data,
+# and no alert fires. The agent is left running.
+dashboard_in_mode()
+{
+	fbf_srv_start "$OUT" "$ERR" "$AGENT" --metrics "$METRICS" "$@"
 	prom_start "$PWD/deploy/prometheus/fizzbuzzfib-alerts.yml"
 	# A sample before the traffic, so that the rates see it.
 	fbf_wait_for 60 prom_value 'up{job="fizzbuzzfib"} == 1'
 	fbf_traffic 3
-	fbf_wait_for 60 prom_value "fizzbuzzfib_events_total{result=\"delivered\"} > 0"
-	# Two scrapes more: each rate has its samples from after the traffic.
-	sleep 2
+	fbf_wait_for 60 prom_value 'sum(fizzbuzzfib_classified_total) > 0'
+	# Each rate with its samples from after the traffic: until every query has data.
+	fbf_wait_for 60 dashboard_ok
 	run dashboard_queries deploy/grafana/fizzbuzzfib-dashboard.json
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -386,8 +455,31 @@ prom_rules_ok() { [ "$(prom_api rules | grep -cx ok)" -eq "$1" ]; }
 	echo "alerts: $output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+@test "deploy/grafana: every dashboard query returns data from a real Prometheus scraping the agent over a pattern" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	# A pattern, so that the per-interface families are there too.
+	FBF_START_SAYS="serving every interface" dashboard_in_mode --iface "$FBF_VETH_SRV*"
 	fbf_stop_agent INT
 	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "deploy/grafana: the same for an agent on one interface" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	dashboard_in_mode --iface "$FBF_VETH_SRV"
+	fbf_stop_agent INT
+	fbf_check_summary "$ERR" "$(wc -l <"$OUT")"
+}
+
+@test "deploy/grafana: the same for an agent that counts by source (--aggregate)" {
+	command -v prometheus >/dev/null ||
+		skip "prometheus is not installed (Debian package prometheus; make deps)"
+	dashboard_in_mode --iface "$FBF_VETH_SRV" --aggregate 1
+	fbf_wait_for 60 prom_value 'sum(fizzbuzzfib_aggregated_total{result="read"}) > 0'
+	fbf_stop_agent INT
 }
 
 # Linux allows any byte but '/', ':', whitespace and NUL in an interface name.

@@ -400,13 +400,47 @@ wait_for()
 	fbf_in_srv ip -force link set dev ch3 xdpgeneric obj "$FBF_BUILD/xdp_pass.bpf.o" sec xdp
 	replaced=$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)
 	wait_for 1 grep -c 'interface ch3 (ifindex [0-9]*) lost xdp_fizzbuzzfib to someone' "$ERR"
-	grep -q 'iface_gone iface=ch3 ' "$ERR"
+	# Its account follows the line, once no run of the program is left.
+	wait_for 1 grep -c 'iface_gone iface=ch3 ' "$ERR"
 	fbf_stop_agent INT
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch1)" = "$selected" ]
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" "$DUMMY")" = "$theirs" ]
 	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" ch3)" = "$replaced" ]
 	run fbf_xdp_prog_id "$FBF_NS_SRV" ch2
 	[ "$status" -ne 0 ]
+}
+
+# agent_fds: the descriptors the agent holds now.
+agent_fds() { find "/proc/$FBF_AGENT_PID/fd" -mindepth 1 | wc -l; }
+
+# Each refusal reads the program there through libxdp, whose 1.3.1 kept a
+# descriptor of it open on every read: 8 an interface, until none was left.
+@test "50 interfaces refused for another program already on each: no descriptor kept, said once each" {
+	local n fds_before
+
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fds_before=$(agent_fds)
+	# Made under names not selected, their program put on, then renamed into the
+	# pattern and set up: two link events each that find the program there.
+	for n in $(seq 1 50); do
+		echo "link add rq$n type veth peer name cp$n netns $FBF_NS_CLI"
+		echo "link set dev rq$n xdpgeneric obj $FBF_BUILD/xdp_pass.bpf.o sec xdp"
+		echo "link set rq$n name ch$n"
+		echo "link set ch$n up"
+	done | fbf_in_srv ip -batch -
+	wait_for 50 refused_count "$ERR"
+	pairs_del 1 50
+	wait_for "$fds_before" agent_fds
+	fbf_stop_agent INT
+	[ "$(attached_count "$ERR" "ch[0-9]+")" -eq 0 ]
+	# Said once each: a first up after the rename is no reason to try again.
+	[ "$(grep -c 'ch[0-9]* already runs XDP program xdp_pass' "$ERR")" -eq 50 ]
+}
+
+# refused_count ERR: the interfaces named in the agent's lines about a program already there.
+refused_count()
+{
+	grep -Eo 'ch[0-9]+ already runs XDP program xdp_pass' "$1" | sort -u | wc -l
 }
 
 # agent_prog_id ERR IFACE: the id of the agent's program on IFACE, from its attach line
@@ -449,6 +483,99 @@ agent_prog_id()
 		run fbf_xdp_prog_id "$FBF_NS_SRV" "ch$n"
 		[ "$status" -ne 0 ]
 	done
+}
+
+@test "renamed out of the pattern and deleted before the detach: no error, no lock file left" {
+	local n locks=$FBF_WORK/locks
+
+	pairs_add 1 7
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 7 attached_count "$ERR" "ch[1-7]"
+	# The agent reads the renames only once the interfaces are gone: each detach finds none.
+	kill -STOP "$FBF_AGENT_PID"
+	for n in $(seq 1 7); do
+		echo "link set ch$n down"
+		echo "link set ch$n name zz$n"
+		echo "link del zz$n"
+	done | fbf_in_srv ip -batch -
+	kill -CONT "$FBF_AGENT_PID"
+	wait_for 7 grep -c 'iface_gone iface=ch[1-7] ' "$ERR"
+	fbf_stop_agent TERM
+	run grep -E 'error [^ ]*agent: |xdp-loader unload zz' "$ERR"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'interface ch[1-7] (ifindex [0-9]*) deleted, and xdp_fizzbuzzfib with it' \
+		"$ERR")" -eq 7 ]
+	run ls -A "$locks"
+	[ -z "$output" ]
+}
+
+@test "a killed agent's locks of interfaces deleted since: removed by --detach, and by the next start" {
+	local locks=$FBF_WORK/locks
+
+	pairs_add 1 3
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	pairs_del 1 3
+	[ "$(find "$locks" -name '*.lock' | wc -l)" -eq 3 ]
+	run_agent --iface "ch*" --detach --lock-dir "$locks"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed 3 lock files in $locks of interfaces gone"* ]]
+	run ls -A "$locks"
+	[ -z "$output" ]
+	# Killed again: the next start removes them, and says so once.
+	pairs_add 4 5
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	wait_for 2 attached_count "$ERR" "ch[45]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	pairs_del 4 5
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet --lock-dir "$locks"
+	fbf_stop_agent INT
+	[ "$(grep -c "removed 2 lock files in $locks of interfaces gone" "$ERR")" -eq 1 ]
+	run ls -A "$locks"
+	[ -z "$output" ]
+}
+
+@test "killed, then an interface renamed out of the pattern: its program removed by --detach, and by the next start" {
+	local id
+
+	pairs_add 1 2
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 2 attached_count "$ERR" "ch[12]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	id=$(agent_prog_id "$ERR" ch2)
+	fbf_in_srv ip link set ch2 down
+	fbf_in_srv ip link set ch2 name zz2
+	[ "$(fbf_xdp_prog_id "$FBF_NS_SRV" zz2)" -gt 0 ]
+	# Its lock file records the program: followed by ifindex, not by name.
+	run_agent --iface "ch*" --detach
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed stale xdp_fizzbuzzfib (prog id $id) left on zz2 "* ]]
+	run fbf_xdp_prog_id "$FBF_NS_SRV" zz2
+	[ "$status" -ne 0 ]
+	# The same at the next start.
+	fbf_in_srv ip link set zz2 name ch2
+	fbf_in_srv ip link set ch2 up
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	wait_for 2 attached_count "$ERR" "ch[12]"
+	kill -KILL "$FBF_AGENT_PID"
+	wait "$FBF_AGENT_PID" || true
+	FBF_AGENT_PID=
+	id=$(agent_prog_id "$ERR" ch2)
+	fbf_in_srv ip link set ch2 down
+	fbf_in_srv ip link set ch2 name zz2
+	start_many "$OUT" "$ERR" --iface "ch*" --quiet
+	fbf_stop_agent INT
+	grep -q "removed stale xdp_fizzbuzzfib (prog id $id) left on zz2 " "$ERR"
+	run fbf_xdp_prog_id "$FBF_NS_SRV" zz2
+	[ "$status" -ne 0 ]
+	fbf_in_srv ip link del zz2
 }
 
 @test "an interface moved to another namespace: its program taken off there, its account said" {
@@ -514,22 +641,77 @@ xdp_fizzbuzzfib detached from it there" "$ERR"
 	done
 }
 
-@test "--max-ifaces: one more left alone, said once, taken at its next link event after one goes" {
-	local left gone
+# readyz ADDR: "CODE LINE", what /readyz of the agent's metrics at ADDR answers.
+readyz()
+{
+	local body
+
+	body=$(fbf_in_srv curl -sS --max-time 10 -w '\n%{http_code}' "http://$1/readyz") || return 1
+	echo "${body##*$'\n'} ${body%$'\n'*}"
+}
+
+# readyz_says ADDR WANT: until /readyz answers WANT, for at most 60 s (it follows each
+# round of the drain loop).
+readyz_says()
+{
+	local i
+
+	for i in $(seq 600); do
+		[ "$(readyz "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "waited 60 s for /readyz to say '$2': $(readyz "$1")" >&2
+	return 1
+}
+
+# unattached ADDR DEVICE: the agent's fizzbuzzfib_ifaces_unattached.
+unattached()
+{
+	fbf_in_srv curl -sS --max-time 10 "http://$1/metrics" |
+		awk -v m="fizzbuzzfib_ifaces_unattached{device=\"$2\"}" '$1 == m { print $2 }'
+}
+
+@test "--max-ifaces: those left alone said once, counted by /readyz, each taken as soon as a slot frees" {
+	local addr=127.0.0.1:19439 served
 
 	pairs_add 1 3
-	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 2 --quiet
-	[ "$(attached_count "$ERR" "ch[123]")" -eq 2 ]
-	[ "$(grep -c 'the agent serves 2 interfaces already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
-	left=$(grep -Eo 'interface ch[123] is selected' "$ERR" | grep -Eo 'ch[123]')
-	gone=ch1
-	[ "$left" != ch1 ] || gone=ch2
-	pairs_del "${gone#ch}" "${gone#ch}"
-	wait_for 1 grep -c "interface $gone (ifindex [0-9]*) deleted" "$ERR"
-	# Its next link event: the drain has caught up since the slot was freed.
-	fbf_in_srv ip link set "$left" down
-	fbf_in_srv ip link set "$left" up
-	wait_for 1 attached_count "$ERR" "$left"
+	start_many "$OUT" "$ERR" --iface "ch*" --max-ifaces 1 --quiet --metrics "$addr"
+	[ "$(attached_count "$ERR" "ch[123]")" -eq 1 ]
+	[ "$(grep -c 'the agent serves 1 interface already (--max-ifaces; taken as they came, at start those up first)' "$ERR")" -eq 1 ]
+	served=$(grep -Eo 'prog id [0-9]+\) to ch[123] ' "$ERR" | grep -Eo 'ch[123]')
+	wait_for 2 unattached "$addr" 'ch*'
+	readyz_says "$addr" "503 not ready: 2 interfaces selected left alone: 1 served $(
+		)already (--max-ifaces)"
+	# No link event for those waiting: the slot given up is enough.
+	pairs_del "${served#ch}" "${served#ch}"
+	wait_for 2 attached_count "$ERR" "ch[123]"
+	wait_for 1 unattached "$addr" 'ch*'
+	readyz_says "$addr" "503 not ready: 1 interface selected left alone: 1 served $(
+		)already (--max-ifaces)"
+	served=$(grep -Eo 'prog id [0-9]+\) to ch[123] ' "$ERR" | tail -n 1 | grep -Eo 'ch[123]')
+	pairs_del "${served#ch}" "${served#ch}"
+	wait_for 3 attached_count "$ERR" "ch[123]"
+	wait_for 0 unattached "$addr" 'ch*'
+	readyz_says "$addr" "200 ready: every interface selected has the program, every $(
+		)output writes"
+	# Said once, while any waited.
+	[ "$(grep -c 'is selected, but the agent serves' "$ERR")" -eq 1 ]
+	fbf_stop_agent INT
+}
+
+@test "/readyz with patterns and no interface selected yet: ready, and says so; threads named by job" {
+	local addr=127.0.0.1:19440
+
+	start_many "$OUT" "$ERR" --iface "ch*" --metrics "$addr"
+	wait_for 0 unattached "$addr" 'ch*'
+	readyz_says "$addr" "200 ready: no interface selected yet, every output writes"
+	# Scraped once: each thread has its job's name, the drain's the program's.
+	[ "$(sort "/proc/$FBF_AGENT_PID"/task/*/comm | paste -sd ' ')" = \
+		"$(basename "$AGENT" | cut -c1-15) fbf-links fbf-metrics fbf-out-stdout" ]
+	pairs_add 1 1
+	wait_for 1 attached_count "$ERR" ch1
+	readyz_says "$addr" "200 ready: every interface selected has the program, every $(
+		)output writes"
 	fbf_stop_agent INT
 }
 

@@ -723,6 +723,66 @@ rotate_under_flood()
 	echo "$result"
 }
 
+# readyz: "CODE LINE", what the agent's /readyz at $METRICS answers.
+readyz()
+{
+	local body
+
+	body=$(fbf_in_srv curl -sS --max-time 5 -w '\n%{http_code}' "http://$METRICS/readyz") ||
+		return 1
+	echo "${body##*$'\n'} ${body%$'\n'*}"
+}
+
+# nats_down: /readyz and sink_up say the NATS output cannot write.
+nats_down()
+{
+	[ "$(readyz)" = "503 not ready: output nats ($NATS_TARGET) cannot write: $(
+		)Transport endpoint is not connected" ] &&
+		[ "$(metric "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"nats\"}")" = 0 ]
+}
+
+# nats_up: /readyz and sink_up say every output writes.
+nats_up()
+{
+	[[ "$(readyz)" == "200 ready: "* ]] &&
+		[ "$(metric "fizzbuzzfib_sink_up{device=\"$FBF_VETH_SRV\",sink=\"nats\"}")" = 1 ]
+}
+
+@test "NATS: no server at start, then one killed mid-run: started all the same, down while away, nothing lost uncounted" {
+	local port mport result delivered
+
+	need_nats
+	fbf_nats_free_port port
+	fbf_nats_free_port mport
+	METRICS=127.0.0.1:$mport
+	NATS_TARGET=127.0.0.1:$port/fbf.events
+	# No server yet: the agent starts, says so, and is not ready.
+	fbf_agent_start "$OUT" "$ERR" -Q 262144 --output "nats://$NATS_TARGET" \
+		--metrics "$METRICS" --output-timeout 60
+	grep -q "warning agent: output nats: cannot connect to nats://$NATS_TARGET yet; starting" "$ERR"
+	wait_for "/readyz to say the output is down" 30 nats_down
+	send_frames 2000
+	fbf_nats_start single "$DIR" "$port"
+	wait_for "/readyz to say the output is up" 30 nats_up
+	wait_for "the events held meanwhile in the stream" 30 sink_caught_up nats
+	# Killed under traffic: down once a publish fails, up again once one goes through.
+	fbf_nats_kill single KILL
+	send_frames 2000
+	wait_for "/readyz to say the output is down" 30 nats_down
+	fbf_nats_start single "$DIR" "$port"
+	wait_for "/readyz to say the output is up" 30 nats_up
+	send_frames 2000
+	wait_for "every event delivered or lost" 60 sink_caught_up nats
+	fbf_stop_agent INT
+	delivered=$(sv delivered)
+	echo "delivered $delivered nats_delivered $(sv nats_delivered) nats_lost $(sv nats_lost)"
+	[ $(($(sv nats_delivered) + $(sv nats_lost))) -eq "$delivered" ]
+	fbf_nats_stream "127.0.0.1:$port" FIZZBUZZFIB dump >"$DIR/stream.json"
+	result=$(check_events some "$DIR/stream.json")
+	echo "$result"
+	[ "$(value "$result" events)" -eq "$(sv nats_delivered)" ]
+}
+
 @test "NATS: a stopped server and a small --output-buffer: the overflow counted lost and said in the stream" {
 	local port result delivered
 
@@ -824,7 +884,8 @@ rotate_under_flood()
 		"--output nats://127.0.0.1:$port" "--output file:" "--output-keep 3" \
 		"--output-rotate-bytes 65536" "--nats-replicas 3" "--nats-stream S" \
 		"--output file:$DIR/x --output-rotate-bytes 100" "--output-buffer 1" \
-		"--output nats://127.0.0.1:$port,/x" "--output nats://127.0.0.1:$port,,127.0.0.1:1/x"; do
+		"--output nats://127.0.0.1:$port,/x" "--output nats://127.0.0.1:$port,,127.0.0.1:1/x" \
+		"--nats-fail-fast"; do
 		# shellcheck disable=SC2086 # word splitting is the point
 		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" $args
 		echo "$args: $status: $output"
@@ -832,9 +893,10 @@ rotate_under_flood()
 		[ "${#lines[@]}" -eq 1 ]
 		[[ "$output" == *"see agent --help" ]]
 	done
-	# Nothing listens on $port: one line, exit 14, nothing attached.
-	for args in "--output nats://127.0.0.1:$port/x" "--output file:/nonexistent-dir/x" \
-		"--output file:$DIR/events.json --output nats://127.0.0.1:$port/x"; do
+	# Nothing listens on $port, and --nats-fail-fast: one line, exit 14, nothing attached.
+	for args in "--output nats://127.0.0.1:$port/x --nats-fail-fast" \
+		"--output file:/nonexistent-dir/x" \
+		"--output file:$DIR/events.json --output nats://127.0.0.1:$port/x --nats-fail-fast"; do
 		# shellcheck disable=SC2086
 		run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" $args
 		echo "$args: $status: $output"
@@ -845,7 +907,7 @@ rotate_under_flood()
 	# A name that does not resolve is the cause, said as ipfix:// says it. In the
 	# server namespace, which has no route to a name server: no query leaves.
 	run fbf_in_srv "$AGENT" --iface "$FBF_VETH_SRV" \
-		--output "nats://127.0.0.1:$port,server.invalid:4222/x"
+		--output "nats://127.0.0.1:$port,server.invalid:4222/x" --nats-fail-fast
 	echo "$status: $output"
 	[ "$status" -eq 14 ]
 	[ "${#lines[@]}" -eq 1 ]
