@@ -566,8 +566,11 @@ static int phase(int wi, enum phase_kind kind, struct tarm *a, int n, int ms, bo
 	}
 	printf("%s\t%s/workload/%s/stats\tlatency\t%.2f\n", a->name, prefix, w->name,
 	       ph.ns_per_call);
-	/* Threads that other work kept off their CPUs met less: contention reads low. */
-	if (curve)
+	/*
+	 * Threads that other work kept off their CPUs met less: contention reads low. Not
+	 * said of a workload that sleeps by design, nor of a command (it forks and waits).
+	 */
+	if (curve && w->trigger && !w->trigger->sleeps)
 		printf("%s\t%s/workload/%s\toncpu-percent\t%.1f\n", a->name, prefix, w->name,
 		       ph.oncpu);
 	for (int i = 0; i < a->nr; i++) {

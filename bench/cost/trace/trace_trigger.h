@@ -12,6 +12,7 @@
 #define FBF_TRACE_TRIGGER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "trace_hook.h"
 
@@ -35,6 +36,11 @@ struct trace_trigger {
 	int (*setup)(struct trace_trigger_ctx *c);
 	void (*call)(struct trace_trigger_ctx *c);
 	void (*teardown)(struct trace_trigger_ctx *c);
+	/*
+	 * Its calls sleep by design (a partner's reply, a child's exit), so a thread's CPU
+	 * time over its wall time says nothing of what other work took from it.
+	 */
+	bool sleeps;
 };
 
 extern const struct trace_trigger trace_triggers[];
