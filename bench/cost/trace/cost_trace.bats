@@ -108,7 +108,7 @@ has_kprobes()
 	[[ "$output" == *"count_getpid stays flat: "* ]]
 }
 
-@test "a uprobe on the C library's getpid, fired by the getpid trigger" {
+@test "on this kernel: a uprobe on the C library's getpid, fired by the getpid trigger" {
 	cost measure "$PROBE"_uprobe.bpf.o
 	[ "$status" -eq 0 ]
 	grep -E '^count_libc_getpid +uprobe/libc\.so\.6:getpid +getpid  +1\.[0-9]+ ' <<<"$output"
@@ -184,6 +184,47 @@ has_kprobes()
 	else
 		[ "$status" -eq 31 ]
 		[[ "$output" == "cost: allow_open (lsm/file_open): bpf is not among this kernel's active LSMs "*": boot it with lsm="*"bpf" ]]
+	fi
+}
+
+@test "on this kernel: a tracepoint on getpid(2)'s entry" {
+	cost measure "$PROBE"_percpu.bpf.o
+	[ "$status" -eq 0 ]
+	grep -E '^count_getpid +tracepoint/syscalls/sys_enter_getpid +getpid +[0-9.]+ +[0-9,.]+ ' \
+		<<<"$output"
+}
+
+@test "on this kernel: raw_tp and tp_btf on sys_enter, or one line saying the kernel has no BTF" {
+	cost measure "$PROBE"_raw_tp.bpf.o
+	if [ -r /sys/kernel/btf/vmlinux ]; then
+		[ "$status" -eq 0 ]
+		grep -E '^raw_enter +raw_tp/sys_enter +getpid +[0-9.]+ +[0-9,.]+ ' <<<"$output"
+		grep -E '^btf_enter +tp_btf/sys_enter +getpid +[0-9.]+ +[0-9,.]+ ' <<<"$output"
+	else
+		[ "$status" -eq 36 ]
+		[[ "$output" == "cost: btf_enter (tp_btf/sys_enter): this kernel ($(uname -r)) has no BTF "* ]]
+	fi
+}
+
+@test "on this kernel: a perf_event program on the cpu-clock, its ns a sample" {
+	cost measure "$PROBE"_perf_event.bpf.o
+	[ "$status" -eq 0 ]
+	grep -E '^sample +perf_event +cpu +[0-9.]+ +[0-9,.]+ ' <<<"$output"
+	grep -E '^  sample: [0-9,.]+ ns a sample, [0-9,.]+ samples a second on each CPU \(cpu-clock at 100 Hz\)' \
+		<<<"$output"
+}
+
+@test "on this kernel: kprobe_multi on bprm_execve, or one line saying why the kernel cannot" {
+	FBF_COST_WORKLOAD=true cost measure "$PROBE"_kprobe_multi.bpf.o
+	if [ "$status" -eq 0 ]; then
+		grep -E '^multi_exec +kprobe\.multi/bprm_execve +command +[0-9.]+ +[0-9,.]+ ' \
+			<<<"$output"
+	else
+		[ "$status" -eq 36 ]
+		[[ "${lines[-1]}" == "cost: multi_exec (kprobe.multi/bprm_execve): "* ]]
+		[[ "${lines[-1]}" == *"this kernel ($(uname -r)) has no kprobes "* ||
+		   "${lines[-1]}" == *"kprobe_multi links came in 5.18; this kernel is $(uname -r): "* ||
+		   "${lines[-1]}" == *"this kernel ($(uname -r)) refused to attach it: "* ]]
 	fi
 }
 
