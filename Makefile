@@ -216,9 +216,10 @@ $(DEPS_PURPOSES:%=deps-%): deps-%:
 	$(if $(filter test kernels all,$*),$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs)
 	$(if $(filter bench test kernels all,$*),$(Q)bench/profile/profile_cpu.sh --fetch-template)
 
-# Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels.
+# Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels, or
+# where FBF_KERNELS says (as tests/run-kernels and the gate read it).
 kernels:
-	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
+	$(Q)testing/vm/fetch-kernels.sh $(KERNELS_DIR) $(KERNELS)
 
 # Only a check, for the targets that install nothing: check-deps is the
 # benchmarks' (bench/*/*.mk).
