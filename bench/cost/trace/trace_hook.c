@@ -209,7 +209,7 @@ static int check_uprobe(const struct trace_hook *hook, const char *name)
 
 static int check_lsm(const struct trace_hook *hook, const char *name)
 {
-	char list[512] = "";
+	char list[512] = "", scan[512];
 	FILE *f;
 	int status = need_btf(hook, name);
 
@@ -229,7 +229,9 @@ static int check_lsm(const struct trace_hook *hook, const char *name)
 		fclose(f);
 	}
 	list[strcspn(list, "\n")] = '\0';
-	for (char *tok = list[0] ? list : NULL, *save = NULL, *s = list;
+	/* strtok_r cuts what it scans: the message below quotes the whole list. */
+	memcpy(scan, list, sizeof(scan));
+	for (char *tok = list[0] ? scan : NULL, *save = NULL, *s = scan;
 	     (tok = strtok_r(s, ",", &save)); s = NULL)
 		if (!strcmp(tok, "bpf"))
 			return 0;
