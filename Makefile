@@ -76,7 +76,7 @@ VERSION := 0.1.0
 # each the cost tool on a TC program (tc: about 100 s each under emulation;
 # 5.10 and 6.1 through a clsact qdisc, 5.10 with no otherhost counter, 6.12
 # through tcx as the host's kernel, where make test runs cost_tc.bats whole);
-# each the cost tool on every family of tracing programs (trace: each measured
+# each the cost tool on every family of tracing programs (trace, 45-170 s: each measured
 # or one line saying why not). KERNEL_BOOTS: more boots of those kernels, each
 # KERNEL+ARG... with ARGs of its own on the command line: 5.10 with bpf among
 # its LSMs (6.1 and 6.12 have it by default), for the LSM test alone (lsm).
