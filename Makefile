@@ -75,12 +75,18 @@ VERSION := 0.1.0
 # 5.10 and 6.12 run one agent over interfaces that come and go (multi);
 # each the cost tool on a TC program (tc: about 100 s each under emulation;
 # 5.10 and 6.1 through a clsact qdisc, 5.10 with no otherhost counter, 6.12
-# through tcx as the host's kernel, where make test runs cost_tc.bats whole).
+# through tcx as the host's kernel, where make test runs cost_tc.bats whole);
+# each the cost tool on every family of tracing programs (trace, 45-170 s: each measured
+# or one line saying why not). KERNEL_BOOTS: more boots of those kernels, each
+# KERNEL+ARG... with ARGs of its own on the command line: 5.10 with bpf among
+# its LSMs (6.1 and 6.12 have it by default), for the LSM test alone (lsm).
 # The host's line is its facts alone: make test has run every suite there.
 KERNELS ?= debian11 debian12 debian12-6.12
-KERNEL_SUITES ?= debian11=bpf,e2e:queue,wake:ringbuf,nic,multi,tc \
-	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue,nic,tc \
-	debian12-6.12=bpf,wake,nic,multi,tc host=facts
+KERNEL_BOOTS ?= debian11+lsm=lockdown,capability,yama,apparmor,tomoyo,bpf
+KERNEL_SUITES ?= debian11=bpf,e2e:queue,wake:ringbuf,nic,multi,tc,trace \
+	debian12=bpf,e2e:ringbuf,wake:queue,lifecycle:queue,nic,tc,trace \
+	debian12-6.12=bpf,wake,nic,multi,tc,trace \
+	debian11+lsm=lockdown,capability,yama,apparmor,tomoyo,bpf=lsm host=facts
 # Where make kernels puts them, unless FBF_KERNELS says where they are (as
 # tests/run-kernels reads it): for the gate, which measures the programs there too.
 KERNELS_DIR = $${FBF_KERNELS:-$(FBF_BUILD)/kernels}
@@ -216,9 +222,10 @@ $(DEPS_PURPOSES:%=deps-%): deps-%:
 	$(if $(filter test kernels all,$*),$(Q)testing/nspawn/fetch-udev.sh $(OUTPUT)/debs)
 	$(if $(filter bench test kernels all,$*),$(Q)bench/profile/profile_cpu.sh --fetch-template)
 
-# Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels.
+# Debian's kernels for make test-kernels, fetched once into $(OUTPUT)/kernels, or
+# where FBF_KERNELS says (as tests/run-kernels and the gate read it).
 kernels:
-	$(Q)testing/vm/fetch-kernels.sh $(OUTPUT)/kernels $(KERNELS)
+	$(Q)testing/vm/fetch-kernels.sh $(KERNELS_DIR) $(KERNELS)
 
 # Only a check, for the targets that install nothing: check-deps is the
 # benchmarks' (bench/*/*.mk).

@@ -15,6 +15,9 @@
  *   -DTRACE_NO_SYMBOL a uprobe on a function the C library lacks
  *   -DTRACE_UNFIRED   a tracepoint no built-in trigger fires (reboot(2)'s)
  *   -DTRACE_OTHER_TYPE a cgroup_skb program: a type the tool does not measure
+ *   -DTRACE_RAW_TP    a raw_tp and a tp_btf program on the sys_enter raw tracepoint
+ *   -DTRACE_PERF_EVENT a perf_event program that does nothing but run
+ *   -DTRACE_KPROBE_MULTI a kprobe_multi program on bprm_execve (5.18, fprobe)
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -112,5 +115,29 @@ SEC("cgroup_skb/ingress")
 int other_type(struct __sk_buff *skb)
 {
 	return 1;
+}
+#elif defined(TRACE_RAW_TP)
+SEC("raw_tp/sys_enter")
+int raw_enter(void *ctx)
+{
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int btf_enter(void *ctx)
+{
+	return 0;
+}
+#elif defined(TRACE_PERF_EVENT)
+SEC("perf_event")
+int sample(void *ctx)
+{
+	return 0;
+}
+#elif defined(TRACE_KPROBE_MULTI)
+SEC("kprobe.multi/bprm_execve")
+int multi_exec(void *ctx)
+{
+	return 0;
 }
 #endif

@@ -9,8 +9,8 @@
 # make stress     SIGKILLs at random moments and a FLOOD_SECONDS flood (as root)
 # make fuzzers    build the libFuzzer harnesses only
 # make test-kernels   the kernel matrix: the suites KERNEL_SUITES names on each
-#                 kernel of KERNELS, booted under QEMU, and on the host's
-#                 (tests/run-kernels; make kernels fetches KERNELS)
+#                 kernel of KERNELS and boot of KERNEL_BOOTS, booted under QEMU,
+#                 and on the host's (tests/run-kernels; make kernels fetches KERNELS)
 # make test-fresh make demo and make test, each once, in a fresh
 #                 minimal Debian 12 root of its own (as root; testing/fresh/)
 #
@@ -120,7 +120,8 @@ stress: check-deps-test all lab
 # tree's against the base's, and the planted regression caught on each; and the
 # cost tool's KERNELS= on them, on an object of its own.
 test-kernels: deps-kernels test-prepare kernels
-	$(Q)status=0; KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS) || status=1; \
+	$(Q)status=0; KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS) $(KERNEL_BOOTS) || \
+		status=1; \
 	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_COST_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
 		tests/run-all bench/gate/gate_kernels.bats bench/cost/cost_kernels.bats || status=1; \
 	exit $$status

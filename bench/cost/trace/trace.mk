@@ -13,7 +13,7 @@ COST_TRACE_OBJS := $(call obj,$(wildcard bench/cost/trace/*.c) bench/cost/cost_o
 		   $(TESTING_OBJS)
 # The tests' own programs, from testing/cost_trace_probe.bpf.c, one per -D.
 COST_TRACE_PROBE_VARIANTS := shared percpu uprobe no_func no_tp lsm no_binary no_symbol \
-			     unfired other_type
+			     unfired other_type raw_tp perf_event kprobe_multi
 COST_TRACE_PROBES := $(foreach v,$(COST_TRACE_PROBE_VARIANTS),\
 		     $(OUTPUT)/testing/cost_trace_$(v).bpf.o)
 

@@ -211,7 +211,7 @@ static int check_uprobe(const struct trace_hook *hook, const char *name)
 
 static int check_lsm(const struct trace_hook *hook, const char *name)
 {
-	char list[512] = "";
+	char list[512] = "", scan[512];
 	FILE *f;
 	int status = need_btf(hook, name);
 
@@ -231,7 +231,9 @@ static int check_lsm(const struct trace_hook *hook, const char *name)
 		fclose(f);
 	}
 	list[strcspn(list, "\n")] = '\0';
-	for (char *tok = list[0] ? list : NULL, *save = NULL, *s = list;
+	/* strtok_r cuts what it scans: the message below quotes the whole list. */
+	memcpy(scan, list, sizeof(scan));
+	for (char *tok = list[0] ? scan : NULL, *save = NULL, *s = scan;
 	     (tok = strtok_r(s, ",", &save)); s = NULL)
 		if (!strcmp(tok, "bpf"))
 			return 0;
@@ -327,6 +329,23 @@ int trace_hook_failed(const struct trace_hook *hook, const char *name, const cha
 			"name (nm -D shows a library's)\n", name, hook->kind_name, hook->target,
 			hook->event);
 		return COST_EXIT_UPROBE;
+	}
+	/* Before 5.13 a trampoline program's first attach cleared its target: no second. */
+	if (trampoline && err == ENOENT && !strcmp(what, "attach") &&
+	    kernel_version() < (5 << 8 | 13)) {
+		fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) attaches a %s program once "
+			"a load, and the tool attaches it in turns (attaching again came in "
+			"5.13): measure it on a later kernel, as Debian 12's\n", name,
+			hook->kind_name, hook->target, release(), hook->kind_name);
+		return COST_EXIT_HOOK_KERNEL;
+	}
+	/* A kernel built without fprobe (CONFIG_FPROBE) has no kprobe_multi links. */
+	if (hook->kind == TRACE_KPROBE_MULTI && err == EOPNOTSUPP && !strcmp(what, "attach")) {
+		fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) refused to attach it: %s "
+			"(kprobe_multi links need CONFIG_FPROBE): use SEC(\"kprobe/FUNCTION\") "
+			"there\n", name, hook->kind_name, hook->target, release(),
+			strerror(err));
+		return COST_EXIT_HOOK_KERNEL;
 	}
 	if (trampoline && (err == EPERM || err == ENOTSUPP || err == EOPNOTSUPP)) {
 		fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) refused to %s it: %s (%s "
