@@ -79,14 +79,16 @@ teardown() { fbf_bats_teardown; }
 	  "$(sed -n 's/^RestartPreventExitStatus=//p' systemd/fizzbuzzfib-agent.service)" ]
 }
 
-@test "the manual page is clean for mandoc -T lint and man --warnings" {
+@test "the manual pages are clean for mandoc -T lint and man --warnings" {
 	command -v mandoc >/dev/null || skip "mandoc is not installed (make deps)"
-	run mandoc -T lint man/fizzbuzzfib-agent.8
-	echo "$output"
-	[ "$status" -eq 0 ]
-	run bash -c 'man --warnings -E UTF-8 -l man/fizzbuzzfib-agent.8 2>&1 >/dev/null'
-	echo "$output"
-	[ -z "$output" ]
+	for page in man/fizzbuzzfib-agent.8 man/fizzbuzzfib-cost.8; do
+		run mandoc -T lint "$page"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		run bash -c "man --warnings -E UTF-8 -l $page 2>&1 >/dev/null"
+		echo "$output"
+		[ -z "$output" ]
+	done
 }
 
 @test "the manual page and docs/agent.md name every option; their exit statuses are the header's" {
