@@ -368,12 +368,24 @@ struct worker {
 	int cpu;
 	pthread_t thread;
 	unsigned long calls;
+	/*
+	 * Ns per call: the thread's own CPU time over its calls, so that what other work
+	 * takes of its CPU meanwhile is not counted as the workload's (the programs run in
+	 * its context, so their time is); wall time for a workload that sleeps by design,
+	 * whose calls' cost is mostly another thread's, or a child's.
+	 */
 	double ns;
 	double oncpu;		/* its CPU time over its wall time in the loop, in percent */
 	int err;		/* a setup's -errno, or the command's exit status */
 };
 
 static volatile int ready, go, stop, done, release_workers;
+
+/* Whether @w's calls are timed by the thread's CPU time (struct worker's ns). */
+static bool by_cpu_time(const struct workload *w)
+{
+	return w->trigger && !w->trigger->sleeps;
+}
 
 static int run_command(void)
 {
@@ -394,7 +406,7 @@ static void *work(void *arg)
 	struct worker *wk = arg;
 	struct trace_trigger_ctx ctx;
 	cpu_set_t set;
-	double start, cpu_start, wall;
+	double start, cpu_start, wall, cpu;
 
 	CPU_ZERO(&set);
 	CPU_SET(wk->cpu, &set);
@@ -420,8 +432,9 @@ static void *work(void *arg)
 		wk->calls += BATCH;
 	} while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE));
 	wall = now_ns() - start;
-	wk->ns = wk->calls ? wall / wk->calls : 0;
-	wk->oncpu = wall > 0 ? (thread_cpu_ns() - cpu_start) / wall * 100 : 0;
+	cpu = thread_cpu_ns() - cpu_start;
+	wk->ns = !wk->calls ? 0 : (by_cpu_time(wk->w) ? cpu : wall) / wk->calls;
+	wk->oncpu = wall > 0 ? cpu / wall * 100 : 0;
 	__atomic_add_fetch(&done, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&release_workers, __ATOMIC_ACQUIRE))
 		usleep(100);
@@ -570,7 +583,7 @@ static int phase(int wi, enum phase_kind kind, struct tarm *a, int n, int ms, bo
 	 * Threads that other work kept off their CPUs met less: contention reads low. Not
 	 * said of a workload that sleeps by design, nor of a command (it forks and waits).
 	 */
-	if (curve && w->trigger && !w->trigger->sleeps)
+	if (curve && by_cpu_time(w))
 		printf("%s\t%s/workload/%s\toncpu-percent\t%.1f\n", a->name, prefix, w->name,
 		       ph.oncpu);
 	for (int i = 0; i < a->nr; i++) {
@@ -813,8 +826,9 @@ static int run(int argc, char **argv, bool curve)
 			print_static(&arms[i]);
 	}
 	for (int wi = 0; wi < nr_workloads; wi++)
-		printf("#workload\t%s\t%s\n", workloads[wi].name,
-		       workloads[wi].trigger ? workloads[wi].trigger->does : command);
+		printf("#workload\t%s\t%s\t%s\n", workloads[wi].name,
+		       workloads[wi].trigger ? workloads[wi].trigger->does : command,
+		       by_cpu_time(&workloads[wi]) ? "cpu" : "wall");
 	printf("#perf-hz\t%d\n#cpus\t%d\n", perf_hz, nr_cpus);
 	if (lines) {
 		FILE *f = fopen(lines, "w");

@@ -63,6 +63,11 @@ def workloads(meta):
     return [(w[0], w[1]) for w in meta["workload"]]
 
 
+def clock(meta, name):
+    """"cpu": the calling thread's CPU time per call; "wall": wall time (cost_trace.c)."""
+    return next((w[2] for w in meta["workload"] if w[0] == name and len(w) > 2), "wall")
+
+
 def progs(meta, arm):
     """[(name, hook kind, target, trigger)] of ARM's programs."""
     return [(p[1], p[2], p[3], p[4]) for p in meta["prog"] if p[0] == arm]
@@ -101,7 +106,7 @@ def workload_rows(samples, meta, arm):
         if not bare or not att:
             continue
         add = med(added(s, name))
-        rows.append([name, ns(med(bare)), ns(med(att)), f"{add:+,.1f}",
+        rows.append([name, clock(meta, name), ns(med(bare)), ns(med(att)), f"{add:+,.1f}",
                      f"{add / med(bare) * 100:+.1f}%", spread(att),
                      ns(med(s.get((f"cost/workload/{name}/stats", "latency"), [])))])
     return rows
@@ -186,8 +191,9 @@ def curve_section(samples, arm, bmf):
     if low:
         print("  the threads ran only " + ", ".join(f"{p:.0f}% of the time on {n} CPUs"
                                                for n, p in low) +
-              f" (under {OVERLAP_MIN:.0f}%): other work took their CPUs, so they met less "
-              "and a shared value's contention reads low")
+              f" (under {OVERLAP_MIN:.0f}%): other work took their CPUs (the host's, or the "
+              "tool's own event reader on the last CPU), so they met less and a shared "
+              "value's contention reads low")
     for n in counts:
         p = oncpu(samples, arm, n)
         if p is not None:
@@ -202,9 +208,9 @@ def measure(out_dir, obj, paths, lines):
     print("\nPrograms (bpf_stats, the median of the rounds, with bpf_stats on):")
     print_table(["program", "hook", "trigger", "runs/call", "ns per run", "spread",
                  "verified", "translated", "JIT bytes"], prog_rows(samples, meta, arm))
-    print("\nWorkloads (ns per call, bare and with the programs attached, bpf_stats off; "
-          "one thread on CPU 0):")
-    print_table(["workload", "bare", "attached", "added", "added %", "spread",
+    print("\nWorkloads (ns per call on CPU 0, bare and attached, bpf_stats off; clock: cpu, "
+          "the thread's own CPU time, or wall, for a workload that sleeps):")
+    print_table(["workload", "clock", "bare", "attached", "added", "added %", "spread",
                  "bpf_stats on"], workload_rows(samples, meta, arm))
     for name, does in workloads(meta):
         print(f"  {name}: {does}")
