@@ -691,21 +691,34 @@ static int cpu_counts(const char *list, int *counts)
 	return n;
 }
 
-/* Round @r of workload @wi on @n CPUs: bare, then each arm attached and with stats on. */
+/*
+ * Round @r of workload @wi on @n CPUs: bare, and each arm attached and with stats on. The
+ * arms' order turns each round and the whole round runs backwards every other one, so no
+ * arm keeps the place next to the bare phase, or the first or the last.
+ */
 static int one_round(int wi, int r, int n, int ms, bool curve)
 {
-	int steps = 1 + 2 * nr_arms, err = 0;
+	enum phase_kind order[2 * MAX_ARMS + 1];
+	struct tarm *arm_of[2 * MAX_ARMS + 1];
+	int steps = 0, err = 0;
 
-	/* Every other round backwards: no phase always follows the same one. */
-	for (int s = 0; s < steps && !err; s++) {
-		int k = r % 2 ? steps - 1 - s : s;
-		enum phase_kind kind = !k ? PHASE_BARE : k % 2 ? PHASE_ATTACHED : PHASE_STATS;
-		struct tarm *a = k ? &arms[(k - 1) / 2] : NULL;
+	order[steps] = PHASE_BARE;
+	arm_of[steps++] = NULL;
+	for (int i = 0; i < nr_arms; i++) {
+		struct tarm *a = &arms[(i + r) % nr_arms];
 
 		/* On a curve the attached phase without stats tells nothing new. */
-		if (curve && kind == PHASE_ATTACHED)
-			continue;
-		err = phase(wi, kind, a, n, ms, curve);
+		if (!curve) {
+			order[steps] = PHASE_ATTACHED;
+			arm_of[steps++] = a;
+		}
+		order[steps] = PHASE_STATS;
+		arm_of[steps++] = a;
+	}
+	for (int s = 0; s < steps && !err; s++) {
+		int k = r % 2 ? steps - 1 - s : s;
+
+		err = phase(wi, order[k], arm_of[k], n, ms, curve);
 	}
 	return err;
 }
