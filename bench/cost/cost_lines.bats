@@ -40,6 +40,11 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 hot() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t { print $2 }' <<<"$output" |
 	sed -n "$1p"; }
 
+# hot_source N: the Nth of those that is a source line, not a function's compiler-made code
+# (line 0, which holds no one line's code: a race beside the loop's, of no meaning to it).
+hot_source() { awk '/^share +line/ { t = 1; next } t && !NF { exit } t && $2 !~ /:0$/ { print $2 }' \
+	<<<"$output" | sed -n "$1p"; }
+
 # mover N: "POINTS FILE:LINE" of the movers table's Nth row, the candidate's line.
 mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $5 }' \
 	<<<"$output" | sed -n "$1p"; }
@@ -47,7 +52,7 @@ mover() { awk '/^points +base/ { t = 1; next } t && !NF { exit } t { print $1, $
 # placed WHO: the share of WHO's samples placed on a line, in whole percent.
 placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | awk '{print $NF}'; }
 
-@test "the canary: its planted lines hold the most, the loop among the top; listing, BMF" {
+@test "the canary: its planted lines hold the most, the loop among the top five; listing, BMF" {
 	# The event queue off (aggregate mode): the classifier is then most of what the
 	# program does, and the planted v3 classifier most of that.
 	FBF_COST_SET=sample_every=0 cost measure "$CANARY"
@@ -62,8 +67,11 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 		END { printf "%.1f %.1f\n", planted, other }' "$RESULTS/cost-lines.txt")
 	echo "the planted lines together, the costliest other line: $shares"
 	awk '{ exit !($1 > $2) }' <<<"$shares"
-	hot 1; hot 2; hot 3
-	[[ " $(hot 1) $(hot 2) $(hot 3) " == *" $V3:23 "* ]]
+	# The loop's line among the top five: its share (8 to 11% on this project's hosts) sits
+	# beside the class tests' and the counters' lookup, whose order turns from run to run.
+	top=$(for n in 1 2 3 4 5; do hot_source "$n"; done | tr '\n' ' ')
+	echo "the top five source lines: $top"
+	[[ " $top" == *" $V3:23 "* ]]
 	[ "$(placed "the program")" -ge 95 ]
 	grep -E '^xdp_fizzbuzzfib \(0x[0-9a-f]+, [0-9]+ bytes\)$' "$RESULTS/cost-lines.txt"
 	grep -E "^ +[0-9.]+%  $V3:23  for \(i = 0; i < FBF_V3_MAX_STEPS" "$RESULTS/cost-lines.txt"
