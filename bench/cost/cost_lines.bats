@@ -84,18 +84,23 @@ placed() { grep -o "$1: [0-9,]* samples in the program, [0-9]*" <<<"$output" | a
 @test "cost-compare against the shipped build: the canary's lines are the top movers up" {
 	cost compare "$FBF_BUILD/fizzbuzzfib.bpf.o" "$CANARY"
 	[ "$status" -eq 1 ]
-	local up
+	local up shares
 
 	# The lines that rose come first, then those that fell (the shipped build's bitmap
-	# test, gone; the push, which a slower program around it may hide): the top two
-	# that rose are the canary's, the loop's line among the top three.
+	# test, gone; the push, which a slower program around it may hide). The top riser is
+	# the canary's, its lines together rose more than all others together, the loop's
+	# line among them. Its place among the canary's lines turns from run to run: the
+	# compiler-made code of the inlined loop (line 0) and the divisions take shares
+	# beside it (on the 2-vCPU host, 3.4% to 9% of the candidate's samples).
 	mover '1,$'
 	[ "$(mover '1,$' | cut -c1 | uniq | tr -d '\n')" = "+-" ]
 	[[ "$(mover 1)" == +*" $V3:"* ]]
-	up=$(mover '1,$' | grep '^+' | head -n 3)
+	up=$(mover '1,$' | grep '^+')
 	echo "$up"
-	[[ "$(sed -n 1p <<<"$up")" == *" $V3:"* ]]
-	[[ "$(sed -n 2p <<<"$up")" == *" $V3:"* ]]
+	shares=$(awk -v v3=" $V3:" '{ p = $1 + 0; if (index($0, v3)) planted += p; else other += p }
+		END { printf "%.1f %.1f\n", planted, other }' <<<"$up")
+	echo "the canary's lines' points together, the other risers': $shares"
+	awk '{ exit !($1 > $2) }' <<<"$shares"
 	grep -qx "+[0-9.]* $V3:23" <<<"$up"
 	[ "$(placed base)" -ge 95 ]
 	[ "$(placed candidate)" -ge 95 ]
