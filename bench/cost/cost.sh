@@ -149,9 +149,13 @@ if [ "${1:-}" = figures ]; then
 	[ $# -ge 3 ] || usage
 	prog=$1 file=${*: -1}
 	set -- "${@:2:$#-2}"
-	# SET's globals too: the verifier prunes what a frozen .rodata value rules out.
+	# SET's globals too, each side's own where a compare gave one: the verifier prunes what
+	# a frozen .rodata value rules out. MAPS are not needed: no frame runs here.
+	side_sets=()
+	[ -z "${FBF_COST_BASE_SET:-}" ] || side_sets+=(-S "base=$FBF_COST_BASE_SET")
+	[ -z "${FBF_COST_CANDIDATE_SET:-}" ] || side_sets+=(-S "candidate=$FBF_COST_CANDIDATE_SET")
 	matrix_figures "$file" "$build/bench/cost_run" run -r 0 ${prog:+-p "$prog"} \
-		${globals:+-s "$globals"} "$@"
+		${globals:+-s "$globals"} "${side_sets[@]}" "$@"
 	exit
 fi
 
@@ -188,9 +192,9 @@ matrix_run()
 {
 	matrix_args=()
 	[ -n "$kernels" ] || return 0
-	(cd "$tree" && FBF_BUILD=$(cd "$build" && pwd) matrix_measure cost \
-		"$matrix_root" "$kernels" "FBF_BUILD FBF_COST_SET" bench/cost/cost.sh figures "$prog" \
-		"${guest_arms[@]}") >&2
+	(cd "$tree" && FBF_BUILD=$(cd "$build" && pwd) matrix_measure cost "$matrix_root" \
+		"$kernels" "FBF_BUILD FBF_COST_SET FBF_COST_BASE_SET FBF_COST_CANDIDATE_SET" \
+		bench/cost/cost.sh figures "$prog" "${guest_arms[@]}") >&2
 	for kernel in $kernels; do
 		matrix_args+=("on:$(basename "$kernel")=$matrix_root/$(basename "$kernel")/figures.tsv")
 	done

@@ -76,3 +76,19 @@ measured_on_each()
 			<<<"$output"
 	done
 }
+
+@test "each side's own SET reaches the guests: the branch it rules out is pruned there" {
+	local kernel name row
+
+	# One object on both sides; the base's port keeps the drop branch, the candidate's
+	# default of 0 lets the verifier prune it, on every kernel as on the host.
+	FBF_COST_BASE_SET=cost_drop_port=80 cost compare "$FBF_BUILD/testing/cost_state.bpf.o" \
+		"$FBF_BUILD/testing/cost_state.bpf.o"
+	[ "$status" -eq 0 ]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		row=$(grep -E "^cost/prog@$name +verified-instructions " <<<"$output")
+		echo "$row"
+		awk '{ exit !($4 < $3) }' <<<"$row"
+	done
+}
