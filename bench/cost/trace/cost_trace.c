@@ -68,12 +68,14 @@
 #define BATCH 8
 
 struct tprog {
-	struct bpf_program *prog;
+	struct bpf_program *prog;	/* in the arm's object, or in its latest copy's */
 	const char *name;
 	const char *label;	/* as its rows name it: its name, or -N's for a compare */
 	struct trace_hook hook;
 	const struct trace_trigger *trigger;	/* the built-in one that fires its hook */
-	int fd;
+	int fd;			/* the program's, or its latest copy's (reload_copy) */
+	struct bpf_object *copy;	/* the copy's object, once the kernel needs one */
+	bool attached;		/* once: a kernel that attaches it once a load needs a copy */
 	struct bpf_link *link;
 	struct bpf_link *perf_links[MAX_CPUS];	/* a perf_event program's, one per CPU */
 	int home;		/* the workload its figures come from; -1 until one ran it */
@@ -308,6 +310,49 @@ static int perf_open(int cpu)
 	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * A fresh copy of @tp's program loaded from @a's file, its maps @a's own (reused: the
+ * state, globals and events are those of the arm), for a kernel that attaches a program
+ * once a load (trace_hook_attaches_once). The copy before it is closed.
+ */
+static int reload_copy(struct tarm *a, struct tprog *tp)
+{
+	struct bpf_object *obj = bpf_object__open_file(a->path, NULL);
+	struct bpf_program *p, *copy = NULL;
+	struct bpf_map *m;
+	int err;
+
+	if (!obj)
+		return trace_hook_failed(&tp->hook, tp->name, "load again", errno);
+	bpf_object__for_each_program(p, obj) {
+		bool it = !strcmp(bpf_program__name(p), tp->name);
+
+		bpf_program__set_autoload(p, it);
+		if (it)
+			copy = p;
+	}
+	bpf_object__for_each_map(m, obj) {
+		const struct bpf_map *own = bpf_object__find_map_by_name(a->obj,
+									 bpf_map__name(m));
+
+		if (own && bpf_map__fd(own) >= 0 && bpf_map__reuse_fd(m, bpf_map__fd(own))) {
+			err = errno;
+			bpf_object__close(obj);
+			return trace_hook_failed(&tp->hook, tp->name, "share the maps of", err);
+		}
+	}
+	if (!copy || bpf_object__load(obj)) {
+		err = copy ? errno : ENOENT;
+		bpf_object__close(obj);
+		return trace_hook_failed(&tp->hook, tp->name, "load again", err);
+	}
+	bpf_object__close(tp->copy);
+	tp->copy = obj;
+	tp->prog = copy;
+	tp->fd = bpf_program__fd(copy);
+	return 0;
+}
+
 static void detach_prog(struct tprog *tp)
 {
 	bpf_link__destroy(tp->link);
@@ -318,8 +363,15 @@ static void detach_prog(struct tprog *tp)
 	}
 }
 
-static int attach_prog(struct tprog *tp)
+static int attach_prog(struct tarm *a, struct tprog *tp)
 {
+	if (tp->attached && trace_hook_attaches_once(&tp->hook)) {
+		int err = reload_copy(a, tp);
+
+		if (err)
+			return err;
+	}
+	tp->attached = true;
 	if (tp->hook.kind != TRACE_PERF_EVENT) {
 		tp->link = bpf_program__attach(tp->prog);
 		return tp->link ? 0 : trace_hook_failed(&tp->hook, tp->name, "attach", errno);
@@ -349,7 +401,7 @@ static int attach_arm(struct tarm *a)
 	for (int lsm = 0; lsm < 2 && !err; lsm++)
 		for (int i = 0; i < a->nr && !err; i++)
 			if ((a->progs[i].hook.kind == TRACE_LSM) == lsm)
-				err = attach_prog(&a->progs[i]);
+				err = attach_prog(a, &a->progs[i]);
 	return err;
 }
 
@@ -887,6 +939,8 @@ static int run(int argc, char **argv, bool curve)
 				       "the workload never fired its hook" :
 				       "no built-in trigger fires its hook: give WORKLOAD=");
 		}
+		for (int j = 0; j < arms[i].nr; j++)
+			bpf_object__close(arms[i].progs[j].copy);
 		bpf_object__close(arms[i].obj);
 	}
 	if (!err && trace_stats_always_on())

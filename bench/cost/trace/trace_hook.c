@@ -318,26 +318,27 @@ int trace_hook_check(const struct trace_hook *hook, const char *name)
 	}
 }
 
+static bool is_trampoline(const struct trace_hook *hook)
+{
+	return hook->kind == TRACE_FENTRY || hook->kind == TRACE_FEXIT ||
+	       hook->kind == TRACE_FMOD_RET || hook->kind == TRACE_LSM;
+}
+
+bool trace_hook_attaches_once(const struct trace_hook *hook)
+{
+	return is_trampoline(hook) && kernel_version() < (5 << 8 | 13);
+}
+
 int trace_hook_failed(const struct trace_hook *hook, const char *name, const char *what,
 		      int err)
 {
-	bool trampoline = hook->kind == TRACE_FENTRY || hook->kind == TRACE_FEXIT ||
-			  hook->kind == TRACE_FMOD_RET || hook->kind == TRACE_LSM;
+	bool trampoline = is_trampoline(hook);
 
 	if ((hook->kind == TRACE_UPROBE || hook->kind == TRACE_URETPROBE) && err == ENOENT) {
 		fprintf(stderr, "cost: %s (%s/%s): the binary has no function %s: check the "
 			"name (nm -D shows a library's)\n", name, hook->kind_name, hook->target,
 			hook->event);
 		return COST_EXIT_UPROBE;
-	}
-	/* Before 5.13 a trampoline program's first attach cleared its target: no second. */
-	if (trampoline && err == ENOENT && !strcmp(what, "attach") &&
-	    kernel_version() < (5 << 8 | 13)) {
-		fprintf(stderr, "cost: %s (%s/%s): this kernel (%s) attaches a %s program once "
-			"a load, and the tool attaches it in turns (attaching again came in "
-			"5.13): measure it on a later kernel, as Debian 12's\n", name,
-			hook->kind_name, hook->target, release(), hook->kind_name);
-		return COST_EXIT_HOOK_KERNEL;
 	}
 	/* A kernel built without fprobe (CONFIG_FPROBE) has no kprobe_multi links. */
 	if (hook->kind == TRACE_KPROBE_MULTI && err == EOPNOTSUPP && !strcmp(what, "attach")) {

@@ -57,6 +57,13 @@ bool trace_hook_is_tracing(const struct bpf_program *prog);
 int trace_hook_check(const struct trace_hook *hook, const char *name);
 
 /*
+ * Whether this kernel attaches @hook's program once a load: before 5.13 a trampoline
+ * program's (fentry, fexit, fmod_ret, lsm) first attach cleared its target, so each
+ * further attach needs the program loaded again.
+ */
+bool trace_hook_attaches_once(const struct trace_hook *hook);
+
+/*
  * Why an attach or a load of program @name at @hook failed with -@err, as one line on
  * stderr; the cost_exit status.
  */
