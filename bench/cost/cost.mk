@@ -86,7 +86,8 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats
+	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
+	     bench/cost/cost_chain.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
@@ -169,6 +170,22 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	@# Its bounds checks compare header pointers with void *, as the kernel's tree allows.
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
+
+# The chain tests' programs (bench/cost/cost_chain.bats), from testing/cost_chain_probe.bpf.c:
+# a three-hop XDP chain, the same in TC, and the chains a user gets wrong.
+COST_CHAIN_PROBES := $(addprefix $(OUTPUT)/testing/,cost_chain_probe.bpf.o \
+		     cost_chain_probe_tc.bpf.o cost_chain_probe_empty.bpf.o \
+		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o)
+test-build: $(COST_CHAIN_PROBES)
+
+$(OUTPUT)/testing/cost_chain_probe_tc.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_TC
+$(OUTPUT)/testing/cost_chain_probe_empty.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_EMPTY
+$(OUTPUT)/testing/cost_chain_probe_loop.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_LOOP
+$(OUTPUT)/testing/cost_chain_probe_none.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_NONE
+$(COST_CHAIN_PROBES): testing/cost_chain_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_CHAIN_FLAGS) -c $< -o $@
 
 # cost-compare's sides' own state where they differ, over MAPS= and SET=:
 # BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).
