@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
-#           [LINES=1] [WORKLOAD="COMMAND"]
+#           [LINES=1] [WORKLOAD="COMMAND"] [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...']
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
 #                 the bare program of its type (as root); with KERNELS, the verifier's
 #                 figures on those kernels too, each booted under QEMU; with LINES=1, the
-#                 program's hottest source lines, sampled with perf (cost_lines.bash)
+#                 program's hottest source lines, sampled with perf (cost_lines.bash); an
+#                 object with a prog array is measured as a chain, hop by hop, its slots as
+#                 it fills them and as CHAIN names them (cost_chain.h)
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
 #                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
 #                 side by side in one run, with the gate's statistics and verdict; LINES=1:
@@ -23,7 +25,8 @@ TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
-	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
+	     bench/cost/cost_chain.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
+	     bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
@@ -77,11 +80,11 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_REWRITE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
@@ -105,7 +108,8 @@ COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_repor
 		bench/cost/cost_lines.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
-		bench/cost/cost_capture_report.py bench/cost/cost_lines.bash \
+		bench/cost/cost_capture_report.py bench/cost/cost_chain_report.py \
+		bench/cost/cost_lines.bash \
 		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
