@@ -11,7 +11,7 @@
  *   -DCOST_CHAIN_TC     the same as TC programs, SEC("tc")
  *   -DCOST_CHAIN_EMPTY  slot 2 left empty: IPv4 frames but TCP fall through at hop 2
  *   -DCOST_CHAIN_LOOP   hop 3 tail-calls slot 1 again: a loop the kernel stops
- *   -DCOST_CHAIN_NONE   every slot empty: every IPv4 frame falls through at the entry
+ *   -DCOST_CHAIN_NONE   every slot empty, and the entry tail-calls every frame: all fall through
  *
  * Beside the chain: chain_spare, a program of the chain's type no slot names
  * (for CHAIN=), tc_chain_other / xdp_chain_other, one of the other type, and
@@ -108,8 +108,12 @@ int chain_entry(struct chain_ctx *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 
-	if (hop_work(data, end, 1) == 0 || !ipv4_of(data, end))
+	if (hop_work(data, end, 1) == 0)
 		return CHAIN_PASS;
+#ifndef COST_CHAIN_NONE
+	if (!ipv4_of(data, end))
+		return CHAIN_PASS;
+#endif
 	bpf_tail_call(ctx, &jmp_table, 1);
 	/* Slot 1 empty: the frame falls through here. */
 	return CHAIN_PASS;

@@ -284,8 +284,9 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 				arms[a].path);
 			return COST_EXIT_USAGE;
 		}
-		arms[a].chain = calloc(1, sizeof(*arms[a].chain));
-		if (!arms[a].chain)
+		/* A program another process loaded is measured alone, as it runs. */
+		arms[a].chain = id ? NULL : calloc(1, sizeof(*arms[a].chain));
+		if (!id && !arms[a].chain)
 			return COST_EXIT_FAILED;
 		/* A chain of one where the object has no prog array: the program alone. */
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
