@@ -187,7 +187,7 @@ static int hop_of(struct cost_chain *ch, struct cost_prog *cp, __u32 id)
 	for (int o = 0; o < ch->nr_others; o++) {
 		if (prog_id(ch->others[o].fd) != id)
 			continue;
-		/* Another object's program runs alone as it is: its own slots, if any, as loaded. */
+		/* Another object's program runs as it is: its own slots, if any, as loaded. */
 		memcpy(ch->hops[h].name, ch->others[o].name, sizeof(ch->hops[h].name));
 		ch->hops[h].fd = ch->others[o].fd;
 		ch->hops[h].id = id;
@@ -221,6 +221,8 @@ static int cut_slots(struct cost_chain *ch, struct cost_prog *cp)
 			s->hop = bpf_map_lookup_elem(bpf_map__fd(map), &i, &id) ? -1 :
 				 hop_of(ch, cp, id);
 			s->stub_fd = cost_type_stub(ch->type, MARK + ch->nr_slots, attach);
+			s->cut_fd = s->stub_fd;
+			s->cut_map_fd = bpf_map__fd(cut_map);
 			if (s->stub_fd < 0 || bpf_map_update_elem(bpf_map__fd(cut_map), &i,
 								  &s->stub_fd, BPF_ANY)) {
 				fprintf(stderr, "cost: a stub in %s[%u] of the chain cut hop by "
@@ -326,6 +328,17 @@ static int slot_of(const struct cost_chain *ch, __u32 retval)
 	return retval >= MARK && retval < MARK + ch->nr_slots ? (int)(retval - MARK) : -1;
 }
 
+/* A loop: hop @from tail-calls @slot, whose program the frame passed already. */
+static void tell_loop(const struct cost_chain *ch, const char *arm, const char *shape, int from,
+		      int slot)
+{
+	fprintf(stderr, "cost: %s: %s: %s tail-calls %s[%u], back into %s: the kernel stops "
+		"such a chain after %d tail calls, and the frame ends with what the last hop "
+		"returns when its tail call fails; break the loop, or measure a hop of it alone "
+		"with PROG=\n", arm, shape, ch->hops[from].name, ch->slots[slot].map,
+		ch->slots[slot].index, ch->hops[ch->slots[slot].hop].name, COST_CHAIN_TAIL_CALLS);
+}
+
 int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
 		     size_t nr_shapes)
 {
@@ -359,14 +372,7 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 			for (int k = 0; k < len; k++) {
 				if (ch->path[i][k] != hop)
 					continue;
-				fprintf(stderr, "cost: %s: %s: %s tail-calls %s[%u], back into %s: "
-					"the kernel stops such a chain after %d tail calls, and the "
-					"frame ends with what the last hop returns when its tail call "
-					"fails; break the loop, or measure a hop of it alone with "
-					"PROG=\n", arm, shapes[i].name,
-					ch->hops[ch->path[i][len - 1]].name, ch->slots[slot].map,
-					ch->slots[slot].index, ch->hops[hop].name,
-					COST_CHAIN_TAIL_CALLS);
+				tell_loop(ch, arm, shapes[i].name, ch->path[i][len - 1], slot);
 				return COST_EXIT_CHAIN_LOOP;
 			}
 		}
@@ -394,21 +400,67 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 }
 
 /*
- * @fd's ns per run on each shape (@use: those that run it), @repeat runs a
- * call, held as its type needs (the arms are: cost_hold.h), into @ns.
+ * @fd held as its type needs while it runs, as the arms are (cost_hold.h): a
+ * link's fd, -errno, or -1 where the type holds nothing.
  */
-static int time_shapes(const struct cost_chain *ch, int fd, const struct cost_shape *shapes,
-		       size_t nr_shapes, const bool *use, int repeat, double *ns)
+static int hold(const struct cost_chain *ch, int fd)
 {
-	int link = ch->type->hold ? ch->type->hold(fd) : -1, err = 0;
+	return ch->type->hold ? ch->type->hold(fd) : -1;
+}
+
+/* @fd's ns per run on each shape, @repeat runs a call, held, into @ns. */
+static int time_shapes(const struct cost_chain *ch, int fd, const struct cost_shape *shapes,
+		       size_t nr_shapes, int repeat, double *ns)
+{
+	int link = hold(ch, fd), err = 0;
 	__u32 action;
 
 	if (ch->type->hold && link < 0)
 		return link;
 	for (size_t i = 0; !err && i < nr_shapes; i++)
-		if (!use || use[i])
-			err = kernel_frame_run(fd, shapes[i].frame, shapes[i].len, repeat, &ns[i],
-					       &action);
+		err = kernel_frame_run(fd, shapes[i].frame, shapes[i].len, repeat, &ns[i], &action);
+	if (link >= 0)
+		close(link);
+	return err;
+}
+
+/*
+ * The cut copy's slots set for a frame that takes @path, cut after its
+ * first @k hops: a slot holds its real hop where that is one of hops 2 to
+ * @k, else its stub. 0 or -errno.
+ */
+static int cut_after(struct cost_chain *ch, const __u8 *path, int k)
+{
+	for (int s = 0; s < ch->nr_slots; s++) {
+		struct cost_chain_slot *slot = &ch->slots[s];
+		int fd = slot->stub_fd;
+
+		for (int j = 1; j < k; j++)
+			if (slot->hop == path[j])
+				fd = ch->hops[slot->hop].fd;
+		if (fd == slot->cut_fd)
+			continue;
+		if (bpf_map_update_elem(slot->cut_map_fd, &slot->index, &fd, BPF_ANY))
+			return -errno;
+		slot->cut_fd = fd;
+	}
+	return 0;
+}
+
+/* Each shape through the chain cut after each of its hops but the last, into @cut[i][k - 1]. */
+static int time_cuts(struct cost_chain *ch, const struct cost_shape *shapes, size_t nr_shapes,
+		     int repeat, double (*cut)[COST_CHAIN_TAIL_CALLS + 1])
+{
+	int link = hold(ch, ch->hops[0].fd), err = 0;
+	__u32 action;
+
+	if (ch->type->hold && link < 0)
+		return link;
+	for (size_t i = 0; !err && i < nr_shapes; i++)
+		for (int k = 1; !err && k < ch->path_len[i]; k++)
+			err = cut_after(ch, ch->path[i], k) ?:
+			      kernel_frame_run(ch->hops[0].fd, shapes[i].frame, shapes[i].len,
+					       repeat, &cut[i][k - 1], &action);
 	if (link >= 0)
 		close(link);
 	return err;
@@ -417,47 +469,51 @@ static int time_shapes(const struct cost_chain *ch, int fd, const struct cost_sh
 int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
 		     size_t nr_shapes, int repeat)
 {
-	double bare[COST_SHAPES_MAX], pair[COST_SHAPES_MAX], alone[COST_SHAPES_MAX];
-	double tail = 0, sum = 0;
-	int err = time_shapes(ch, ch->bare_fd, shapes, nr_shapes, NULL, repeat, bare) ?:
-		  time_shapes(ch, ch->pair_fd, shapes, nr_shapes, NULL, repeat, pair);
+	double bare[COST_SHAPES_MAX], pair[COST_SHAPES_MAX], whole[COST_SHAPES_MAX];
+	double cut[COST_SHAPES_MAX][COST_CHAIN_TAIL_CALLS + 1];
+	double own[COST_CHAIN_HOPS] = {}, tail = 0, sum = 0;
+	int reached[COST_CHAIN_HOPS] = {};
+	int err = time_shapes(ch, ch->bare_fd, shapes, nr_shapes, repeat, bare) ?:
+		  time_shapes(ch, ch->pair_fd, shapes, nr_shapes, repeat, pair) ?:
+		  time_shapes(ch, ch->entry_fd, shapes, nr_shapes, repeat, whole) ?:
+		  time_cuts(ch, shapes, nr_shapes, repeat, cut);
 
-	for (size_t i = 0; !err && i < nr_shapes; i++) {
-		tail += pair[i] - bare[i];
-		/* The frame's one test run; each hop after the first adds none of its own. */
-		sum += bare[i];
-	}
-	for (int h = 0; !err && h < ch->nr_hops; h++) {
-		bool use[COST_SHAPES_MAX] = {};
-		double own = 0;
-		int reached = 0;
-
-		for (size_t i = 0; i < nr_shapes; i++)
-			for (int k = 0; k < ch->path_len[i]; k++)
-				use[i] |= ch->path[i][k] == h;
-		err = time_shapes(ch, ch->hops[h].fd, shapes, nr_shapes, use, repeat, alone);
-		for (size_t i = 0; !err && i < nr_shapes; i++) {
-			bool last = use[i] && ch->path[i][ch->path_len[i] - 1] == h;
-			double mine;
-
-			if (!use[i])
-				continue;
-			/* Alone, a hop that goes on ran a tail call into a stub too: the pair's. */
-			mine = alone[i] - (last ? bare[i] : pair[i]);
-			own += mine;
-			reached++;
-			/* The hop, and the tail call that brought it here. */
-			sum += mine + (h ? pair[i] - bare[i] : 0);
-		}
-		if (!err && reached)
-			printf("%s\tcost/hop/%s\tlatency\t%.2f\n", arm, ch->hops[h].name,
-			       own / reached);
-	}
 	if (err) {
 		fprintf(stderr, "cost: %s: the chain hop by hop: BPF_PROG_TEST_RUN: %s\n", arm,
 			strerror(-err));
 		return COST_EXIT_FAILED;
 	}
+	for (size_t i = 0; i < nr_shapes; i++) {
+		int len = ch->path_len[i];
+		double t = pair[i] - bare[i];
+
+		tail += t;
+		sum += bare[i];
+		/*
+		 * T(k), the chain cut after hop k, is the test run, hops 1 to k, the
+		 * tail calls between them, and one into a stub; T(len) is the whole
+		 * chain. Hop 1's own: T(1) less the bare pair (the run, a tail call
+		 * and two bare returns), or less the bare program where the frame
+		 * ends in it; hop k's: T(k) - T(k-1), which adds hop k and the tail
+		 * call into it, less a tail call; the last hop's: T(len) - T(len-1),
+		 * the stub's tail call in T(len-1) standing for the one into it.
+		 */
+		for (int k = 1; k <= len; k++) {
+			double at = k < len ? cut[i][k - 1] : whole[i], mine;
+
+			if (k == 1)
+				mine = at - (len == 1 ? bare[i] : pair[i]);
+			else
+				mine = at - cut[i][k - 2] - (k < len ? t : 0);
+			own[ch->path[i][k - 1]] += mine;
+			reached[ch->path[i][k - 1]]++;
+			sum += mine + (k > 1 ? t : 0);
+		}
+	}
+	for (int h = 0; h < ch->nr_hops; h++)
+		if (reached[h])
+			printf("%s\tcost/hop/%s\tlatency\t%.2f\n", arm, ch->hops[h].name,
+			       own[h] / reached[h]);
 	printf("%s\tcost/tail-call\tlatency\t%.2f\n", arm, tail / nr_shapes);
 	printf("%s\tcost/chain/hop-sum\tlatency\t%.0f\n", arm, sum);
 	return 0;

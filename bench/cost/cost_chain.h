@@ -9,18 +9,23 @@
  * separated.
  *
  * Hop by hop: the kernel's bpf_stats give the whole chain's time to its
- * entry, so each hop is measured alone, entered directly by its own test run,
- * in a second copy of the object (its own maps, filled as the first) whose
- * every prog-array slot holds a stub that returns a mark of its own, outside
- * any action. A hop's run there is its own work, plus a tail call into a stub
- * where it goes on in the real chain. The tail call's cost is a bare program
- * that tail-calls a bare program, less the bare program alone, measured in
- * the same rounds: a hop's own ns is its run less that pair (where it tail-calls
- * on) or less the bare program alone (where the frame ends in it). Which hops
- * a shape takes is read from the same stubs' marks: a hop that returns slot
- * S's mark goes on to the program the real chain holds in S, and one whose
- * slot is empty falls through there. Each hop sees the frame as built:
- * a hop that rewrites it hands its successor other bytes in the real chain.
+ * entry, so the chain is cut after each hop, in a second copy of the object
+ * (its own maps, filled as the first) whose slots hold stubs that return a
+ * mark each, outside any action. Which hops a shape takes is read with every
+ * slot a stub: a hop that returns slot S's mark goes on, in the real chain,
+ * to the program S holds, and one whose slot is empty falls through there.
+ * Then, in the same rounds as the whole chain, each shape runs through the
+ * copy cut after each of its hops but the last (its hops so far real, the
+ * slot after them a stub): T(k). A hop's own ns is T(k) - T(k-1) less a tail
+ * call, hop 1's T(1) less the bare pair below, and the last's the whole chain
+ * less T(len - 1), the stub's tail call there standing for the real one. So
+ * each hop is measured where it runs, after the hops before it, and what the
+ * hops and tail calls add up to is the whole chain as the cut copy ran it;
+ * the check sets that against the entry's own runs in the same round. The
+ * tail call's own cost: a bare program that tail-calls a bare program, less
+ * the bare program alone. What a hop's tail call costs beyond the bare pair's
+ * (it restores more registers) is in that hop's own ns. Each shape's runs
+ * repeat on its own output, as the whole chain's do.
  */
 #ifndef FBF_COST_CHAIN_H
 #define FBF_COST_CHAIN_H
@@ -49,6 +54,7 @@ struct cost_chain_slot {
 	__u32 index;
 	int hop;		/* the hop the real chain holds there; -1: empty */
 	int stub_fd;
+	int cut_map_fd, cut_fd;	/* its array in the cut copy, and what it holds there now */
 };
 
 struct cost_chain {

@@ -52,11 +52,13 @@ def section(samples_path, prog, order, arm, all_bench, show, bmf_timing, bmf):
     sums, whole = prog[(SUM, "latency")], prog[(all_bench, "latency")]
     bmf_timing(bmf, SUM, "latency", sums)
     apart = statistics.median((s - w) / w * 100 for s, w in zip(sums, whole) if w)
-    print("\nChain, hop by hop: each hop run alone, entered by its own test run, in a copy "
-          "of the object whose every slot holds a stub; a hop's own ns: that run less a "
-          "bare program's tail call into a bare program (where the frame goes on) or less "
-          "the bare program alone (where it ends); tail call: the two bare programs less "
-          "the one, in the same rounds (bench/cost/cost_chain.h).\n")
+    print("\nChain, hop by hop: the chain cut after each hop of a shape's path (a copy of "
+          "the object, the slot after that hop a stub that returns at once), in the same "
+          "rounds; a hop's own ns: the cut after it less the cut before it, less a tail "
+          "call (the first hop: less a bare program's tail call into a bare program; the "
+          "last: the whole chain less the cut before it); tail call: those two bare programs "
+          "less the one; the check: the hops and tail calls added up, against the entry's "
+          "own runs of the whole chain (bench/cost/cost_chain.h).\n")
     print_table(["hop", "measure", "program", "shapes reaching it", "spread"], rows)
     print(f"\nchain check: the hops and their tail calls add up to "
           f"{fmt(statistics.median(sums))} ns over the shapes, the whole chain "
