@@ -237,48 +237,48 @@ static int cut_slots(struct cost_chain *ch, struct cost_prog *cp)
 }
 
 /*
+ * A program that tail-calls slot 0 of prog array @map_fd (ld_imm64 of the
+ * map's fd, r3 = 0, bpf_tail_call) and returns a mark where that fails, so
+ * that a failed tail call is seen: its fd, or -errno.
+ */
+static int tail_caller(const struct cost_type *type, int map_fd, enum bpf_attach_type attach)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_2,
+		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd },
+		{},
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_tail_call },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = MARK - 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach);
+	int fd = bpf_prog_load(type->prog_type, "cost_pair", "GPL", insns, 6, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * The tail call's own cost: a bare program, and one that tail-calls it
- * through a prog array of its own, ld_imm64 of the map's fd, r3 = 0,
- * bpf_tail_call, then return what the bare one would.
+ * through a prog array of its own; checked to reach it. 0 or -errno.
  */
 static int pair_load(struct cost_chain *ch, enum bpf_attach_type attach)
 {
-	__u32 zero = 0, pass = cost_type_pass(ch->type);
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach);
-	int map_fd;
+	__u32 zero = 0, pass = cost_type_pass(ch->type), action;
+	__u8 frame[64] = {};
+	double ns;
+	int err;
 
 	ch->bare_fd = cost_type_stub(ch->type, pass, attach);
-	map_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "cost_pair", 4, 4, 1, NULL);
-	ch->pair_map_fd = map_fd;
-	if (ch->bare_fd < 0 || map_fd < 0 ||
-	    bpf_map_update_elem(map_fd, &zero, &ch->bare_fd, BPF_ANY))
+	ch->pair_map_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "cost_pair", 4, 4, 1, NULL);
+	if (ch->bare_fd < 0 || ch->pair_map_fd < 0 ||
+	    bpf_map_update_elem(ch->pair_map_fd, &zero, &ch->bare_fd, BPF_ANY))
 		return -errno;
-	{
-		const struct bpf_insn insns[] = {
-			{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_2,
-			  .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd },
-			{},
-			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
-			{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_tail_call },
-			/* Not the bare one's answer: a tail call that failed is seen. */
-			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-			  .imm = MARK - 1 },
-			{ .code = BPF_JMP | BPF_EXIT },
-		};
-		__u8 frame[64] = {};
-		__u32 action;
-		double ns;
-		int err;
-
-		ch->pair_fd = bpf_prog_load(ch->type->prog_type, "cost_pair", "GPL", insns, 6,
-					    &opts);
-		if (ch->pair_fd < 0)
-			return -errno;
-		err = kernel_frame_run(ch->pair_fd, frame, sizeof(frame), 1, &ns, &action);
-		if (err)
-			return err;
-		return action == pass ? 0 : -ENOENT;
-	}
+	ch->pair_fd = tail_caller(ch->type, ch->pair_map_fd, attach);
+	if (ch->pair_fd < 0)
+		return ch->pair_fd;
+	err = kernel_frame_run(ch->pair_fd, frame, sizeof(frame), 1, &ns, &action);
+	return err ?: action == pass ? 0 : -ENOENT;
 }
 
 int cost_chain_load(struct cost_chain *ch, struct cost_prog *cp, const char *path,
