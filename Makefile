@@ -25,6 +25,7 @@
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE]   what any XDP object costs (as root)
 # make cost-compare BASE=PATH CANDIDATE=PATH   two objects judged like the gate (as root)
 #                 (either with KERNELS=...: the verifier's figures on those kernels too)
+#                 (a chain through prog arrays hop by hop, CHAIN='MAP[INDEX]=[OBJ:]PROG ...')
 # make profile-cpu / profile-heap / profile-kernel    see bench/profile/profile.mk
 # make fuzz / stress                                  see tests/tests.mk
 # make install    the agent as fizzbuzzfib-agent, its manual page and systemd units, and

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
-#           [LINES=1] [WORKLOAD="COMMAND"]
+#           [LINES=1] [WORKLOAD="COMMAND"] [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...']
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
 #                 the bare program of its type (as root); with KERNELS, the verifier's
 #                 figures on those kernels too, each booted under QEMU; with LINES=1, the
-#                 program's hottest source lines, sampled with perf (cost_lines.bash)
+#                 program's hottest source lines, sampled with perf (cost_lines.bash); an
+#                 object with a prog array is measured as a chain, hop by hop, its slots as
+#                 it fills them and as CHAIN names them (cost_chain.h)
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
 #                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
 #                 side by side in one run, with the gate's statistics and verdict; LINES=1:
@@ -23,7 +25,8 @@ TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
 COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
-	     bench/cost/cost_type.c bench/cost/cost_type_xdp.c bench/cost/cost_type_tc.c \
+	     bench/cost/cost_chain.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
+	     bench/cost/cost_type_tc.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
@@ -77,16 +80,17 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_REWRITE_FLAGS) -c $< -o $@
 
 cost: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
-	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
+	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats
+	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
+	     bench/cost/cost_chain.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
@@ -104,7 +108,8 @@ COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_repor
 		bench/cost/cost_lines.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
-		bench/cost/cost_capture_report.py bench/cost/cost_lines.bash \
+		bench/cost/cost_capture_report.py bench/cost/cost_chain_report.py \
+		bench/cost/cost_lines.bash \
 		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
@@ -169,6 +174,22 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	@# Its bounds checks compare header pointers with void *, as the kernel's tree allows.
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
+
+# The chain tests' programs (bench/cost/cost_chain.bats), from testing/cost_chain_probe.bpf.c:
+# a three-hop XDP chain, the same in TC, and the chains a user gets wrong.
+COST_CHAIN_PROBES := $(addprefix $(OUTPUT)/testing/,cost_chain_probe.bpf.o \
+		     cost_chain_probe_tc.bpf.o cost_chain_probe_empty.bpf.o \
+		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o)
+test-build: $(COST_CHAIN_PROBES)
+
+$(OUTPUT)/testing/cost_chain_probe_tc.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_TC
+$(OUTPUT)/testing/cost_chain_probe_empty.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_EMPTY
+$(OUTPUT)/testing/cost_chain_probe_loop.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_LOOP
+$(OUTPUT)/testing/cost_chain_probe_none.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_NONE
+$(COST_CHAIN_PROBES): testing/cost_chain_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_CHAIN_FLAGS) -c $< -o $@
 
 # cost-compare's sides' own state where they differ, over MAPS= and SET=:
 # BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).

@@ -28,6 +28,8 @@
 # whose frames run too, in its order (cost_replay.h), and which the live part
 # floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
+#   FBF_COST_CHAIN (make's CHAIN=): 'MAP[INDEX]=PROG MAP[INDEX]=OBJECT:PROG ...', the prog
+#       array slots to fill after the load, over the object's own (bench/cost/cost_chain.h)
 #   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
 #       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
@@ -53,6 +55,7 @@ flood_seconds=${FBF_COST_FLOOD_SECONDS:-2}
 out=${FBF_COST_OUT:-$build/results}
 kernels=${FBF_COST_KERNELS:-}
 globals=${FBF_COST_SET:-}
+chain=${FBF_COST_CHAIN:-}
 lines=${FBF_COST_LINES:-}
 exit_usage=2 exit_open=3 exit_failed=10 exit_kernel=11 exit_type_option=12
 
@@ -66,6 +69,7 @@ usage_text()
 		       fizzbuzzfib-cost compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
+		prog array slots: FBF_COST_CHAIN='MAP[INDEX]=[OBJECT:]PROG ...';
 		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
 		hot lines: FBF_COST_LINES=1; a tracing program's workload: FBF_COST_WORKLOAD=COMMAND;
 		man fizzbuzzfib-cost)
@@ -73,10 +77,11 @@ usage_text()
 	else
 		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...] [LINES=1] [WORKLOAD="COMMAND"]
+		            [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...'] [KERNELS=...] [LINES=1]
+		            [WORKLOAD="COMMAND"]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
+		            [CHAIN=...] [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
 		            CANDIDATE_SET=...]
 		EOF
 	fi
@@ -266,6 +271,7 @@ work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
 [ -z "$globals" ] || load_args+=(-s "$globals")
+[ -z "$chain" ] || load_args+=(-C "$chain")
 export FBF_COST_SET=$globals
 
 # check_capture: PCAP read as the runs will read it, before any of them: a bad
@@ -297,6 +303,7 @@ measure)
 	if [ "$fam" = trace ]; then
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
+		[ -z "$chain" ] || trace_only CHAIN
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -341,6 +348,7 @@ compare)
 	if [ "$base_fam" = trace ] || [ "$candidate_fam" = trace ]; then
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
+		[ -z "$chain" ] || trace_only CHAIN
 		if [ "$base_fam" != "$candidate_fam" ]; then
 			echo "cost: one of BASE and CANDIDATE holds tracing programs, the other" \
 			     "packet programs: compare objects of one family" >&2

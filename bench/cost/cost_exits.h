@@ -40,6 +40,12 @@ enum cost_exit {
 	COST_EXIT_HOOK_KERNEL = 36,	/* the kernel lacks the kind of hook: kprobes, BTF */
 	/* MAPS again, from 40 */
 	COST_EXIT_DUMP_SEVERAL = 40,	/* a MAPS dump holds several maps' entries */
+	/* Chains (cost_chain.h), from 50 */
+	COST_EXIT_CHAIN_PROG = 50,	/* a CHAIN slot names a program its object lacks */
+	COST_EXIT_CHAIN_TYPE = 51,	/* a CHAIN slot's program is of another type */
+	COST_EXIT_CHAIN_SLOT = 52,	/* a CHAIN slot past its array's end, or not a prog array */
+	COST_EXIT_CHAIN_LOOP = 53,	/* the chain tail-calls back into itself */
+	COST_EXIT_CHAIN_EMPTY = 54,	/* every frame shape reaches an empty slot */
 };
 
 #endif /* FBF_COST_EXITS_H */

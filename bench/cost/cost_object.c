@@ -202,11 +202,22 @@ static const char *list_progs(struct bpf_object *obj, char *buf, size_t size)
 	return len ? buf : "none";
 }
 
+static bool has_prog_array(struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj)
+		if (bpf_map__type(map) == BPF_MAP_TYPE_PROG_ARRAY)
+			return true;
+	return false;
+}
+
 /* The program to measure: the one named, or the only one of a type the tool measures. */
 static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 {
 	struct bpf_program *p;
 	int nr_typed = 0;
+	bool chain;
 	char types[64], sections[128], progs[512];
 
 	bpf_object__for_each_program(p, cp->obj) {
@@ -236,9 +247,18 @@ static int choose_prog(struct cost_prog *cp, const char *path, const char *name)
 			"%s\n", path, nr_typed, types, COST_ARG_PROG, progs);
 		return COST_EXIT_SEVERAL;
 	}
-	/* Only it: the object's other programs may need targets this tool cannot give. */
+	/*
+	 * Only it, the object's other programs may need targets this tool cannot
+	 * give; but where the object has a prog array, every program of its type
+	 * too: libbpf fills an array the object initialises itself (.values) only
+	 * if every program named there is loaded (else the load fails, EBADF), and
+	 * CHAIN= may name any of them (cost_chain.h). A tail call reaches only a
+	 * program of the caller's type, so none of another type is needed.
+	 */
+	chain = has_prog_array(cp->obj);
 	bpf_object__for_each_program(p, cp->obj)
-		bpf_program__set_autoload(p, p == cp->prog);
+		bpf_program__set_autoload(p, p == cp->prog ||
+					  (chain && cost_type_of(p) == cp->type));
 	return 0;
 }
 

@@ -45,6 +45,7 @@ from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
 import cost_capture_report as capture  # noqa: E402
+import cost_chain_report as chain  # noqa: E402
 import cost_lines  # noqa: E402
 
 STATIC = ["verified-instructions", "translated-instructions", "jited-bytes"]
@@ -281,7 +282,8 @@ def bmf_timing(bmf, bench, measure, values):
 
 def shapes_of(order):
     return [b for b in order if b not in ("cost/prog", ALL)
-            and not gate.CPUS_BENCH.match(b) and not capture.is_capture(b)]
+            and not gate.CPUS_BENCH.match(b) and not capture.is_capture(b)
+            and not chain.is_chain(b)]
 
 
 def cpus_section(prog, bare, bare_name, label):
@@ -460,6 +462,9 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         print("\n" + note)
     capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), label,
                           print_table)
+    chain.section(samples_path, prog, order, "prog", ALL,
+                  (fmt, spread_cell, lambda v: action_name(v, actions["prog"]), print_table),
+                  bmf_timing, bmf)
     cpu_rows, cpu_bmf, reading = cpus_section(prog, bare, bare_name, label)
     if cpu_rows:
         bmf.update(cpu_bmf)

@@ -118,6 +118,7 @@
 
 #include "cost_capture.h"
 #include "cost_args.h"
+#include "cost_chain.h"
 #include "cost_corpus.h"
 #include "cost_cpus.h"
 #include "cost_exits.h"
@@ -139,6 +140,7 @@ struct arm {
 	const char *prog;	/* ARM:PROG=OBJECT's PROG: this arm's program, over -p's */
 	const char *path;
 	struct cost_prog cp;
+	struct cost_chain *chain;	/* its chain: the entry is cp (cost_chain.h) */
 	double all_ns, overlap_ns, span_ns;
 	bool rewrites[COST_SHAPES_MAX];	/* its first pass changed the shape's frame */
 	struct cost_replay replay;	/* -P: the capture's frames through it */
@@ -148,6 +150,8 @@ struct arm {
 #define MAX_CALLS 10000
 
 static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
+/* -C: the slots CHAIN= fills, MAP[INDEX]=[OBJECT:]PROG ... (cost_chain.h). */
+static const char *chain_spec;
 
 /* -M ARM=MAPS, -S ARM=NAME=VALUE,...: one arm's own, over -m's and -s's (a compare's side). */
 static struct cost_arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
@@ -162,8 +166,8 @@ static bool classifier_only;
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] [-L FILE] "
-		"ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-C CHAIN] [-P PCAP] "
+		"[-L FILE] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] "
 		"ARM=OBJECT|ARM=id:PROG_ID...\n"
@@ -280,10 +284,16 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 				arms[a].path);
 			return COST_EXIT_USAGE;
 		}
+		/* A program another process loaded is measured alone, as it runs. */
+		arms[a].chain = id ? NULL : calloc(1, sizeof(*arms[a].chain));
+		if (!id && !arms[a].chain)
+			return COST_EXIT_FAILED;
+		/* A chain of one where the object has no prog array: the program alone. */
 		ret = id ? cost_prog_get(&arms[a].cp, id) :
-		      cost_prog_load(&arms[a].cp, arms[a].path,
-				     pass ? NULL : arms[a].prog ?: prog_name,
-				     pass ? NULL : maps, pass ? NULL : set, runs, cpus);
+		      cost_chain_load(arms[a].chain, &arms[a].cp, arms[a].path,
+				      pass ? NULL : arms[a].prog ?: prog_name,
+				      pass ? NULL : maps, pass ? NULL : set, runs, cpus,
+				      pass ? NULL : chain_spec);
 		ret = ret ?: print_static_figures(&arms[a]);
 		if (ret)
 			return ret;
@@ -332,6 +342,9 @@ static void close_arms(struct arm *arms, int nr_arms, bool measured)
 			cost_events_print(&arms[a].cp.events, arms[a].name);
 		if (arms[a].cp.obj)
 			cost_state_print(&arms[a].cp.state, arms[a].cp.obj, arms[a].name, measured);
+		if (arms[a].chain)
+			cost_chain_close(arms[a].chain);
+		free(arms[a].chain);
 		cost_prog_close(&arms[a].cp);
 	}
 }
@@ -460,15 +473,10 @@ static int calls_time(int fd, const struct cost_shape *s, int calls, double *ns)
  */
 static int bare_load(const struct cost_type *type, int *link)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = type->prog_type == BPF_PROG_TYPE_XDP ? XDP_PASS : 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	int fd = bpf_prog_load(type->prog_type, "cost_call", "GPL", insns, 2, NULL);
+	int fd = cost_type_stub(type, cost_type_pass(type), 0);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	*link = type->hold ? type->hold(fd) : -1;
 	if (*link >= 0 || !type->hold)
 		return fd;
@@ -654,6 +662,10 @@ static int run(int argc, char **argv, int rounds, int repeat)
 		ret = first_pass(&arms[a], shapes, nr_shapes, actions[a], true);
 	if (!ret && rounds)
 		ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
+	/* A chain's hops: which each shape takes, told before any round. */
+	for (int a = 0; !ret && rounds && a < nr_arms; a++)
+		if (arms[a].chain && cost_chain_is_chain(arms[a].chain))
+			ret = cost_chain_trace(arms[a].chain, arms[a].name, shapes, nr_shapes);
 	for (int round = 0; !ret && round < rounds; round++) {
 		ret = call_costs(arms, nr_arms, shapes, nr_shapes,
 				 repeat < MAX_CALLS ? repeat : MAX_CALLS, call_ns);
@@ -661,6 +673,10 @@ static int run(int argc, char **argv, int rounds, int repeat)
 			int a = (round + k) % nr_arms;
 
 			ret = run_arm(&arms[a], round, shapes, nr_shapes, repeat, call_ns);
+			/* Its hops, each alone, in the same round as the whole chain. */
+			if (!ret && arms[a].chain && cost_chain_is_chain(arms[a].chain))
+				ret = cost_chain_round(arms[a].chain, arms[a].name, shapes,
+						       nr_shapes, repeat);
 		}
 		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
@@ -1099,7 +1115,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:C:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -1110,6 +1126,7 @@ int main(int argc, char **argv)
 		case 's': globals = optarg; break;
 		case 'P': pcap_file = optarg; break;
 		case 'L': lines_file = optarg; break;
+		case 'C': chain_spec = *optarg ? optarg : NULL; break;
 		case 'M':
 			if (cost_arm_option(arm_maps, &nr_arm_maps, MAX_ARMS, optarg))
 				return COST_EXIT_USAGE;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The program types the cost tool measures: see cost_type.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "cost_type.h"
 
@@ -67,4 +69,22 @@ bool cost_type_takes_mode(const struct cost_type *type, const char *mode)
 		m += word + 1;
 	}
 	return false;
+}
+
+__u32 cost_type_pass(const struct cost_type *type)
+{
+	/* TC_ACT_OK is 0. */
+	return type->prog_type == BPF_PROG_TYPE_XDP ? XDP_PASS : 0;
+}
+
+int cost_type_stub(const struct cost_type *type, __u32 retval, enum bpf_attach_type attach)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = retval },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach);
+	int fd = bpf_prog_load(type->prog_type, "cost_stub", "GPL", insns, 2, &opts);
+
+	return fd < 0 ? -errno : fd;
 }

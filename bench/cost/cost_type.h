@@ -89,4 +89,14 @@ bool cost_type_is_bare(const char *arm);
  */
 const char *cost_type_list(char *buf, size_t size, bool sections);
 
+/* The action @type's bare program answers: XDP_PASS, TC_ACT_OK. */
+__u32 cost_type_pass(const struct cost_type *type);
+
+/*
+ * A program of @type in two instructions that returns @retval, loaded for
+ * @attach (a tail call reaches only a program of its caller's attach type
+ * on 6.17 and later): its fd, or -errno.
+ */
+int cost_type_stub(const struct cost_type *type, __u32 retval, enum bpf_attach_type attach);
+
 #endif /* FBF_COST_TYPE_H */

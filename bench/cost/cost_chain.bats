@@ -1,0 +1,137 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool on chains of programs (bench/cost/cost_chain.h): a three-hop
+# XDP chain and a TC one through a prog array the object fills itself
+# (testing/cost_chain_probe.bpf.c), measured hop by hop; CHAIN= filling a slot
+# from the same object and from another; and the chains a user gets wrong,
+# each one line and its own status. Short rounds: the figures are checked for
+# being there and adding up as printed, never for how fast.
+
+load ../../testing/netns
+load ../bmf
+
+setup()
+{
+	fbf_bench_setup
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads BPF programs"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=${FBF_COST_ROUNDS:-2}
+	export FBF_COST_REPEAT=${FBF_COST_REPEAT:-1000}
+	export FBF_COST_LIVE_ROUNDS=0
+	CHAINS=$FBF_BUILD/testing
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# hops SHAPE: the hops column of the chain's table for SHAPE, as "a > b > c".
+hops()
+{
+	awk -v s="$1" '$1 == s && NF > 2 { $1 = ""; $NF = ""; print substr($0, 2, length($0) - 2) }' \
+		<<<"$output"
+}
+
+# chained KIND SHAPES: the chain's rows, check line and BMF names, KIND's actions at the
+# end; SHAPES: how many run (the kernel's test run of an skb refuses the truncated one).
+chained()
+{
+	grep -E "^hop chain_entry +ns/frame +-?[0-9.]+ +$2 of $2 " <<<"$output"
+	grep -E "^hop chain_hop2 +ns/frame +-?[0-9.]+ +8 of $2 " <<<"$output"
+	grep -E "^hop chain_hop3 +ns/frame +-?[0-9.]+ +7 of $2 " <<<"$output"
+	grep -E '^tail call +ns +-?[0-9.]+ ' <<<"$output"
+	grep -E '^chain check: the hops and their tail calls add up to [0-9,.]+ ns over the shapes, '`
+		`'the whole chain [0-9,.]+ ns: [-+][0-9.]+% apart' <<<"$output"
+	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > chain_hop3" ]
+	[ "$(hops ipv4-tcp)" = "chain_entry > chain_hop2" ]
+	[ "$(hops arp)" = chain_entry ]
+	grep -E "^ipv4-tcp +chain_entry > chain_hop2 +$1_(DROP|ACT_SHOT)\$" <<<"$output"
+	check_bmf "$RESULTS/cost.bmf.json" cost/hop/chain_entry cost/hop/chain_hop2 \
+		cost/hop/chain_hop3 cost/tail-call cost/chain/hop-sum cost/all
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/hop/chain_hop2:latency \
+		cost/tail-call:latency
+}
+
+@test "an XDP chain the object fills itself: PROG= loads it, hop by hop, through make" {
+	run make -s cost OBJ="$CHAINS/cost_chain_probe.bpf.o" PROG=chain_entry
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Bad file descriptor"* ]]
+	chained XDP 13
+}
+
+@test "a TC chain, hop by hop" {
+	cost measure "$CHAINS/cost_chain_probe_tc.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	chained TC 12
+}
+
+@test "a single program is a chain of one: no hop rows" {
+	cost measure "$FBF_BUILD/testing/cost_tc_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Chain, hop by hop"* ]]
+	run grep -c 'cost/hop/' "$RESULTS/cost.bmf.json"
+	[ "$output" = 0 ]
+}
+
+@test "CHAIN= fills a slot from the same object, and from another" {
+	run make -s cost OBJ="$CHAINS/cost_chain_probe.bpf.o" PROG=chain_entry \
+		CHAIN='jmp_table[2]=chain_spare'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > chain_spare" ]
+	check_bmf "$RESULTS/cost.bmf.json" cost/hop/chain_spare
+	FBF_COST_CHAIN="jmp_table[2]=$FBF_BUILD/xdp_pass.bpf.o:xdp_pass" cost measure \
+		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > xdp_pass" ]
+	check_bmf "$RESULTS/cost.bmf.json" cost/hop/xdp_pass
+}
+
+@test "CHAIN= naming what is not there, or not of the chain's type: one line, its status" {
+	FBF_COST_CHAIN='jmp_table[2]=nosuch' cost measure "$CHAINS/cost_chain_probe.bpf.o" \
+		chain_entry
+	[ "$status" -eq 50 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"has no program nosuch; its XDP programs: "*chain_spare* ]]
+	FBF_COST_CHAIN='jmp_table[2]=tc_chain_other' cost measure \
+		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 51 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"tc_chain_other in "*" is not of the chain's type, XDP"* ]]
+	FBF_COST_CHAIN="jmp_table[2]=$CHAINS/cost_chain_probe_tc.bpf.o:chain_spare" cost measure \
+		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 51 ]
+	[[ "$output" == *"is a TC program, the chain's are XDP"* ]]
+	FBF_COST_CHAIN='jmp_table[4]=chain_spare' cost measure \
+		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 52 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"jmp_table[4] is past the end of jmp_table, which holds 4 slots"* ]]
+	FBF_COST_CHAIN='chain_counts[0]=chain_spare' cost measure \
+		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 52 ]
+	[[ "$output" == *"chain_counts is not a prog array in "*"; its prog arrays: jmp_table"* ]]
+	FBF_COST_CHAIN='jmp_table[2]' cost measure "$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is not MAP[INDEX]=PROG nor MAP[INDEX]=OBJECT:PROG"* ]]
+}
+
+@test "a chain that loops back on itself: the kernel's limit said, its status" {
+	cost measure "$CHAINS/cost_chain_probe_loop.bpf.o" chain_entry
+	[ "$status" -eq 53 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"chain_hop3 tail-calls jmp_table[1], back into chain_hop2: the kernel "`
+			`"stops such a chain after 33 tail calls"* ]]
+}
+
+@test "frames that reach an empty slot: said with the shapes that fell through; all: status" {
+	cost measure "$CHAINS/cost_chain_probe_empty.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	grep -E '^ipv4-udp +chain_entry > chain_hop2 +XDP_PASS, fell through at empty '`
+		`'jmp_table\[2\]$' <<<"$output"
+	[[ "$output" == *"chain: 7 of 13 shapes reach an empty slot and fall through (jmp_table[2])"* ]]
+	# Every shape: no chain runs at all.
+	cost measure "$CHAINS/cost_chain_probe_none.bpf.o" chain_entry
+	[ "$status" -eq 54 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"every frame shape reaches an empty slot (jmp_table[1] first)"* ]]
+}

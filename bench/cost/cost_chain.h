@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A chain of programs through prog arrays, beside the program type
+ * (cost_type.h) as one more seam: the program measured is the chain's entry,
+ * and a single program is a chain of one (an object without a prog array),
+ * loaded and measured as before. A chain's slots are as the object fills
+ * them (.values), and as CHAIN= says: "MAP[INDEX]=PROG" (a program of the
+ * same object) or "MAP[INDEX]=OBJECT:PROG" (of another, loaded here), space
+ * separated.
+ *
+ * Hop by hop: the kernel's bpf_stats give the whole chain's time to its
+ * entry, so the chain is cut after each hop, in a second copy of the object
+ * (its own maps, filled as the first) whose slots hold stubs that return a
+ * mark each, outside any action. Which hops a shape takes is read with every
+ * slot a stub: a hop that returns slot S's mark goes on, in the real chain,
+ * to the program S holds, and one whose slot is empty falls through there.
+ * Then, in the same rounds as the whole chain, each shape runs through the
+ * copy cut after each of its hops but the last (its hops so far real, the
+ * slot after them a stub): T(k). A hop's own ns is T(k) - T(k-1) less a tail
+ * call, hop 1's T(1) less the bare pair below, and the last's the whole chain
+ * less T(len - 1), the stub's tail call there standing for the real one. So
+ * each hop is measured where it runs, after the hops before it, and what the
+ * hops and tail calls add up to is the whole chain as the cut copy ran it;
+ * the check sets that against the entry's own runs in the same round. The
+ * tail call's own cost: a bare program that tail-calls a bare program, less
+ * the bare program alone. What a hop's tail call costs beyond the bare pair's
+ * (it restores more registers) is in that hop's own ns. Each shape's runs
+ * repeat on its own output, as the whole chain's do.
+ */
+#ifndef FBF_COST_CHAIN_H
+#define FBF_COST_CHAIN_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "cost_corpus.h"
+#include "cost_object.h"
+
+/* The programs a chain may hold, its entry among them. */
+#define COST_CHAIN_HOPS 16
+/* The slots traced, over all the object's prog arrays: the first of each array up to this. */
+#define COST_CHAIN_SLOTS 64
+/* The kernel's limit: a chain stops after this many tail calls (MAX_TAIL_CALL_CNT). */
+#define COST_CHAIN_TAIL_CALLS 33
+
+struct cost_chain_hop {
+	char name[COST_PROG_NAME_LEN];
+	__u32 id;		/* its id in the real chain */
+	int fd;			/* the same program in the cut copy (or another object's) */
+};
+
+struct cost_chain_slot {
+	char map[COST_PROG_NAME_LEN];
+	__u32 index;
+	int hop;		/* the hop the real chain holds there; -1: empty */
+	int stub_fd;
+	int cut_map_fd, cut_fd;	/* its array in the cut copy, and what it holds there now */
+};
+
+struct cost_chain {
+	const struct cost_type *type;
+	int entry_fd;			/* the real chain's entry */
+	struct cost_prog cut;		/* the object again, every slot a stub */
+	struct cost_prog others[COST_CHAIN_HOPS];	/* CHAIN's OBJECT:PROG */
+	int nr_others;
+	struct cost_chain_hop hops[COST_CHAIN_HOPS];	/* hops[0]: the entry */
+	int nr_hops;
+	struct cost_chain_slot slots[COST_CHAIN_SLOTS];
+	int nr_slots;			/* 0: a chain of one */
+	int bare_fd, pair_fd, pair_map_fd;	/* the tail call's own cost */
+	/* Each shape's hops in order, and the slot it fell through at (-1: none). */
+	__u8 path[COST_SHAPES_MAX][COST_CHAIN_TAIL_CALLS + 1];
+	int path_len[COST_SHAPES_MAX], fell[COST_SHAPES_MAX];
+};
+
+/*
+ * @cp's object, loaded, with the slots @spec names filled (NULL: none), and,
+ * if it has a prog array, its copy cut at every slot loaded from @path as @cp
+ * was (@name, @maps, @set, @runs, @cpus: cost_prog_load()). 0, or one line
+ * and the cost_exit status.
+ */
+int cost_chain_load(struct cost_chain *ch, struct cost_prog *cp, const char *path,
+		    const char *name, const char *maps, const char *set, __u32 runs, __u32 cpus,
+		    const char *spec);
+
+/* Whether @ch has more than its entry to measure: a prog array. */
+static inline bool cost_chain_is_chain(const struct cost_chain *ch)
+{
+	return ch->nr_slots > 0;
+}
+
+/*
+ * The hops each shape takes, "#hops<TAB>ARM<TAB>SHAPE<TAB>HOP>HOP...<TAB>ACTION", and
+ * "#fell-through<TAB>ARM<TAB>SHAPE<TAB>MAP[INDEX]" where it reaches an empty slot:
+ * 0, or one line and the cost_exit status (a loop; every shape falling through).
+ */
+int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
+		     size_t nr_shapes);
+
+/*
+ * One round of the hops, each shape @repeat runs a call: rows ARM cost/hop/PROG
+ * (each hop's own ns, the mean over the shapes that reach it), cost/tail-call,
+ * and cost/chain/hop-sum (what the hops and tail calls add up to over the
+ * shapes, to set against the same round's cost/all). 0, or one line and
+ * COST_EXIT_FAILED.
+ */
+int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
+		     size_t nr_shapes, int repeat);
+
+void cost_chain_close(struct cost_chain *ch);
+
+#endif /* FBF_COST_CHAIN_H */

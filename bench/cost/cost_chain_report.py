@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""A chain's hops in make cost's table, from cost_run's rows and lines (bench/cost/cost_chain.h).
+
+Rows: ARM cost/hop/PROG latency (each hop's own ns per frame that reaches it), cost/tail-call
+latency, cost/chain/hop-sum latency (the hops and tail calls added up over the shapes, against
+the same round's cost/all, the whole chain). Lines: "#hops<TAB>ARM<TAB>SHAPE<TAB>A>B>C<TAB>ACTION"
+and "#fell-through<TAB>ARM<TAB>SHAPE<TAB>MAP[INDEX]".
+"""
+import statistics
+
+HOP = "cost/hop/"
+TAIL = "cost/tail-call"
+SUM = "cost/chain/hop-sum"
+
+
+def is_chain(bench):
+    """Whether BENCH is a chain's row, not a frame shape's."""
+    return bench.startswith(HOP) or bench in (TAIL, SUM)
+
+
+def load(path, arm):
+    """([(shape, [hop, ...], action)], {shape: slot it fell through at}) of ARM."""
+    hops, fell = [], {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "#hops" and fields[1] == arm:
+                hops.append((fields[2], fields[3].split(">"), int(fields[4])))
+            elif fields[0] == "#fell-through" and fields[1] == arm:
+                fell[fields[2]] = fields[3]
+    return hops, fell
+
+
+def section(samples_path, prog, order, arm, all_bench, show, bmf_timing, bmf):
+    """The chain's section of the table, printed, and its BMF entries into BMF; SHOW: the
+    report's (fmt, spread_cell, action_name, print_table)."""
+    fmt, spread_cell, action_name, print_table = show
+    hops, fell = load(samples_path, arm)
+    if not hops:
+        return
+    names = [b[len(HOP):] for b in order if b.startswith(HOP)]
+    rows = []
+    for name in names:
+        values = prog[(HOP + name, "latency")]
+        reached = sum(1 for _, path, _ in hops if name in path)
+        rows.append([f"hop {name}", "ns/frame", fmt(statistics.median(values)),
+                     f"{reached} of {len(hops)}", spread_cell(values)])
+        bmf_timing(bmf, HOP + name, "latency", values)
+    tail = prog[(TAIL, "latency")]
+    rows.append(["tail call", "ns", fmt(statistics.median(tail)), "", spread_cell(tail)])
+    bmf_timing(bmf, TAIL, "latency", tail)
+    sums, whole = prog[(SUM, "latency")], prog[(all_bench, "latency")]
+    bmf_timing(bmf, SUM, "latency", sums)
+    apart = statistics.median((s - w) / w * 100 for s, w in zip(sums, whole) if w)
+    print("\nChain, hop by hop: the chain cut after each hop of a shape's path (a copy of "
+          "the object, the slot after that hop a stub that returns at once), in the same "
+          "rounds; a hop's own ns: the cut after it less the cut before it, less a tail "
+          "call (the first hop: less a bare program's tail call into a bare program; the "
+          "last: the whole chain less the cut before it); tail call: those two bare programs "
+          "less the one; the check: the hops and tail calls added up, against the entry's "
+          "own runs of the whole chain (bench/cost/cost_chain.h).\n")
+    print_table(["hop", "measure", "program", "shapes reaching it", "spread"], rows)
+    print(f"\nchain check: the hops and their tail calls add up to "
+          f"{fmt(statistics.median(sums))} ns over the shapes, the whole chain "
+          f"{fmt(statistics.median(whole))} ns: {apart:+.1f}% apart (median of the rounds)")
+    print()
+    print_table(["shape", "hops", "action"],
+                [[shape, " > ".join(path), action_name(action) +
+                  (f", fell through at empty {fell[shape]}" if shape in fell else "")]
+                 for shape, path, action in hops])
+    if fell:
+        print(f"\nchain: {len(fell)} of {len(hops)} shapes reach an empty slot and fall "
+              f"through ({', '.join(sorted(set(fell.values())))}): fill it with "
+              "CHAIN=MAP[INDEX]=PROG, or leave it so if that is the chain you run")
