@@ -330,7 +330,9 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: preparing %s: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
-	cost_state_keep_inner(&cp->state, cp->obj);
+	err = cost_state_keep_inner(&cp->state, cp->obj);
+	if (err)
+		return err;
 	if (bpf_object__load(cp->obj)) {
 		int load_err = errno;
 
