@@ -262,7 +262,10 @@ static int open_arm(struct tarm *a, const char *prog_name, const char *set, cons
 			prog_name ? prog_name : "");
 		return prog_name ? COST_EXIT_NO_PROG : COST_EXIT_NO_XDP;
 	}
-	err = cost_state_set_globals(a->obj, a->path, set);
+	/* MAPS's per-cpu makes a map of maps' inner maps as the object declares them. */
+	a->state.object = a->path;
+	err = cost_state_set_globals(a->obj, a->path, set) ?:
+	      cost_state_keep_inner(&a->state, a->obj);
 	if (err)
 		return err;
 	if (bpf_object__load(a->obj)) {
