@@ -11,8 +11,8 @@
  *
  *   (plain)             the program
  *   -DCOST_MOM_NO_INNER the array declares no inner map, as Katran's object does
- *                       (its loader gives the kernel a prototype): one the tool
- *                       cannot make
+ *                       (its loader gives the kernel a prototype): MAPS's line
+ *                       "cost_lru_mapping per-cpu lru_hash 12 8 1024" defines it
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>

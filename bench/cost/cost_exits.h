@@ -41,7 +41,7 @@ enum cost_exit {
 	/* MAPS again, from 40 */
 	COST_EXIT_DUMP_SEVERAL = 40,	/* a MAPS dump holds several maps' entries */
 	COST_EXIT_NOT_MAP_OF_MAPS = 41,	/* MAPS's per-cpu names a map that is no map of maps */
-	COST_EXIT_NO_INNER = 42,	/* a map of maps that declares no inner map */
+	COST_EXIT_NO_INNER = 42,	/* a map of maps no inner map defined: object, MAPS */
 	COST_EXIT_PER_CPU_FIT = 43,	/* per-cpu: the map of maps holds fewer maps than CPUs */
 };
 

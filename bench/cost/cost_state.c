@@ -328,37 +328,128 @@ int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const
 	return COST_EXIT_DUMP_MAP;
 }
 
-/* A map of maps whose inner map the object does not declare: the kernel makes none without. */
+/* A map of maps whose inner map neither the object nor MAPS defines: the kernel makes none. */
 static int no_inner(const struct cost_state *st, const struct bpf_map *map)
 {
 	fprintf(stderr, "cost: %s: %s (%s) declares no inner map, which its own loader gives "
-		"(as Katran's sets a prototype): declare it in the object, "
-		"__array(values, struct INNER), for the tool to make the map\n", st->object ?: "",
-		bpf_map__name(map), libbpf_bpf_map_type_str(bpf_map__type(map)));
+		"(as Katran's sets a prototype): give its definition in MAPS, a line %s %s TYPE "
+		"KEY_SIZE VALUE_SIZE MAX_ENTRIES (bpftool map show of one of its maps), or declare "
+		"it in the object, __array(values, struct INNER)\n", st->object ?: "",
+		bpf_map__name(map), libbpf_bpf_map_type_str(bpf_map__type(map)), bpf_map__name(map),
+		COST_STATE_PER_CPU);
 	return COST_EXIT_NO_INNER;
 }
 
-int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj)
+/* The map type bpftool and libbpf name @name ("lru_hash"), or BPF_MAP_TYPE_UNSPEC. */
+static enum bpf_map_type map_type_named(const char *name)
+{
+	const char *s;
+
+	for (int t = BPF_MAP_TYPE_UNSPEC + 1; (s = libbpf_bpf_map_type_str(t)); t++)
+		if (!strcmp(s, name))
+			return t;
+	return BPF_MAP_TYPE_UNSPEC;
+}
+
+/*
+ * The inner map a line "@name per-cpu TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES" of the
+ * MAPS file @maps defines (a dump defines none): 0, -ENOENT where no line does, or
+ * one line and COST_EXIT_MAPS.
+ */
+static int inner_from_lines(const char *maps, const char *name, struct cost_state_inner *in)
+{
+	FILE *f = maps && !cost_state_is_dump(maps) ? fopen(maps, "r") : NULL;
+	char line[4096], map[256], how[16], type[64], extra[2];
+	int line_no = 0, err = -ENOENT;
+
+	while (f && err == -ENOENT && fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%255s %15s %63s %u %u %u %1s", map, how, type, &in->key_size,
+			       &in->value_size, &in->max_entries, extra);
+
+		line_no++;
+		if (n <= 2 || strcmp(map, name) || strcmp(how, COST_STATE_PER_CPU))
+			continue;
+		in->type = map_type_named(type);
+		err = 0;
+		if (n != 6 || !in->type) {
+			fprintf(stderr, "cost: %s:%d: not MAP %s TYPE KEY_SIZE VALUE_SIZE "
+				"MAX_ENTRIES (TYPE as bpftool map show names it, lru_hash; "
+				"sizes in bytes)\n", maps, line_no, COST_STATE_PER_CPU);
+			err = COST_EXIT_MAPS;
+		}
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/*
+ * @map's inner map from a MAPS line, made here as a prototype that the kernel
+ * makes the map of maps by, as the object's own loader would give it.
+ */
+static int inner_given(struct cost_state *st, struct bpf_map *map, const char *maps,
+		       struct cost_state_inner *in)
+{
+	int err = inner_from_lines(maps, bpf_map__name(map), in);
+
+	if (err == -ENOENT)
+		return no_inner(st, map);
+	if (err)
+		return err;
+	in->proto_fd = bpf_map_create(in->type, NULL, in->key_size, in->value_size,
+				      in->max_entries, NULL);
+	if (in->proto_fd < 0 || bpf_map__set_inner_map_fd(map, in->proto_fd)) {
+		if (in->proto_fd >= 0)
+			close(in->proto_fd);
+		fprintf(stderr, "cost: %s: %s's inner map as MAPS defines it (%s, key %u, value "
+			"%u, %u entries): %s\n", maps, bpf_map__name(map),
+			libbpf_bpf_map_type_str(in->type), in->key_size, in->value_size,
+			in->max_entries, strerror(errno));
+		return COST_EXIT_MAPS;
+	}
+	return 0;
+}
+
+int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj, const char *maps)
 {
 	struct bpf_map *map;
 
 	st->nr_inner = 0;
 	bpf_object__for_each_map(map, obj) {
 		const struct bpf_map *in = bpf_map__inner_map(map);
+		struct cost_state_inner *kept = &st->inner[st->nr_inner];
+		int err;
 
 		/* One given its map already (cost_events.h) needs no inner map to be made. */
 		if (!cost_map_is_map_of_maps(bpf_map__type(map)) || bpf_map__fd(map) >= 0 ||
 		    st->nr_inner == COST_STATE_MAPS)
 			continue;
-		if (!in)
-			return no_inner(st, map);
-		st->inner[st->nr_inner++] = (struct cost_state_inner){
-			.outer = map, .type = bpf_map__type(in), .key_size = bpf_map__key_size(in),
-			.value_size = bpf_map__value_size(in),
-			.max_entries = bpf_map__max_entries(in), .flags = bpf_map__map_flags(in),
-		};
+		*kept = (struct cost_state_inner){ .outer = map, .proto_fd = -1 };
+		if (!in) {
+			err = inner_given(st, map, maps, kept);
+			if (err) {
+				cost_state_loaded(st);
+				return err;
+			}
+		} else {
+			kept->type = bpf_map__type(in);
+			kept->key_size = bpf_map__key_size(in);
+			kept->value_size = bpf_map__value_size(in);
+			kept->max_entries = bpf_map__max_entries(in);
+			kept->flags = bpf_map__map_flags(in);
+		}
+		st->nr_inner++;
 	}
 	return 0;
+}
+
+void cost_state_loaded(struct cost_state *st)
+{
+	for (int i = 0; i < st->nr_inner; i++)
+		if (st->inner[i].proto_fd >= 0) {
+			close(st->inner[i].proto_fd);
+			st->inner[i].proto_fd = -1;
+		}
 }
 
 static struct cost_state_inner *kept_inner(struct cost_state *st, const struct bpf_map *map)

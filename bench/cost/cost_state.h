@@ -43,6 +43,7 @@ struct cost_state_inner {
 	enum bpf_map_type type;
 	__u32 key_size, value_size, max_entries, flags;
 	bool filled;		/* given a map per CPU: its maps' entries are counted */
+	int proto_fd;		/* MAPS's definition, made for the load, or -1 */
 };
 
 struct cost_state {
@@ -56,11 +57,16 @@ struct cost_state {
 /*
  * Before @obj is loaded: each array or hash of maps' inner map definition,
  * which libbpf frees once it has made the map, kept for
- * cost_state_fill_per_cpu(). 0, or one line and COST_EXIT_NO_INNER for a map
- * of maps that declares none (Katran's, whose loader gives a prototype): the
- * kernel makes no map of maps without one.
+ * cost_state_fill_per_cpu(). A map of maps that declares none (Katran's,
+ * whose loader gives the kernel a prototype) takes its definition from a line
+ * of the MAPS file @maps, "MAP per-cpu TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES",
+ * made here into such a prototype. 0, or one line and COST_EXIT_NO_INNER (no
+ * such line: the kernel makes no map of maps without one) or COST_EXIT_MAPS.
  */
-int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj);
+int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj, const char *maps);
+
+/* After the load, whatever came of it: the prototypes cost_state_keep_inner() made, closed. */
+void cost_state_loaded(struct cost_state *st);
 
 /*
  * Before the load: each "NAME=VALUE" of the comma-separated @set written into
