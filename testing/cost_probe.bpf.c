@@ -2,7 +2,7 @@
 /*
  * A small XDP program for the cost tool's tests (bench/cost/cost.bats): it
  * drops TCP over IPv4, passes the rest, and aborts what it cannot parse, so
- * the tool's table has three actions to tell apart. Built nine times:
+ * the tool's table has three actions to tell apart. Built eight times:
  *
  *   (plain)          the program
  *   -DCOST_PLANTED   the same with one instruction more on every frame: the
@@ -20,10 +20,6 @@
  *   -DCOST_MAPS_OF_MAPS  every frame counted through an array of maps of arrays whose
  *                    one slot the object sets, and sent to a queue in a hash of maps
  *                    if it holds one: maps of maps the tool must leave as they are
- *   -DCOST_PER_CPU_TABLES  every frame's source recorded in its CPU's own LRU hash, in
- *                    an array of maps whose slots the object leaves empty, as Katran
- *                    keeps its connection tables: aborted without its CPU's table
- *                    (MAPS's "cost_lru_mapping per-cpu" line gives one to each)
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -95,22 +91,6 @@ struct {
 } cost_queues SEC(".maps");
 #endif
 
-#ifdef COST_PER_CPU_TABLES
-struct cost_lru {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u64);
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 512);
-	__type(key, __u32);
-	__array(values, struct cost_lru);
-} cost_lru_mapping SEC(".maps");
-#endif
-
 SEC("xdp")
 int xdp_cost_probe(struct xdp_md *ctx)
 {
@@ -163,15 +143,6 @@ int xdp_cost_probe(struct xdp_md *ctx)
 #endif
 	if ((void *)(ip + 1) > data_end)
 		return XDP_ABORTED;
-#ifdef COST_PER_CPU_TABLES
-	__u32 cpu = bpf_get_smp_processor_id();
-	void *lru = bpf_map_lookup_elem(&cost_lru_mapping, &cpu);
-	__u64 seen = 1;
-
-	if (!lru)
-		return XDP_ABORTED;
-	bpf_map_update_elem(lru, &ip->saddr, &seen, BPF_ANY);
-#endif
 	if (eth->h_proto == bpf_htons(ETH_P_IP) && ip->protocol == IPPROTO_TCP)
 		action = XDP_DROP;
 #ifdef COST_PLANTED

@@ -198,14 +198,16 @@ cost-compare: export FBF_COST_CANDIDATE_MAPS = $(CANDIDATE_MAPS)
 cost-compare: export FBF_COST_BASE_SET = $(BASE_SET)
 cost-compare: export FBF_COST_CANDIDATE_SET = $(CANDIDATE_SET)
 
-# bench/cost/cost_state.bats's probe with per-CPU tables in an array of maps (MAPS's per-cpu).
-COST_PROBE_PER_CPU := $(OUTPUT)/testing/cost_probe_per_cpu_tables.bpf.o
-test-build: $(COST_PROBE_PER_CPU)
-$(COST_PROBE_PER_CPU): COST_PROBE_FLAGS := -DCOST_PER_CPU_TABLES
-$(COST_PROBE_PER_CPU): testing/cost_probe.bpf.c
+# bench/cost/cost_state.bats's Katran-like probe: per-CPU connection tables in an array of
+# maps (MAPS's per-cpu), and the same array declaring no inner map, as Katran's object does.
+COST_MOM_PROBES := $(addprefix $(OUTPUT)/testing/,cost_mom_probe.bpf.o \
+		   cost_mom_probe_no_inner.bpf.o)
+test-build: $(COST_MOM_PROBES)
+$(OUTPUT)/testing/cost_mom_probe_no_inner.bpf.o: COST_MOM_FLAGS := -DCOST_MOM_NO_INNER
+$(COST_MOM_PROBES): testing/cost_mom_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_PROBE_FLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_MOM_FLAGS) -c $< -o $@
 
 # bench/cost/cost_lines.bats's compare: testing/cost_lines_probe.bpf.c, and a candidate made
 # from it with a comment above every line, a file of another name and one line changed.

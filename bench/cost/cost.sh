@@ -23,7 +23,8 @@
 #
 # PROG names the program in an object with several; MAPS is a file of
 # map entries to fill before any frame runs, one "MAP KEY VALUE" a line in
-# hex bytes, or a map's `bpftool map dump -j` named NAME.json after it, or a
+# hex bytes ("MAP per-cpu [TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES]": a map of maps
+# given one map per CPU, defined so where the object declares none), or a map's `bpftool map dump -j` named NAME.json after it, or a
 # directory of those (docs/benchmarks.md); PCAP is a capture (pcap or pcapng)
 # whose frames run too, in its order (cost_replay.h), and which the live part
 # floods, looping, in place of its one frame. State, from the environment:

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "cost_events.h"
+#include "cost_state.h"
 #include "fbf_transport.h"
 
 static bool is_queue(enum bpf_map_type type)
@@ -18,11 +19,6 @@ static bool is_queue(enum bpf_map_type type)
 static bool is_event_map(enum bpf_map_type type)
 {
 	return is_queue(type) || type == BPF_MAP_TYPE_RINGBUF;
-}
-
-static bool is_map_of_maps(enum bpf_map_type type)
-{
-	return type == BPF_MAP_TYPE_ARRAY_OF_MAPS || type == BPF_MAP_TYPE_HASH_OF_MAPS;
 }
 
 /* A map of @type that holds @runs sends, never less than the @declared size; @runs 0: that. */
@@ -79,17 +75,18 @@ int cost_events_prepare(struct cost_events *ev, struct bpf_object *obj, __u32 ru
 	memset(ev, 0, sizeof(*ev));
 	bpf_object__for_each_map(map, obj) {
 		const struct bpf_map *inner = bpf_map__inner_map(map);
+		enum bpf_map_type type = bpf_map__type(map);
 		struct cost_event_map *em;
 		int err = 0;
 
-		if (!is_event_map(bpf_map__type(map)) && !is_map_of_maps(bpf_map__type(map)))
+		if (!is_event_map(type) && !cost_map_is_map_of_maps(type))
 			continue;
 		em = add_map(ev, map);
 		if (!em)
 			return -ENOMEM;
 		if (inner)
 			em->inner = bpf_map__type(inner);
-		if (!is_map_of_maps(em->type)) {
+		if (!cost_map_is_map_of_maps(em->type)) {
 			em->value_size = bpf_map__value_size(map);
 			em->max_entries = event_map_size(em->type, runs * cpus,
 							 bpf_map__max_entries(map));

@@ -40,6 +40,9 @@ enum cost_exit {
 	COST_EXIT_HOOK_KERNEL = 36,	/* the kernel lacks the kind of hook: kprobes, BTF */
 	/* MAPS again, from 40 */
 	COST_EXIT_DUMP_SEVERAL = 40,	/* a MAPS dump holds several maps' entries */
+	COST_EXIT_NOT_MAP_OF_MAPS = 41,	/* MAPS's per-cpu names a map that is no map of maps */
+	COST_EXIT_NO_INNER = 42,	/* a map of maps no inner map defined: object, MAPS */
+	COST_EXIT_PER_CPU_FIT = 43,	/* per-cpu: the map of maps holds fewer maps than CPUs */
 	/* Chains (cost_chain.h), from 50 */
 	COST_EXIT_CHAIN_PROG = 50,	/* a CHAIN slot names a program its object lacks */
 	COST_EXIT_CHAIN_TYPE = 51,	/* a CHAIN slot's program is of another type */

@@ -98,13 +98,15 @@ static int fill_entry(struct cost_state *st, struct bpf_object *obj, const char 
 	int err = COST_EXIT_MAPS;
 
 	char where[PATH_MAX + 16];
-	bool per_cpu = key_hex && !value_hex && !strcmp(key_hex, COST_STATE_PER_CPU);
+	/* An inner map's definition after it was read before the load (cost_state.h). */
+	bool per_cpu = key_hex && !strcmp(key_hex, COST_STATE_PER_CPU);
 
 	if (!name || *name == '#')
 		return 0;
-	if (!key_hex || (!value_hex && !per_cpu) || strtok(NULL, " \t\n")) {
+	if (!key_hex || (!value_hex && !per_cpu) || (!per_cpu && strtok(NULL, " \t\n"))) {
 		fprintf(stderr, "cost: %s:%d: not MAP KEY VALUE (hex bytes as the map stores "
-			"them), nor MAP %s\n", file, line_no, COST_STATE_PER_CPU);
+			"them), nor MAP %s [TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES]\n", file,
+			line_no, COST_STATE_PER_CPU);
 		return COST_EXIT_MAPS;
 	}
 	snprintf(where, sizeof(where), "%s:%d", file, line_no);
@@ -350,10 +352,13 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 		fprintf(stderr, "cost: preparing %s: %s\n", path, strerror(-err));
 		return COST_EXIT_FAILED;
 	}
-	cost_state_keep_inner(&cp->state, cp->obj);
+	err = cost_state_keep_inner(&cp->state, cp->obj, maps_file);
+	if (err)
+		return err;
 	if (bpf_object__load(cp->obj)) {
 		int load_err = errno;
 
+		cost_state_loaded(&cp->state);
 		/* Its maps go with the object, which a refusal opens again. */
 		cost_events_close(&cp->events);
 		if (load_err != EPERM) {
@@ -365,6 +370,7 @@ int cost_prog_load(struct cost_prog *cp, const char *path, const char *name,
 			load_err == EPERM ? " (run as root)" : "");
 		return COST_EXIT_FAILED;
 	}
+	cost_state_loaded(&cp->state);
 	cp->fd = bpf_program__fd(cp->prog);
 	snprintf(cp->name, sizeof(cp->name), "%s", bpf_program__name(cp->prog));
 	err = cost_events_open(&cp->events);

@@ -130,7 +130,8 @@ def maps_note(arm_maps, who="", filled=()):
                  "each run: " + "; ".join(sent) + ".")
     if left:
         note += (" " if note else "") + (f"Maps of maps{who} left as the object leaves them "
-                                          "(not of queues or rings, or not an array): " +
+                                          "(not of queues or rings, or not an array; a MAPS "
+                                          "line MAP per-cpu gives one a map per CPU): " +
                                           ", ".join(left) + ".")
     return note
 
@@ -189,10 +190,13 @@ def state_note(path, arm, who=""):
     if not filled and not counted:
         return ""
     parts = []
-    for name, (kind, n, how, seconds) in filled.items():
+    # A map of maps filled per CPU: its maps' entries are counted, summed, as its own.
+    labels = {name: f"{name}'s {inner} maps" for name, (kind, n, how, seconds, inner)
+              in filled.items() if how == "per-cpu"}
+    for name, (kind, n, how, seconds, inner) in filled.items():
         if how == "per-cpu":
-            parts.append(f"{name} ({kind}) one map per CPU ({n}), each as its inner map is "
-                         f"declared ({name} per-cpu)")
+            parts.append(f"{name} ({kind}) filled with one {inner} per CPU ({n}), each as its "
+                         f"inner map is declared (MAPS line {name} per-cpu)")
             continue
         if how == "lines":
             # Lines that write one key again fill no entry more: the map's own count.
@@ -210,10 +214,10 @@ def state_note(path, arm, who=""):
     globals_set = side_set(arm)
     if globals_set:
         note += f" Globals set before the load (SET): {globals_set}."
-    changed = [f"{name} ({kind}) {entries(int(before), unit).split()[0]} -> "
-               f"{entries(int(after), unit)}"
+    changed = [f"{labels.get(name, f'{name} ({kind})')} "
+               f"{entries(int(before), unit).split()[0]} -> {entries(int(after), unit)}"
                for name, (kind, before, after, unit, how) in counted.items() if how == "changed"]
-    same = [f"{name} ({entries(int(before), unit)})"
+    same = [f"{labels.get(name, name)} ({entries(int(before), unit)})"
             for name, (kind, before, after, unit, how) in counted.items() if how == "same"]
     note += (" Changed by the runs: " + "; ".join(changed) + "." if changed else
              " The runs changed no map.")

@@ -41,6 +41,9 @@ action() { awk -v s="$1" '$1 == "test_run" && $2 == s { print $NF }' <<<"$output
 # state: the table's line on the state measured.
 state() { grep '^State: ' <<<"$output"; }
 
+# possible_cpus: the CPUs a per-CPU map has a value or a map for, as libbpf counts them.
+possible_cpus() { awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible; }
+
 # load_pinned OBJECT: the object loaded by bpftool, its maps pinned under $PIN/maps.
 load_pinned()
 {
@@ -148,26 +151,75 @@ load_pinned()
 	[[ "$output" == *"State of the base: filled from MAPS: cost_blocked"* ]]
 }
 
-@test "an array of maps per CPU, as Katran's connection tables: MAPS's per-cpu fills it" {
-	local probe=$FBF_BUILD/testing/cost_probe_per_cpu_tables.bpf.o
+@test "Katran's connection tables, an LRU hash per CPU: per-cpu takes production's path" {
+	local probe=$FBF_BUILD/testing/cost_mom_probe.bpf.o
+	local left="cost_lru_mapping (array_of_maps of lru_hash)."
+	local filled="cost_lru_mapping (array_of_maps) filled with one lru_hash per CPU"
 
-	# Each slot empty, as the object leaves it: every frame aborted, said so.
+	# Each slot empty, as the object leaves it: every flow goes to the shared fallback, counted.
 	cost measure "$probe"
-	[ "$status" -eq 9 ]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Maps of maps left as the object leaves them ("*"per-cpu"*"): $left"* ]]
+	state | grep -E "Changed by the runs: .*cost_fallback_frames \(array\) 0 -> 1 non-zero"
+	state | grep -E "cost_fallback_cache \(lru_hash\) 0 -> [1-9][0-9]* entr"
 	echo "cost_lru_mapping per-cpu" >"$DUMPS/lines"
 	cost measure "$probe" "" "$DUMPS/lines"
 	[ "$status" -eq 0 ]
-	# The path production takes: each frame recorded in its CPU's table, then decided.
-	[ "$(action ipv4-tcp)" = XDP_DROP ]
-	[ "$(action ipv4-udp)" = XDP_PASS ]
-	state | grep -E "cost_lru_mapping \(array_of_maps\) one map per CPU \([0-9]+\), each as its inner map is declared"
-	[[ "$output" != *"Maps of maps left as the object leaves them"*cost_lru_mapping* ]]
-	# per-cpu on a map that is no array of maps: one line.
-	echo "cost_blocked per-cpu" >"$DUMPS/lines"
-	cost measure "$OBJ" "" "$DUMPS/lines"
+	# The path production takes: each flow in its CPU's table, the fallback never taken.
+	state | grep -F "$filled ($(possible_cpus)), each as its inner map is declared"
+	state | grep -E "Changed by the runs: cost_lru_mapping's lru_hash maps 0 -> [1-9]"
+	state | grep -F "Unchanged: cost_fallback_cache (0 entries), cost_fallback_frames (0 non"
+	[[ "$output" != *"left as the object leaves them"*cost_lru_mapping* ]]
+	# A compare's side's own: BASE_MAPS= fills the base's alone.
+	run make -s cost-compare BASE="$probe" CANDIDATE="$probe" BASE_MAPS="$DUMPS/lines"
+	echo "$output"
+	[[ "$output" == *"State of the base: filled from MAPS: $filled"* ]]
+	[[ "$output" == *"Maps of maps of the candidate left as the object leaves them"* ]]
+}
+
+@test "Katran's own array of maps, no inner map declared: per-cpu's line defines it" {
+	local probe=$FBF_BUILD/testing/cost_mom_probe_no_inner.bpf.o
+
+	# The inner map's definition as bpftool map show prints one: a 12-byte flow, 8-byte count.
+	echo "cost_lru_mapping per-cpu lru_hash 12 8 1024" >"$DUMPS/lines"
+	cost measure "$probe" "" "$DUMPS/lines"
+	[ "$status" -eq 0 ]
+	state | grep -F "cost_lru_mapping (array_of_maps) filled with one lru_hash per CPU"
+	state | grep -E "Changed by the runs: cost_lru_mapping's lru_hash maps 0 -> [1-9]"
+	state | grep -F "cost_fallback_frames (0 non"
+	# A type bpftool does not name: one line.
+	echo "cost_lru_mapping per-cpu lru_hsh 12 8 1024" >"$DUMPS/lines"
+	cost measure "$probe" "" "$DUMPS/lines"
 	[ "$status" -eq 8 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"lines:1: per-cpu fills an array of maps, one map per CPU, and cost_blocked is of type hash" ]]
+	[[ "$output" == *"lines:1: not MAP per-cpu TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES ("* ]]
+}
+
+@test "per-cpu's refusals: no map of maps, no inner map, too few slots: a line and a status each" {
+	local cpus why
+
+	# A hash of protocols is no map of maps.
+	echo "cost_blocked per-cpu" >"$DUMPS/lines"
+	cost measure "$OBJ" "" "$DUMPS/lines"
+	[ "$status" -eq 41 ]
+	[ "${#lines[@]}" -eq 1 ]
+	why="per-cpu fills an array or hash of maps, one map per CPU, and cost_blocked is of type"
+	[[ "$output" == *"lines:1: $why hash: give its entries as MAP KEY VALUE lines" ]]
+	# Katran's own declaration, whose loader gives the inner map: the kernel makes none without.
+	cost measure "$FBF_BUILD/testing/cost_mom_probe_no_inner.bpf.o"
+	[ "$status" -eq 42 ]
+	[ "${#lines[@]}" -eq 1 ]
+	why="cost_lru_mapping (array_of_maps) declares no inner map"
+	[[ "$output" == *": $why, "*"a line cost_lru_mapping per-cpu TYPE KEY_SIZE"* ]]
+	# An array of one map, on a host of two CPUs or more.
+	cpus=$(possible_cpus)
+	[ "$cpus" -gt 1 ] || skip "one possible CPU: every array of maps holds a map for each"
+	echo "cost_counts per-cpu" >"$DUMPS/lines"
+	cost measure "$FBF_BUILD/testing/cost_probe_maps_of_maps.bpf.o" "" "$DUMPS/lines"
+	[ "$status" -eq 43 ]
+	[ "${#lines[@]}" -eq 1 ]
+	why="cost_counts holds at most 1, and this host has $cpus possible CPUs"
+	[[ "$output" == *"lines:1: $why: one map each does not fit; declare max_entries of"* ]]
 }
 
 @test "SET on a TC program nobody here wrote: Cloudflare's cls_redirect, its address and port" {
@@ -264,7 +316,8 @@ prog_map()
 	echo "$output"
 	[ "$status" -eq 0 ]
 	filled=$(grep $'^#filled\tprog\tcost_table\tarray\t1000000\tbatch\t' <<<"$output")
-	echo "# 1,000,000 entries read and written in ${filled##*$'\t'} s" >&3
+	# SECONDS, the seventh field: INNER follows it (cost_state.h).
+	echo "# 1,000,000 entries read and written in $(cut -f7 <<<"$filled") s" >&3
 }
 
 @test "each bad state: one line and its own exit status" {

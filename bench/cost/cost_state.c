@@ -50,6 +50,11 @@ bool cost_map_is_percpu(enum bpf_map_type type)
 	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 }
 
+bool cost_map_is_map_of_maps(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_ARRAY_OF_MAPS || type == BPF_MAP_TYPE_HASH_OF_MAPS;
+}
+
 static bool is_array(enum bpf_map_type type)
 {
 	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY;
@@ -63,11 +68,15 @@ static bool is_countable(enum bpf_map_type type)
 	       type == BPF_MAP_TYPE_LPM_TRIE;
 }
 
-/* One value's bytes in a lookup or update: a per-CPU map's, one 8-aligned copy per CPU. */
-static size_t value_bytes(const struct bpf_map *map, int *nr_cpus, size_t *stride)
+/*
+ * One value's bytes in a lookup or update of a map of @type: a per-CPU map's,
+ * one 8-aligned copy per CPU.
+ */
+static size_t value_bytes(enum bpf_map_type type, __u32 value_size, int *nr_cpus,
+			  size_t *stride)
 {
-	*nr_cpus = cost_map_is_percpu(bpf_map__type(map)) ? libbpf_num_possible_cpus() : 0;
-	*stride = *nr_cpus ? (bpf_map__value_size(map) + 7) / 8 * 8 : bpf_map__value_size(map);
+	*nr_cpus = cost_map_is_percpu(type) ? libbpf_num_possible_cpus() : 0;
+	*stride = *nr_cpus ? (value_size + 7) / 8 * 8 : value_size;
 	return *stride * (*nr_cpus ?: 1);
 }
 
@@ -319,44 +328,176 @@ int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const
 	return COST_EXIT_DUMP_MAP;
 }
 
-void cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj)
+/* A map of maps whose inner map neither the object nor MAPS defines: the kernel makes none. */
+static int no_inner(const struct cost_state *st, const struct bpf_map *map)
+{
+	fprintf(stderr, "cost: %s: %s (%s) declares no inner map, which its own loader gives "
+		"(as Katran's sets a prototype): give its definition in MAPS, a line %s %s TYPE "
+		"KEY_SIZE VALUE_SIZE MAX_ENTRIES (bpftool map show of one of its maps), or declare "
+		"it in the object, __array(values, struct INNER)\n", st->object ?: "",
+		bpf_map__name(map), libbpf_bpf_map_type_str(bpf_map__type(map)), bpf_map__name(map),
+		COST_STATE_PER_CPU);
+	return COST_EXIT_NO_INNER;
+}
+
+/* The map type bpftool and libbpf name @name ("lru_hash"), or BPF_MAP_TYPE_UNSPEC. */
+static enum bpf_map_type map_type_named(const char *name)
+{
+	const char *s;
+
+	for (int t = BPF_MAP_TYPE_UNSPEC + 1; (s = libbpf_bpf_map_type_str(t)); t++)
+		if (!strcmp(s, name))
+			return t;
+	return BPF_MAP_TYPE_UNSPEC;
+}
+
+/*
+ * The inner map a line "@name per-cpu TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES" of the
+ * MAPS file @maps defines (a dump defines none): 0, -ENOENT where no line does, or
+ * one line and COST_EXIT_MAPS.
+ */
+static int inner_from_lines(const char *maps, const char *name, struct cost_state_inner *in)
+{
+	FILE *f = maps && !cost_state_is_dump(maps) ? fopen(maps, "r") : NULL;
+	char line[4096], map[256], how[16], type[64], extra[2];
+	int line_no = 0, err = -ENOENT;
+
+	while (f && err == -ENOENT && fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%255s %15s %63s %u %u %u %1s", map, how, type, &in->key_size,
+			       &in->value_size, &in->max_entries, extra);
+
+		line_no++;
+		if (n <= 2 || strcmp(map, name) || strcmp(how, COST_STATE_PER_CPU))
+			continue;
+		in->type = map_type_named(type);
+		err = 0;
+		if (n != 6 || !in->type) {
+			fprintf(stderr, "cost: %s:%d: not MAP %s TYPE KEY_SIZE VALUE_SIZE "
+				"MAX_ENTRIES (TYPE as bpftool map show names it, lru_hash; "
+				"sizes in bytes)\n", maps, line_no, COST_STATE_PER_CPU);
+			err = COST_EXIT_MAPS;
+		}
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/*
+ * @map's inner map from a MAPS line, made here as a prototype that the kernel
+ * makes the map of maps by, as the object's own loader would give it.
+ */
+static int inner_given(struct cost_state *st, struct bpf_map *map, const char *maps,
+		       struct cost_state_inner *in)
+{
+	int err = inner_from_lines(maps, bpf_map__name(map), in);
+
+	if (err == -ENOENT)
+		return no_inner(st, map);
+	if (err)
+		return err;
+	in->proto_fd = bpf_map_create(in->type, NULL, in->key_size, in->value_size,
+				      in->max_entries, NULL);
+	if (in->proto_fd < 0 || bpf_map__set_inner_map_fd(map, in->proto_fd)) {
+		if (in->proto_fd >= 0)
+			close(in->proto_fd);
+		fprintf(stderr, "cost: %s: %s's inner map as MAPS defines it (%s, key %u, value "
+			"%u, %u entries): %s\n", maps, bpf_map__name(map),
+			libbpf_bpf_map_type_str(in->type), in->key_size, in->value_size,
+			in->max_entries, strerror(errno));
+		return COST_EXIT_MAPS;
+	}
+	return 0;
+}
+
+int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj, const char *maps)
 {
 	struct bpf_map *map;
 
 	st->nr_inner = 0;
 	bpf_object__for_each_map(map, obj) {
 		const struct bpf_map *in = bpf_map__inner_map(map);
+		struct cost_state_inner *kept = &st->inner[st->nr_inner];
+		int err;
 
-		if (!in || bpf_map__type(map) != BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+		/* One given its map already (cost_events.h) needs no inner map to be made. */
+		if (!cost_map_is_map_of_maps(bpf_map__type(map)) || bpf_map__fd(map) >= 0 ||
 		    st->nr_inner == COST_STATE_MAPS)
 			continue;
-		st->inner[st->nr_inner++] = (struct cost_state_inner){
-			.outer = map, .type = bpf_map__type(in), .key_size = bpf_map__key_size(in),
-			.value_size = bpf_map__value_size(in),
-			.max_entries = bpf_map__max_entries(in), .flags = bpf_map__map_flags(in),
-		};
+		*kept = (struct cost_state_inner){ .outer = map, .proto_fd = -1 };
+		if (!in) {
+			err = inner_given(st, map, maps, kept);
+			if (err) {
+				cost_state_loaded(st);
+				return err;
+			}
+		} else {
+			kept->type = bpf_map__type(in);
+			kept->key_size = bpf_map__key_size(in);
+			kept->value_size = bpf_map__value_size(in);
+			kept->max_entries = bpf_map__max_entries(in);
+			kept->flags = bpf_map__map_flags(in);
+		}
+		st->nr_inner++;
 	}
+	return 0;
+}
+
+void cost_state_loaded(struct cost_state *st)
+{
+	for (int i = 0; i < st->nr_inner; i++)
+		if (st->inner[i].proto_fd >= 0) {
+			close(st->inner[i].proto_fd);
+			st->inner[i].proto_fd = -1;
+		}
+}
+
+static struct cost_state_inner *kept_inner(struct cost_state *st, const struct bpf_map *map)
+{
+	for (int i = 0; i < st->nr_inner; i++)
+		if (st->inner[i].outer == map)
+			return &st->inner[i];
+	return NULL;
+}
+
+/* Can @map take a map per CPU, keyed by the CPU's index? 0, or one line and its status. */
+static int per_cpu_fits(const struct bpf_map *map, const char *where, int cpus)
+{
+	if (!cost_map_is_map_of_maps(bpf_map__type(map))) {
+		fprintf(stderr, "cost: %s: %s fills an array or hash of maps, one map per CPU, and "
+			"%s is of type %s: give its entries as MAP KEY VALUE lines\n", where,
+			COST_STATE_PER_CPU, bpf_map__name(map),
+			libbpf_bpf_map_type_str(bpf_map__type(map)));
+		return COST_EXIT_NOT_MAP_OF_MAPS;
+	}
+	if (bpf_map__key_size(map) != sizeof(__u32)) {
+		fprintf(stderr, "cost: %s: %s keys each CPU's map by the CPU's index, a __u32, and "
+			"%s's keys are %u bytes\n", where, COST_STATE_PER_CPU,
+			bpf_map__name(map), bpf_map__key_size(map));
+		return COST_EXIT_NOT_MAP_OF_MAPS;
+	}
+	if (cpus > 0 && (__u32)cpus > bpf_map__max_entries(map)) {
+		fprintf(stderr, "cost: %s: %s holds at most %u, and this host has %d possible "
+			"CPUs: one map each does not fit; declare max_entries of %d or more\n",
+			where, bpf_map__name(map), bpf_map__max_entries(map), cpus, cpus);
+		return COST_EXIT_PER_CPU_FIT;
+	}
+	return 0;
 }
 
 int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const char *where)
 {
-	const struct cost_state_inner *inner = NULL;
-	int cpus = libbpf_num_possible_cpus(), outer = bpf_map__fd(map), err = 0;
+	struct cost_state_inner *inner = kept_inner(st, map);
+	int cpus = libbpf_num_possible_cpus(), outer = bpf_map__fd(map), err;
 	struct cost_state_map *sm;
 
-	for (int i = 0; i < st->nr_inner; i++)
-		if (st->inner[i].outer == map)
-			inner = &st->inner[i];
+	err = per_cpu_fits(map, where, cpus);
+	if (err)
+		return err;
 	if (!inner) {
-		fprintf(stderr, "cost: %s: %s fills an array of maps, one map per CPU, and %s "
-			"is of type %s\n", where, COST_STATE_PER_CPU, bpf_map__name(map),
-			libbpf_bpf_map_type_str(bpf_map__type(map)));
-		return COST_EXIT_MAPS;
-	}
-	if (cpus > 0 && (__u32)cpus > bpf_map__max_entries(map)) {
-		fprintf(stderr, "cost: %s: array of maps %s holds %u, and this host has %d "
-			"possible CPUs: one map each does not fit\n", where, bpf_map__name(map),
-			bpf_map__max_entries(map), cpus);
+		/* An array of queues or rings: cost_events.h gave it its CPUs' maps. */
+		fprintf(stderr, "cost: %s: %s holds the tool's own map per CPU already, as an "
+			"array of event maps: leave the line out\n", where, bpf_map__name(map));
 		return COST_EXIT_MAPS;
 	}
 	for (__u32 cpu = 0; cpus > 0 && !err && cpu < (__u32)cpus; cpu++) {
@@ -364,7 +505,7 @@ int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const ch
 		int fd = bpf_map_create(inner->type, NULL, inner->key_size, inner->value_size,
 					inner->max_entries, &opts);
 
-		/* The array holds the map from here on. */
+		/* The outer map holds the map from here on. */
 		err = fd < 0 || bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY) ? -errno : 0;
 		if (fd >= 0)
 			close(fd);
@@ -374,6 +515,7 @@ int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const ch
 			strerror(cpus < 0 ? -cpus : -err));
 		return COST_EXIT_MAPS;
 	}
+	inner->filled = true;
 	cost_state_filled(st, map, cpus);
 	sm = slot(st, map);
 	if (sm)
@@ -447,7 +589,7 @@ static int fill_dump(struct cost_state *st, struct bpf_object *obj, const char *
 	}
 	shape.key_size = bpf_map__key_size(map);
 	shape.value_size = bpf_map__value_size(map);
-	value_bytes(map, &shape.nr_cpus, &shape.stride);
+	value_bytes(bpf_map__type(map), shape.value_size, &shape.nr_cpus, &shape.stride);
 	err = cost_dump_read(file, &shape, &d);
 	if (err)
 		return err;
@@ -594,16 +736,19 @@ static int census_walked(int fd, struct census *c, __u8 *key, __u8 *next, __u8 *
 	return errno == ENOENT ? 0 : -errno;
 }
 
-/* @map's entries (an array's: those not all zero) and a digest of them in any order. */
-static int count_entries(const struct bpf_map *map, __u64 *entries, __u64 *digest)
+/*
+ * The entries of map @fd, of @type and sizes (an array's: those not all zero),
+ * and a digest of them in any order.
+ */
+static int count_entries(int fd, enum bpf_map_type type, __u32 key_size, __u32 value_size,
+			 __u64 *entries, __u64 *digest)
 {
-	struct census c = { .key_size = bpf_map__key_size(map),
-			    .array = is_array(bpf_map__type(map)) };
-	int fd = bpf_map__fd(map), nr_cpus, err = -ENOMEM;
+	struct census c = { .key_size = key_size, .array = is_array(type) };
+	int nr_cpus, err = -ENOMEM;
 	size_t stride;
 	__u8 *keys, *values;
 
-	c.value_bytes = value_bytes(map, &nr_cpus, &stride);
+	c.value_bytes = value_bytes(type, value_size, &nr_cpus, &stride);
 	keys = calloc(COUNT_BATCH, c.key_size);
 	values = calloc(COUNT_BATCH, c.value_bytes);
 	if (keys && values)
@@ -619,6 +764,63 @@ static int count_entries(const struct bpf_map *map, __u64 *entries, __u64 *diges
 	return err;
 }
 
+/*
+ * The entries of every map that the map of maps @outer holds, summed: the
+ * state a per-CPU design keeps in its CPUs' maps, whichever map the program
+ * found in each slot.
+ */
+static int count_inner(const struct cost_state_inner *inner, int outer, __u64 *entries,
+		       __u64 *digest)
+{
+	__u32 key, next, id;
+	void *prev = NULL;
+
+	*entries = *digest = 0;
+	while (!bpf_map_get_next_key(outer, prev, &next)) {
+		__u64 n, d;
+		int fd, err;
+
+		key = next;
+		prev = &key;
+		/* A slot left empty (an array's past the CPUs) holds no entry. */
+		if (bpf_map_lookup_elem(outer, &key, &id))
+			continue;
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			return -errno;
+		err = count_entries(fd, inner->type, inner->key_size, inner->value_size, &n, &d);
+		close(fd);
+		if (err)
+			return err;
+		*entries += n;
+		*digest += fnv1a(d, (const __u8 *)&key, sizeof(key));
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* @map's entries; a map of maps MAPS filled per CPU: its maps' entries, summed. */
+static int count_map(struct cost_state *st, const struct bpf_map *map, __u64 *entries,
+		     __u64 *digest)
+{
+	const struct cost_state_inner *inner = kept_inner(st, map);
+
+	if (inner && inner->filled)
+		return count_inner(inner, bpf_map__fd(map), entries, digest);
+	return count_entries(bpf_map__fd(map), bpf_map__type(map), bpf_map__key_size(map),
+			     bpf_map__value_size(map), entries, digest);
+}
+
+/* Is @map state whose entries the runs may change, and can be counted? */
+static bool is_counted(struct cost_state *st, const struct bpf_map *map)
+{
+	const struct cost_state_inner *inner = kept_inner(st, map);
+
+	if (inner && inner->filled)
+		return is_countable(inner->type);
+	/* What the program cannot write (.rodata) cannot change. */
+	return is_countable(bpf_map__type(map)) && !(bpf_map__map_flags(map) & BPF_F_RDONLY_PROG);
+}
+
 int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after)
 {
 	struct bpf_map *map;
@@ -627,16 +829,14 @@ int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after)
 		struct cost_state_map *sm;
 		int err;
 
-		/* What the program cannot write (.rodata) cannot change. */
-		if (!is_countable(bpf_map__type(map)) ||
-		    bpf_map__map_flags(map) & BPF_F_RDONLY_PROG)
+		if (!is_counted(st, map))
 			continue;
 		sm = slot(st, map);
 		if (!sm)
 			return 0;
 		sm->counted = true;
-		err = count_entries(map, after ? &sm->after : &sm->before,
-				    after ? &sm->digest_after : &sm->digest_before);
+		err = count_map(st, map, after ? &sm->after : &sm->before,
+				after ? &sm->digest_after : &sm->digest_before);
 		if (err)
 			return err;
 	}
@@ -657,11 +857,13 @@ void cost_state_print(struct cost_state *st, struct bpf_object *obj, const char 
 		fprintf(stderr, "cost: %s: counting its maps' entries: %s\n", arm, strerror(-err));
 	for (int i = 0; i < st->nr; i++) {
 		const struct cost_state_map *sm = &st->maps[i];
+		const struct cost_state_inner *inner = kept_inner(st, sm->map);
 
 		if (sm->filled)
-			printf("#filled\t%s\t%s\t%s\t%llu\t%s\t%.3f\n", arm, bpf_map__name(sm->map),
-			       type_name(sm->map), (unsigned long long)sm->filled,
-			       sm->how ?: "batch", sm->fill_s);
+			printf("#filled\t%s\t%s\t%s\t%llu\t%s\t%.3f\t%s\n", arm,
+			       bpf_map__name(sm->map), type_name(sm->map),
+			       (unsigned long long)sm->filled, sm->how ?: "batch", sm->fill_s,
+			       inner && inner->filled ? libbpf_bpf_map_type_str(inner->type) : "-");
 		if (measured && !err && sm->counted)
 			printf("#changed\t%s\t%s\t%s\t%llu\t%llu\t%s\t%s\n", arm,
 			       bpf_map__name(sm->map), type_name(sm->map),

@@ -15,6 +15,9 @@
 /* Is a map of @type per-CPU: one value for each possible CPU? */
 bool cost_map_is_percpu(enum bpf_map_type type);
 
+/* Is a map of @type an array or hash of maps? */
+bool cost_map_is_map_of_maps(enum bpf_map_type type);
+
 /*
  * @size bytes from @hex, "0x" optional, two digits a byte in the order they
  * are stored: 0, or -EINVAL if it is not that many.
@@ -34,11 +37,13 @@ struct cost_state_map {
 	__u64 digest_before, digest_after;	/* of the entries, in any order */
 };
 
-/* An array of maps' inner map as the object declares it, kept for MAPS's per-cpu. */
+/* A map of maps' inner map as the object declares it, kept for MAPS's per-cpu. */
 struct cost_state_inner {
 	const struct bpf_map *outer;
 	enum bpf_map_type type;
 	__u32 key_size, value_size, max_entries, flags;
+	bool filled;		/* given a map per CPU: its maps' entries are counted */
+	int proto_fd;		/* MAPS's definition, made for the load, or -1 */
 };
 
 struct cost_state {
@@ -50,10 +55,18 @@ struct cost_state {
 };
 
 /*
- * Before @obj is loaded: each array of maps' inner map definition, which
- * libbpf frees once it has made the array, kept for cost_state_fill_per_cpu().
+ * Before @obj is loaded: each array or hash of maps' inner map definition,
+ * which libbpf frees once it has made the map, kept for
+ * cost_state_fill_per_cpu(). A map of maps that declares none (Katran's,
+ * whose loader gives the kernel a prototype) takes its definition from a line
+ * of the MAPS file @maps, "MAP per-cpu TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES",
+ * made here into such a prototype. 0, or one line and COST_EXIT_NO_INNER (no
+ * such line: the kernel makes no map of maps without one) or COST_EXIT_MAPS.
  */
-void cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj);
+int cost_state_keep_inner(struct cost_state *st, struct bpf_object *obj, const char *maps);
+
+/* After the load, whatever came of it: the prototypes cost_state_keep_inner() made, closed. */
+void cost_state_loaded(struct cost_state *st);
 
 /*
  * Before the load: each "NAME=VALUE" of the comma-separated @set written into
@@ -91,11 +104,14 @@ int cost_state_no_map(const struct cost_state *st, struct bpf_object *obj, const
 		      const char *name, const char *how);
 
 /*
- * A MAPS line "MAP per-cpu": the array of maps @map given one map per possible
- * CPU in its slots 0, 1, ..., each made as its inner map is declared (type,
+ * A MAPS line "MAP per-cpu": the array or hash of maps @map given one map per
+ * possible CPU at keys 0, 1, ..., each made as its inner map is declared (type,
  * sizes, entries, flags), as a per-CPU design's loader fills it (Katran's
- * connection tables), where the object leaves every slot empty. 0, or one line
- * at @where and COST_EXIT_MAPS.
+ * connection tables), where the object leaves every slot empty; their entries
+ * are then counted, summed, as the map's (cost_state_count()). 0, or one line
+ * at @where and COST_EXIT_NOT_MAP_OF_MAPS (no map of maps, or keys that are
+ * not a __u32), COST_EXIT_PER_CPU_FIT (fewer entries than possible CPUs) or
+ * COST_EXIT_MAPS (the kernel refused a map).
  */
 #define COST_STATE_PER_CPU "per-cpu"
 int cost_state_fill_per_cpu(struct cost_state *st, struct bpf_map *map, const char *where);
@@ -110,11 +126,13 @@ void cost_state_filled(struct cost_state *st, struct bpf_map *map, __u64 n);
 int cost_state_count(struct cost_state *st, struct bpf_object *obj, bool after);
 
 /*
- * "#filled<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>ENTRIES<TAB>HOW<TAB>SECONDS" for each
- * map filled (HOW: batch, element or lines, as cost_state_map says), and
+ * "#filled<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>ENTRIES<TAB>HOW<TAB>SECONDS<TAB>INNER" for
+ * each map filled (HOW: batch, element, lines or per-cpu, as cost_state_map says;
+ * INNER: the type of the maps per-cpu made, else -; ENTRIES: per-cpu's maps), and
  * after runs (@measured) the maps' entries counted again, and for each map
  * counted "#changed<TAB>ARM<TAB>MAP<TAB>TYPE<TAB>BEFORE<TAB>AFTER<TAB>UNIT<TAB>WHETHER"
- * (UNIT: entries, or non-zero for an array; WHETHER: changed or same), which
+ * (UNIT: entries, or non-zero for an array; WHETHER: changed or same; a map
+ * of maps filled per CPU: its maps' entries, summed), which
  * bench/cost/cost_report.py reads.
  */
 void cost_state_print(struct cost_state *st, struct bpf_object *obj, const char *arm,

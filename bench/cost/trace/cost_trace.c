@@ -264,11 +264,16 @@ static int open_arm(struct tarm *a, const char *prog_name, const char *set, cons
 			prog_name ? prog_name : "");
 		return prog_name ? COST_EXIT_NO_PROG : COST_EXIT_NO_XDP;
 	}
-	err = cost_state_set_globals(a->obj, a->path, set);
+	/* MAPS's per-cpu makes a map of maps' inner maps as the object declares them. */
+	a->state.object = a->path;
+	err = cost_state_set_globals(a->obj, a->path, set) ?:
+	      cost_state_keep_inner(&a->state, a->obj, maps);
 	if (err)
 		return err;
-	if (bpf_object__load(a->obj)) {
-		int load_err = errno;
+	err = bpf_object__load(a->obj) ? -errno : 0;
+	cost_state_loaded(&a->state);
+	if (err) {
+		int load_err = -err;
 
 		if (cost_object_print_refusal()) {
 			fprintf(stderr, "cost: the verifier refused a program of %s: its log "
