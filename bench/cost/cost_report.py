@@ -3,10 +3,12 @@
 """What an XDP object costs, from cost_run's and cost_live.sh's samples (bench/cost/cost.sh).
 
   cost_report.py measure OUT_DIR OBJECT SAMPLES.tsv [LIVE.tsv] [on:KERNEL=FIGURES ...]
-      one table, and OUT_DIR/cost.bmf.json in Bencher Metric Format
+      one table, OUT_DIR/cost.bmf.json in Bencher Metric Format, and OUT_DIR/cost.html
+      (bench/cost/cost_html.py)
   cost_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv] [on:KERNEL=FIGURES ...]
       base against candidate with the regression gate's statistics and verdict
-      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, and one closing line
+      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, OUT_DIR/cost.html, and one
+      closing line
 
 FIGURES: the static figures of the same arms on kernel KERNEL of the matrix, booted under
 QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate reads them;
@@ -481,7 +483,17 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         cost_lines.remove_listings(out_dir, "measure")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
+    html_report("measure", out_dir, samples_path)
     return EXIT_KERNEL if missing else 0
+
+
+def html_report(kind, out_dir, samples_path, rows=()):
+    """The run's page beside its BMF file (bench/cost/cost_html.py), named before any
+    verdict: a compare's verdict stays the last line."""
+    import cost_html  # here, not above: it imports this module's readers
+    path = cost_html.write(kind, out_dir, samples_path, rows)
+    if path:
+        print(f"HTML report: {path}")
 
 
 def noisy_candidates(prog, live):
@@ -610,6 +622,7 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         cost_lines.remove_listings(out_dir, "compare")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
+    html_report("compare", out_dir, samples_path, rows)
     if changed_actions:
         print("cost-compare: note: the candidate decides differently: " +
               "; ".join(changed_actions))
