@@ -291,13 +291,12 @@ def capture_figures(bmf, kind, cap, bare, action_name):
         return absent("fig-capture", "The capture", "The capture's frames were not timed "
                       "(FBF_COST_ROUNDS=0, or every frame refused).")
     svg, drawn, top = capture_order(cap, kind, bare, action_name)
-    total = sum(len(cap["frames"].get(a, [])) for a in (
-        ("prog", bare) if kind == "measure" else (gate.BASE, gate.CANDIDATE)))
+    total = len(cap["frames"][arm])
     rows = [f'<tr data-frame="{i}" data-ns="{number(ns)}"><td>{i}</td><td>{ns:g}</td>'
             f"<td>{esc(action_name(int(a)))}</td><td>{esc(summary)}</td></tr>"
             for i, ns, a, summary in top]
     thinned = (f"{drawn:,} points drawn: every frame above p99, and of the rest each of "
-               f"{BUCKETS:,} buckets' cheapest and costliest" if drawn < 2 * total else
+               f"{BUCKETS:,} buckets' cheapest and costliest, each side" if drawn < 2 * total else
                "every frame drawn")
     out = figure("fig-capture", "The capture, frame by frame", svg,
                  table(["frame", "ns", "action", "summary"], rows),
@@ -516,8 +515,8 @@ def write(kind, out_dir, samples_path, rows=()):
     try:
         text = page(kind, out_dir, samples_path, rows)
     except GnuplotMissing:
-        print("cost: gnuplot is missing, so no HTML report: install the Debian packages "
-              "with make deps (or apt-get install gnuplot-nox)")
+        print("cost: gnuplot is missing, so no HTML report: install it with make deps-bench "
+              "(Debian's gnuplot-nox)")
         return None
     with open(path, "w") as f:
         f.write(text)
