@@ -5,10 +5,11 @@
 # browser, headless Chromium: an XDP program with its live part, a TC program
 # with a capture, a compare with a capture and hot lines. Each page logs no
 # console message, holds every figure its run measured (and one line for each
-# it did not), and its numbers equal the BMF file's; a screenshot of each is
-# kept in build/results/cost-html. A 100,000-frame capture's page, from rounds
-# written here, stays under 5 MB. Short rounds: the figures are checked for
-# being there and matching, never for how fast.
+# it did not), and its numbers equal the BMF file's; a compare's page holds
+# its verdict; a screenshot of each is kept in build/results/cost-html. A
+# 100,000-frame capture's page, from rounds written here, stays under 5 MB.
+# Short rounds: the figures are checked for being there and matching, never
+# for how fast.
 
 load ../../testing/netns
 load ../bmf
@@ -152,10 +153,13 @@ check_page()
 	[ "$status" -eq 1 ]
 	[ "${lines[-2]}" = "HTML report: $RESULTS/cost.html" ]
 	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions "* ]]
+	local verdict=${lines[-1]}
 	browse "$RESULTS/cost.html" compare
 	check_page compare "$RESULTS/cost-compare.bmf.json" fig-verifier fig-changes \
 		fig-verdicts fig-shapes fig-capture fig-capture-cdf fig-cpus fig-lines
-	# The table's verdicts, as the text says them.
+	# The verdict first on the page, as the run's last line says it ("->" escaped); the
+	# table's verdicts as the text says them.
+	grep -qF "<p id=\"verdict\"><b>${verdict%% ->*}" "$DOM"
 	grep -q '<td>verified-instructions</td>.*<td>regressed</td>' "$DOM"
 	# The source in the page, unsampled lines with the hot ones.
 	grep -q 'cost_types_probe.bpf.c' "$DOM"

@@ -22,7 +22,6 @@ import html
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -236,10 +235,9 @@ def thin(frames):
 
 
 def quantile(ordered, q):
-    """The q quantile of ORDERED by linear interpolation, as cost_replay.c takes it."""
-    pos = q * (len(ordered) - 1)
-    i = int(pos)
-    return ordered[i] + (ordered[min(i + 1, len(ordered) - 1)] - ordered[i]) * (pos - i)
+    """The q quantile of ORDERED by nearest rank, as cost_replay.c takes the p99 it prints."""
+    k = int(q * len(ordered) + 0.999999)
+    return ordered[k - 1 if k else 0]
 
 
 def capture_order(cap, kind, bare, action_name):
@@ -352,7 +350,8 @@ def cpus_figure(bmf, kind, samples, bare):
                   "set offsets 0.3, 0.3, 0, 0\n"
                   f"set xtics ({', '.join(str(n) for n in counts)})\nplot " + ", ".join(plots),
                   {f"p{k}": r for k, r in enumerate(rows)}, height=320)
-    data = [timing_row(name, measure, e) for _, entries, names in sides if names for name, e in zip(names, entries) if e]
+    data = [timing_row(name, measure, e) for _, entries, names in sides if names
+            for name, e in zip(names, entries) if e]
     return figure("fig-cpus", "The CPU curve", svg,
                   table(["benchmark", f"median {ylabel}", "min", "max"], data),
                   "The workload on N CPUs at once, median of the rounds, bars min to max.")
@@ -375,17 +374,20 @@ def changes(bmf, rows):
               if m.endswith("-change-percent")]
     if not judged:
         return absent("fig-changes", "Changes", "No timing was judged (FBF_COST_ROUNDS=0).")
+    verdicts = {(r[0], "latency" if r[1] != "x 1 CPU" else "scaling"): r[-1] for r in rows
+                if len(r) == 8 and r[4].endswith("]")}
+    # A regression reads at a glance: red; an improvement green; the rest blue.
+    colour = {"regressed": 0xd62728, "improved": 0x2ca02c}
     blocks = {"d": [[i, e["value"], e["lower_value"], e["upper_value"],
-                     f'"{label(b[len("cost/"):])}"'] for i, (b, _, e) in enumerate(judged)]}
+                     colour.get(verdicts.get((b, m)), 0x1f77b4)]
+                    for i, (b, m, e) in enumerate(judged)]}
     svg = gnuplot("set xlabel 'change, candidate over base (%)'\nunset key\nset ytics ("
                   + ", ".join(f'"{label(b[len("cost/"):])}" {i}'
                               for i, (b, _, _) in enumerate(judged)) +
                   f")\nset yrange [-0.5:{len(judged) - 0.5}]\nset arrow from 0, graph 0 to 0, "
                   "graph 1 nohead lc rgb '#888888'\nset lmargin 28\n"
-                  "plot $d using 2:1:3:4 with xerrorbars pt 7 lc rgb '#1f77b4'",
+                  "plot $d using 2:1:3:4:5 with xerrorbars pt 7 lc rgb variable",
                   blocks, height=60 + 28 * len(judged))
-    verdicts = {(r[0], "latency" if r[1] != "x 1 CPU" else "scaling"): r[-1] for r in rows
-                if len(r) == 8 and r[4].endswith("]")}
     data = [data_row(b, f"{m}-change-percent", e,
                      [b, m, f"{e['value']:+.1f}%", f"[{e['lower_value']:+.1f}, "
                       f"{e['upper_value']:+.1f}]", verdicts.get((b, m), "")])
@@ -395,7 +397,7 @@ def changes(bmf, rows):
     return (figure("fig-changes", "What moved", svg,
                    table(["benchmark", "measure", "change", "95% interval", "verdict"], data),
                    "Each timing's change, the median of the paired per-round changes, its "
-                   "bar the 95% bootstrap interval.") +
+                   "bar the 95% bootstrap interval; red: regressed, green: improved.") +
             '<h2>The table</h2><div id="fig-verdicts">' +
             table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                    "verdict"], [table_rows]) + "</div>")
@@ -484,7 +486,7 @@ def lines_section(bmf, out_dir, kind):
     return out + "</div>"
 
 
-def page(kind, out_dir, samples_path, rows=()):
+def page(kind, out_dir, samples_path, rows=(), closing=""):
     bmf_path = os.path.join(out_dir, BMF[kind])
     with open(bmf_path) as f:
         bmf = json.load(f)
@@ -494,7 +496,11 @@ def page(kind, out_dir, samples_path, rows=()):
     bare = next((arm for arm in names if arm not in ("prog", gate.BASE, "base-again",
                                                      gate.CANDIDATE)), "bare")
     arm = "prog" if kind == "measure" else gate.CANDIDATE
-    parts = [header(kind, bmf_path, samples_path, names, cap), verifier(bmf, kind)]
+    parts = [header(kind, bmf_path, samples_path, names, cap)]
+    if closing:
+        # The verdict as the run's last line says it, first thing on the page.
+        parts.append(f'<p id="verdict"><b>{esc(closing)}</b></p>')
+    parts.append(verifier(bmf, kind))
     if kind == "compare":
         parts.append(changes(bmf, rows))
     parts += [shapes(bmf, kind, samples, order, bare),
@@ -509,11 +515,11 @@ def page(kind, out_dir, samples_path, rows=()):
             "\n".join(parts) + "</body></html>\n")
 
 
-def write(kind, out_dir, samples_path, rows=()):
+def write(kind, out_dir, samples_path, rows=(), closing=""):
     """OUT_DIR/cost.html from the run's files; its path, or None and one line said."""
     path = os.path.join(out_dir, NAME)
     try:
-        text = page(kind, out_dir, samples_path, rows)
+        text = page(kind, out_dir, samples_path, rows, closing)
     except GnuplotMissing:
         print("cost: gnuplot is missing, so no HTML report: install it with make deps-bench "
               "(Debian's gnuplot-nox)")
