@@ -301,6 +301,8 @@ measure)
 	if [ "$fam" = trace ]; then
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
+		# No page for the tracing family yet: none an earlier run left looks like this one's.
+		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -356,6 +358,7 @@ compare)
 			     "(or PROG= for both)" >&2
 			exit $exit_usage
 		fi
+		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps" \
 			"$candidate_prog"
 	fi

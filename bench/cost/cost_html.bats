@@ -220,10 +220,11 @@ frames()
 	rm -f "$SHOTS/planted.png"
 }
 
-@test "no gnuplot: one line, the run's table and BMF file as without the page" {
+@test "no gnuplot: one line, the run's table and BMF file as without the page, no earlier page" {
 	SAMPLES=$BATS_TEST_TMPDIR/samples.tsv
 	frames 10
 	mkdir "$BATS_TEST_TMPDIR/bin"
+	echo 'an earlier run' >"$RESULTS/cost.html"
 	# The interpreter itself, not a wrapper (pyenv's shims are shell scripts).
 	ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$BATS_TEST_TMPDIR/bin/python3"
 	run env PATH="$BATS_TEST_TMPDIR/bin" bench/cost/cost_report.py measure "$RESULTS" probe.o \

@@ -521,6 +521,9 @@ def write(kind, out_dir, samples_path, rows=(), closing=""):
     try:
         text = page(kind, out_dir, samples_path, rows, closing)
     except GnuplotMissing:
+        # An earlier run's page would read as this run's.
+        if os.path.exists(path):
+            os.remove(path)
         print("cost: gnuplot is missing, so no HTML report: install it with make deps-bench "
               "(Debian's gnuplot-nox)")
         return None
