@@ -105,8 +105,9 @@ check_page()
 	            bad.append(f"{b} {m} {key}: page {a.get(name)}, BMF {entry.get(key)}")
 	shown = {"measure": ("latency", "sample-percent", "verified-instructions",
 	                     "translated-instructions", "jited-bytes"),
-	         "compare": ("latency", "scaling", "sample-percent", "verified-instructions",
-	                     "translated-instructions", "jited-bytes")}[kind]
+	         "compare": ("latency", "scaling", "sample-percent", "points",
+	                     "verified-instructions", "translated-instructions",
+	                     "jited-bytes")}[kind]
 	for b, measures in bmf.items():
 	    for m in measures:
 	        if ((m in shown or m.endswith("-change-percent") or b.startswith("cost/live/"))

@@ -483,7 +483,24 @@ def lines_section(bmf, out_dir, kind):
                 rows.append(f"<tr{attrs}{shade}>{cells}</tr>")
             out += f"<h4>{esc(func)}</h4>" + table(["share", "line", "source", "called"],
                                                    rows, "lines")
-    return out + "</div>"
+    return out + moved_lines(bmf) + "</div>"
+
+
+def moved_lines(bmf):
+    """A compare's lines that rose and fell beyond the sampling's noise (cost_lines.py's
+    points, the candidate's line where it has one), red up, green down."""
+    moved = sorted(((b, bmf[b]["points"]) for b in bmf
+                    if b.startswith("cost/lines/") and "points" in bmf[b]),
+                   key=lambda m: -m[1]["value"])
+    if not moved:
+        return ""
+    rows = [data_row(b, "points", e, [b[len("cost/lines/"):], f"{e['value']:+.1f}"])
+            .replace("<tr", '<tr style="color:#%s"' % ("d62728" if e["value"] > 0
+                                                       else "2ca02c"), 1)
+            for b, e in moved]
+    return ("<h3>The lines that moved</h3><p>points: the line's samples in the candidate "
+            "less those in the base, in percent of the base's samples; rose first.</p>" +
+            table(["line", "points"], rows))
 
 
 def page(kind, out_dir, samples_path, rows=(), closing=""):
