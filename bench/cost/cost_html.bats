@@ -162,8 +162,9 @@ check_page()
 	# table's verdicts as the text says them.
 	grep -qF "<p id=\"verdict\"><b>${verdict%% ->*}" "$DOM"
 	grep -q '<td>verified-instructions</td>.*<td>regressed</td>' "$DOM"
-	# The source in the page, unsampled lines with the hot ones.
-	grep -q 'cost_types_probe.bpf.c' "$DOM"
+	# The source in the page, read from the file between the listing's lines: a
+	# preprocessor line, which no program's line table holds, beside the hot ones.
+	grep -q '<td>testing/cost_types_probe.bpf.c:[0-9]*</td><td>#ifdef COST_PLANTED</td>' "$DOM"
 }
 
 # frames N: SAMPLES, 3 rounds of bare XDP_PASS and a program over a capture of N
