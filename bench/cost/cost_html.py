@@ -326,8 +326,8 @@ def capture_figures(bmf, kind, cap, bare, action_name):
 def cpus_figure(bmf, kind, samples, bare):
     counts = sorted(int(m["n"]) for b in bmf for m in [gate.CPUS_BENCH.match(b)] if m)
     if not counts:
-        return absent("fig-cpus", "The CPU curve", "No CPU curve: the run had one round "
-                      "count of 0, or this host has one CPU.")
+        return absent("fig-cpus", "The CPU curve", "No CPU curve: the run measured none "
+                      "(FBF_COST_ROUNDS=0 leaves it out).")
     benches = [gate.cpus_bench(cost_report.CPUS, n) for n in counts]
     if kind == "measure":
         measure, ylabel = "latency", "ns/run"
