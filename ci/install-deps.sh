@@ -53,11 +53,13 @@ pkgs_image=(buildah)
 # output and metrics tests talk to, systemd and its container for the units,
 # the manual page's linters, capsh; podman, runc, catatonit (kube play's
 # pause image) and python3-yaml for the image's tests; patch, which plants
-# the regression in a copy of a third-party program (testing/third_party/tracing.mk).
+# the regression in a copy of a third-party program (testing/third_party/tracing.mk);
+# chromium, the real browser that opens the cost tool's HTML reports headless
+# (bench/cost/cost_html.bats).
 pkgs_test=(
 	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin patch
 	prometheus logrotate systemd systemd-container man-db mandoc
-	podman runc catatonit python3-yaml
+	podman runc catatonit python3-yaml chromium
 )
 pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
 pkgs_fresh=(debootstrap)

@@ -388,6 +388,9 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[ "$status" -eq 0 ]
 	[ "$(action ipv4-tcp)" = XDP_DROP ]
 	check_bmf "$BATS_TEST_TMPDIR/installed/cost.bmf.json" cost/prog cost/all
+	# The page too: cost_report.py imports cost_html.py from where it was installed.
+	[ "${lines[-1]}" = "HTML report: $BATS_TEST_TMPDIR/installed/cost.html" ]
+	grep -q '<figure id="fig-shapes">' "$BATS_TEST_TMPDIR/installed/cost.html"
 	make -s uninstall PREFIX="$prefix" >/dev/null
 	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ]
 	[ ! -e "$prefix/lib/fizzbuzzfib-cost" ]

@@ -90,7 +90,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
 	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
-	     bench/cost/cost_chain.bats
+	     bench/cost/cost_chain.bats bench/cost/cost_html.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
@@ -105,7 +105,7 @@ $(COST_PROBE_NO_G): testing/cost_probe.bpf.c
 # as in this tree so the scripts find each other as they do here.
 COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
 COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
-		bench/cost/cost_lines.py \
+		bench/cost/cost_lines.py bench/cost/cost_html.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
 		bench/cost/cost_capture_report.py bench/cost/cost_chain_report.py \

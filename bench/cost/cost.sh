@@ -11,10 +11,11 @@
 #       TC_ACT_OK: cost_run type names it), on one CPU and on 1, 2, 4, ... CPUs
 #       at once, the whole path on a veth in each mode of its type (XDP: native
 #       and skb; TC: the hook its section names) (cost_live.sh): one table, and
-#       cost.bmf.json in FBF_COST_OUT
+#       cost.bmf.json and cost.html (bench/cost/cost_html.py) in FBF_COST_OUT
 #   cost.sh compare BASE CANDIDATE [PROG [MAPS [BASE_PROG [CANDIDATE_PROG [PCAP]]]]]
 #       both objects side by side in one run (the base twice, for the A/A),
 #       judged with the regression gate's statistics: exit 0 or 1 and a line;
+#       cost-compare.bmf.json and cost.html in FBF_COST_OUT, named before that line;
 #       BASE_PROG and CANDIDATE_PROG name each object's program where the
 #       names differ (PROG names both)
 #   cost.sh figures PROG ARM=OBJECT... FILE
@@ -274,6 +275,9 @@ load_args=()
 [ -z "$globals" ] || load_args+=(-s "$globals")
 [ -z "$chain" ] || load_args+=(-C "$chain")
 export FBF_COST_SET=$globals
+# The settings as run, for the HTML report's header (bench/cost/cost_html.py).
+export FBF_COST_ROUNDS=$rounds FBF_COST_REPEAT=$repeat FBF_COST_LIVE_ROUNDS=$live_rounds \
+	FBF_COST_FLOOD_SECONDS=$flood_seconds
 
 # check_capture: PCAP read as the runs will read it, before any of them: a bad
 # one ends the run here with cost_run's line and status; the frames that run
@@ -305,6 +309,8 @@ measure)
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
 		[ -z "$chain" ] || trace_only CHAIN
+		# No page for the tracing family yet: none an earlier run left looks like this one's.
+		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -361,6 +367,7 @@ compare)
 			     "(or PROG= for both)" >&2
 			exit $exit_usage
 		fi
+		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps" \
 			"$candidate_prog"
 	fi

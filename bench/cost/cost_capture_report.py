@@ -5,7 +5,9 @@ cost_run's rows for a capture (bench/cost/cost_replay.h): per arm and round, ben
 cost/capture (the mean ns per frame) and cost/capture/p50, p90, p99 and max, measure
 latency; and its lines "#capture<TAB>READ<TAB>RUN" (the last one counts),
 "#skipped<TAB>WHY<TAB>COUNT<TAB>FIRST", "#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT",
-"#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>FIRST" and "#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY"; and for
+"#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>FIRST" and "#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY", and every frame's
+"#capture-frame<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION" (its median over the rounds, for the
+HTML report's figures: bench/cost/cost_html.py); and for
 the shapes, "#rewrites<TAB>ARM<TAB>SHAPE" for each shape a program rewrote.
 """
 import statistics
@@ -37,7 +39,7 @@ def load(path):
     """What the capture's lines say: frames read and run, skipped, actions, rewrites."""
     c = {"read": 0, "run": 0, "skipped": [], "actions": defaultdict(list),
          "rewrites": {}, "costliest": defaultdict(list), "shape_rewrites": defaultdict(list),
-         "changed": 0, "changed_frames": []}
+         "changed": 0, "changed_frames": [], "frames": defaultdict(list)}
     with open(path) as f:
         for line in f:
             if not line.startswith("#"):
@@ -55,6 +57,9 @@ def load(path):
                 c["changed"] = int(fields[0])
             elif tag == "#capture-changed-frame":
                 c["changed_frames"].append((int(fields[0]), fields[1], fields[2], fields[3]))
+            elif tag == "#capture-frame":
+                c["frames"][fields[0]].append((int(fields[1]), float(fields[2]),
+                                               int(fields[3])))
             elif tag == "#capture-costliest":
                 c["costliest"][fields[0]].append((int(fields[1]), float(fields[2]),
                                                   fields[3], fields[4]))

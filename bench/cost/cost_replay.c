@@ -166,6 +166,9 @@ void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds)
 		if (r->refused[i])
 			continue;
 		ns = frame_median(r, i, rounds);
+		/* Every frame, for the HTML report's figures (bench/cost/cost_html.py). */
+		printf("#capture-frame\t%s\t%u\t%.0f\t%u\n", arm, r->cap->frames[i].index, ns,
+		       r->actions[i]);
 		k = nr_top < COST_REPLAY_TOP ? nr_top++ : COST_REPLAY_TOP;
 
 		for (; k > 0 && top_ns[k - 1] < ns; k--) {

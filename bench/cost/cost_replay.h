@@ -53,7 +53,9 @@ int cost_replay_round(struct cost_replay *r, int round, const char *arm, int pro
  * After @rounds rounds, as lines for @arm: how many frames got each action
  * ("#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT"), the frames the program rewrote
  * ("#capture-rewrites<TAB>ARM<TAB>COUNT<TAB>FIRST"), and the COST_REPLAY_TOP costliest
- * ("#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY").
+ * ("#capture-costliest<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION<TAB>SUMMARY"); and
+ * every frame run, in the capture's order, its median and first action
+ * ("#capture-frame<TAB>ARM<TAB>INDEX<TAB>NS<TAB>ACTION").
  */
 void cost_replay_print(const struct cost_replay *r, const char *arm, int rounds);
 

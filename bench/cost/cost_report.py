@@ -3,10 +3,12 @@
 """What an XDP object costs, from cost_run's and cost_live.sh's samples (bench/cost/cost.sh).
 
   cost_report.py measure OUT_DIR OBJECT SAMPLES.tsv [LIVE.tsv] [on:KERNEL=FIGURES ...]
-      one table, and OUT_DIR/cost.bmf.json in Bencher Metric Format
+      one table, OUT_DIR/cost.bmf.json in Bencher Metric Format, and OUT_DIR/cost.html
+      (bench/cost/cost_html.py)
   cost_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv] [on:KERNEL=FIGURES ...]
       base against candidate with the regression gate's statistics and verdict
-      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, and one closing line
+      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, OUT_DIR/cost.html, and one
+      closing line
 
 FIGURES: the static figures of the same arms on kernel KERNEL of the matrix, booted under
 QEMU (bench/kernel/matrix.bash), after a line "# kernel RELEASE", as the gate reads them;
@@ -490,7 +492,17 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         cost_lines.remove_listings(out_dir, "measure")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
+    html_report("measure", out_dir, samples_path)
     return EXIT_KERNEL if missing else 0
+
+
+def html_report(kind, out_dir, samples_path, rows=(), closing=""):
+    """The run's page beside its BMF file (bench/cost/cost_html.py), named before any
+    verdict: a compare's verdict (CLOSING, in the page too) stays the last line."""
+    import cost_html  # here, not above: it imports this module's readers
+    path = cost_html.write(kind, out_dir, samples_path, rows, closing)
+    if path:
+        print(f"HTML report: {path}")
 
 
 def noisy_candidates(prog, live):
@@ -619,27 +631,33 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         cost_lines.remove_listings(out_dir, "compare")
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
+    line, status = verdict(samples, exact_regressions, missing, confirm_path)
+    html_report("compare", out_dir, samples_path, rows, line)
     if changed_actions:
         print("cost-compare: note: the candidate decides differently: " +
               "; ".join(changed_actions))
+    print(line)
+    return status
+
+
+def verdict(samples, exact_regressions, missing, confirm_path):
+    """The compare's closing line and exit status."""
     if exact_regressions:
         # An exact rise decides alone, unconfirmed; the timings that failed the gate in
         # this run are named beside it, so that the line holds every measure that failed.
         first = judge_gated(samples)
-        print("cost-compare: REGRESSION: " + "; ".join(exact_regressions + [
+        return ("cost-compare: REGRESSION: " + "; ".join(exact_regressions + [
             f"{describe(k, r)} ({judged(r)}; one run, not confirmed)"
-            for k, r in first.items() if r["verdict"] == "regressed"]))
-        return gate.EXIT_REGRESSION
+            for k, r in first.items() if r["verdict"] == "regressed"]),
+            gate.EXIT_REGRESSION)
     if missing:
-        print("cost-compare: FAIL: not measured on " + ", ".join(missing) +
-              ": the guest's output.log says why")
-        return EXIT_KERNEL
+        return ("cost-compare: FAIL: not measured on " + ", ".join(missing) +
+                ": the guest's output.log says why", EXIT_KERNEL)
     first = judge_gated(samples)
     regressed = [k for k, r in first.items() if r["verdict"] == "regressed"]
     if regressed and not confirm_path:
-        print("cost-compare: " + "; ".join(describe(k, first[k]) for k in regressed) +
-              ": confirming with a second run")
-        return gate.EXIT_TIMING_ONLY
+        return ("cost-compare: " + "; ".join(describe(k, first[k]) for k in regressed) +
+                ": confirming with a second run", gate.EXIT_TIMING_ONLY)
     if regressed:
         again_samples = load(confirm_path)[0]
         gate.add_scaling(again_samples)
@@ -647,20 +665,17 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         confirmed = [k for k in regressed
                      if k in again and again[k]["verdict"] == "regressed"]
         if confirmed:
-            print("cost-compare: REGRESSION: " + "; ".join(
+            return ("cost-compare: REGRESSION: " + "; ".join(
                 f"{describe(k, first[k])}, then {again[k]['change']:+.1f}% in a second run "
                 f"(threshold {first[k]['threshold']:.1f}%)" for k in confirmed) +
                 (": a shared map value, lock or ring in the path"
-                 if any(k[0] != ALL for k in confirmed) else ""))
-            return gate.EXIT_REGRESSION
-        print("cost-compare: PASS: the first run's " +
-              "; ".join(describe(k, first[k]) for k in regressed) + " not confirmed (" +
-              "; ".join(f"{again[k]['change']:+.1f}%, {again[k]['verdict']}"
-                        for k in regressed if k in again) + ")")
-        return 0
-    print("cost-compare: PASS: same static figures or fewer, " +
-          "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()))
-    return 0
+                 if any(k[0] != ALL for k in confirmed) else ""), gate.EXIT_REGRESSION)
+        return ("cost-compare: PASS: the first run's " +
+                "; ".join(describe(k, first[k]) for k in regressed) + " not confirmed (" +
+                "; ".join(f"{again[k]['change']:+.1f}%, {again[k]['verdict']}"
+                          for k in regressed if k in again) + ")", 0)
+    return ("cost-compare: PASS: same static figures or fewer, " +
+            "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()), 0)
 
 
 def main():

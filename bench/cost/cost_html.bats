@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The cost tool's HTML report (bench/cost/cost_html.py), opened in a real
+# browser, headless Chromium: an XDP program with its live part, a TC program
+# with a capture, a compare with a capture and hot lines. Each page logs no
+# console message, holds every figure its run measured (and one line for each
+# it did not), and its numbers equal the BMF file's; a compare's page holds
+# its verdict; a screenshot of each is kept in build/results/cost-html. A
+# 100,000-frame capture's page, from rounds written here, stays under 5 MB.
+# Short rounds: the figures are checked for being there and matching, never
+# for how fast.
+
+load ../../testing/netns
+load ../bmf
+
+setup()
+{
+	fbf_bench_setup
+	command -v chromium >/dev/null || skip "chromium is missing: make deps-test installs it"
+	command -v gnuplot >/dev/null || skip "gnuplot is missing: make deps-test installs it"
+	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=3 FBF_COST_REPEAT=1000
+	export FBF_COST_LIVE_ROUNDS=0 FBF_COST_FLOOD_SECONDS=1
+	SHOTS=$FBF_BUILD/results/cost-html
+	mkdir -p "$SHOTS"
+	TYPES=$FBF_BUILD/testing
+}
+
+need_root()
+{
+	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads BPF programs"
+}
+
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# browse PAGE NAME: PAGE opened in headless Chromium, its DOM into DOM and a screenshot
+# into SHOTS/NAME.png; what Chromium logged holds no message of the page's console (a
+# page's console.log, an error, a refused load all log as CONSOLE).
+browse()
+{
+	local log=$BATS_TEST_TMPDIR/$2.log
+
+	DOM=$BATS_TEST_TMPDIR/$2.dom.html
+	chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+		--dump-dom "$1" >"$DOM" 2>"$log"
+	chromium --headless --no-sandbox --disable-gpu --screenshot="$SHOTS/$2.png" \
+		--window-size=1280,2400 "$1" 2>/dev/null
+	[ -s "$DOM" ]
+	[ -s "$SHOTS/$2.png" ]
+	run grep -E ':CONSOLE[:(]' "$log"
+	echo "$output"
+	[ "$status" -eq 1 ]
+}
+
+# check_page KIND BMF FIGURE...: the DOM Chromium read holds each FIGURE (an id; a
+# figure drawn holds an SVG, "-absent" after it the line saying why there is none);
+# every data-* figure in it equals BMF's; every figure of BMF that a page of KIND
+# shows is in it; no address outside the page.
+check_page()
+{
+	run python3 - "$DOM" "$@" <<-'EOF'
+	import json, sys
+	from html.parser import HTMLParser
+	dom, kind, bmf_path, figures = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+	bmf = json.load(open(bmf_path))
+	rows, ids, svgs, outside = [], set(), {}, []
+	class Page(HTMLParser):
+	    stack = []
+	    def handle_starttag(self, tag, attrs):
+	        a = dict(attrs)
+	        if "id" in a:
+	            ids.add(a["id"])
+	            self.stack.append(a["id"])
+	        if tag == "svg" and self.stack:
+	            svgs[self.stack[-1]] = True
+	        if "data-bench" in a:
+	            rows.append(a)
+	        for k in ("src", "href"):
+	            if k in a and not a[k].startswith("#"):
+	                outside.append(a[k])
+	        if tag in ("script", "link", "img", "iframe"):
+	            outside.append(tag)
+	Page().feed(open(dom).read())
+	bad = []
+	for f in figures:
+	    if f.endswith("-absent"):
+	        if f not in ids:
+	            bad.append(f"no line says why {f[:-7]} is absent")
+	    elif f not in ids:
+	        bad.append(f"figure {f} missing")
+	    elif f not in ("fig-verifier", "fig-live", "fig-lines", "fig-verdicts") and f not in svgs:
+	        bad.append(f"figure {f} has no SVG")
+	seen = set()
+	for a in rows:
+	    b, m = a["data-bench"], a["data-measure"]
+	    entry = bmf.get(b, {}).get(m)
+	    if entry is None:
+	        bad.append(f"{b} {m} in the page, not in the BMF file")
+	        continue
+	    seen.add((b, m))
+	    for key, name in (("value", "data-value"), ("lower_value", "data-lower"),
+	                      ("upper_value", "data-upper")):
+	        if (name in a) != (key in entry) or (key in entry and
+	                                             float(a[name]) != entry[key]):
+	            bad.append(f"{b} {m} {key}: page {a.get(name)}, BMF {entry.get(key)}")
+	shown = {"measure": ("latency", "sample-percent", "verified-instructions",
+	                     "translated-instructions", "jited-bytes"),
+	         "compare": ("latency", "scaling", "sample-percent", "points",
+	                     "verified-instructions", "translated-instructions",
+	                     "jited-bytes")}[kind]
+	for b, measures in bmf.items():
+	    for m in measures:
+	        if ((m in shown or m.endswith("-change-percent") or b.startswith("cost/live/"))
+	                and (b, m) not in seen):
+	            bad.append(f"{b} {m} in the BMF file, not in the page")
+	if outside:
+	    bad.append("the page reaches outside itself: " + ", ".join(outside))
+	print(f"{len(seen)} figures equal the BMF file's")
+	print("\n".join(bad))
+	sys.exit(1 if bad else 0)
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "an XDP program with its live part: each figure measured, the capture and lines each one line" {
+	need_root
+	FBF_COST_LIVE_ROUNDS=1 cost measure "$TYPES/cost_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "HTML report: $RESULTS/cost.html" ]
+	browse "$RESULTS/cost.html" xdp
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-cpus fig-live \
+		fig-capture-absent fig-lines-absent
+	grep -q 'id="fig-capture-absent">No capture: the run was given no PCAP.<' "$DOM"
+}
+
+@test "a TC program with a capture: the frames in order by action, their spread against bare" {
+	need_root
+	cost measure "$TYPES/cost_tc_probe.bpf.o" "" "" testing/captures/lab.pcap
+	[ "$status" -eq 0 ]
+	browse "$RESULTS/cost.html" tc-capture
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-capture \
+		fig-capture-cdf fig-cpus fig-live-absent fig-lines-absent
+	# Every frame of the lab's capture drawn (too few to thin), its costliest named.
+	grep -Eq '[0-9]+ frames; every frame drawn\), the 5 costliest labelled' "$DOM"
+	grep -q 'TC_ACT_OK' "$DOM"
+}
+
+@test "a compare with a capture and hot lines: both sides in each figure, each change and verdict" {
+	need_root
+	command -v perf >/dev/null || skip "perf is missing: install linux-perf (make deps)"
+	FBF_COST_LINES=1 FBF_COST_LINES_ROUNDS=2 cost compare "$TYPES/cost_tc_probe.bpf.o" \
+		"$TYPES/cost_tc_probe_planted.bpf.o" "" "" "" "" testing/captures/lab.pcap
+	[ "$status" -eq 1 ]
+	[ "${lines[-2]}" = "HTML report: $RESULTS/cost.html" ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: verified-instructions "* ]]
+	local verdict=${lines[-1]}
+	browse "$RESULTS/cost.html" compare
+	check_page compare "$RESULTS/cost-compare.bmf.json" fig-verifier fig-changes \
+		fig-verdicts fig-shapes fig-capture fig-capture-cdf fig-cpus fig-lines
+	# The verdict first on the page, as the run's last line says it ("->" escaped); the
+	# table's verdicts as the text says them.
+	grep -qF "<p id=\"verdict\"><b>${verdict%% ->*}" "$DOM"
+	grep -q '<td>verified-instructions</td>.*<td>regressed</td>' "$DOM"
+	# The source in the page, read from the file between the listing's lines: a
+	# preprocessor line, which no program's line table holds, beside the hot ones.
+	grep -q '<td>testing/cost_types_probe.bpf.c:[0-9]*</td><td>#ifdef COST_PLANTED</td>' "$DOM"
+}
+
+# frames N: SAMPLES, 3 rounds of bare XDP_PASS and a program over a capture of N
+# frames, each frame's median, and one costly frame in a thousand.
+frames()
+{
+	python3 - "$1" >"$SAMPLES" <<-'EOF'
+	import sys
+	n = int(sys.argv[1])
+	print(f"#capture\t{n}\t{n}")
+	for arm, cost in (("xdp_pass", 10), ("prog", 30)):
+	    print(f"#prog\t{arm}\t{arm}")
+	    for value, name in enumerate(("XDP_ABORTED", "XDP_DROP", "XDP_PASS")):
+	        print(f"#action\t{arm}\t{value}\t{name}")
+	    for m, v in (("verified-instructions", 19), ("translated-instructions", 16),
+	                 ("jited-bytes", 80)):
+	        print(f"{arm}\tcost/prog\t{m}\t{v}")
+	    for i in range(n):
+	        ns = cost + (i * 7919) % 13 + (400 if i % 1000 == 999 else 0)
+	        print(f"#capture-frame\t{arm}\t{i}\t{ns}\t{1 + (i % 3 == 0)}")
+	for r in range(3):
+	    for arm, cost in (("xdp_pass", 10), ("prog", 30)):
+	        print(f"{arm}\tcost/ipv4-tcp\taction\t2")
+	        for bench in ("ipv4-tcp", "all"):
+	            print(f"{arm}\tcost/{bench}\tlatency\t{cost + r}")
+	        for q, v in (("", 36), ("/p50", 36), ("/p90", 41), ("/p99", 42), ("/max", 442)):
+	            print(f"{arm}\tcost/capture{q}\tlatency\t{v - 30 + cost + r}")
+	EOF
+}
+
+@test "a 100,000-frame capture's page stays under 5 MB: every frame above p99 kept" {
+	SAMPLES=$BATS_TEST_TMPDIR/samples.tsv
+	frames 100000
+	run bench/cost/cost_report.py measure "$RESULTS" probe.o "$SAMPLES"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "HTML report: $RESULTS/cost.html" ]
+	local size
+	size=$(stat -c %s "$RESULTS/cost.html")
+	echo "# 100,000 frames: $size bytes" >&3
+	[ "$size" -lt 5000000 ]
+	browse "$RESULTS/cost.html" capture-100000
+	check_page measure "$RESULTS/cost.bmf.json" fig-shapes fig-capture fig-capture-cdf \
+		fig-cpus-absent
+	# The rule: each side's 100 costly frames (above p99), and its other 99,900 in
+	# buckets of 50 (at most 2,000 buckets: 1,998), each bucket's cheapest and costliest.
+	grep -q '100,000 frames; 8,192 points drawn: every frame above p99' "$DOM"
+}
+
+@test "the console check sees a page's message" {
+	printf '<!DOCTYPE html><p>x</p><script>console.error("planted")</script>\n' \
+		>"$BATS_TEST_TMPDIR/planted.html"
+	run browse "$BATS_TEST_TMPDIR/planted.html" planted
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'"planted"'* ]]
+	rm -f "$SHOTS/planted.png"
+}
+
+@test "no gnuplot: one line, the run's table and BMF file as without the page, no earlier page" {
+	SAMPLES=$BATS_TEST_TMPDIR/samples.tsv
+	frames 10
+	mkdir "$BATS_TEST_TMPDIR/bin"
+	echo 'an earlier run' >"$RESULTS/cost.html"
+	# The interpreter itself, not a wrapper (pyenv's shims are shell scripts).
+	ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$BATS_TEST_TMPDIR/bin/python3"
+	run env PATH="$BATS_TEST_TMPDIR/bin" bench/cost/cost_report.py measure "$RESULTS" probe.o \
+		"$SAMPLES"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "cost: gnuplot is missing, so no HTML report: install it with make deps-bench (Debian's gnuplot-nox)" ]
+	[ -s "$RESULTS/cost.bmf.json" ]
+	[ ! -e "$RESULTS/cost.html" ]
+}
