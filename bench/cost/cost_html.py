@@ -244,6 +244,16 @@ def quantile(ordered, q):
     return ordered[k - 1 if k else 0]
 
 
+def cost_axis(axis, values):
+    """AXIS's scale for costs VALUES: logarithmic where they span more than a decade (a few
+    costly frames among many cheap ones), else linear from 0, since a log axis within one
+    decade gets no labelled tic."""
+    values = [v for v in values if v > 0]
+    if values and max(values) > 10 * min(values):
+        return f"set logscale {axis}\n"
+    return f"set {axis}range [0:*]\n"
+
+
 def capture_order(cap, kind, bare, action_name):
     """Each frame's cost in the capture's order: the program's by action, bare's beneath."""
     if kind == "measure":
@@ -267,8 +277,9 @@ def capture_order(cap, kind, bare, action_name):
     if top:
         plots.append("$top using 1:2:3 with labels offset 0,0.8 font 'sans,9' notitle")
     script = ("set key outside right top\nset xlabel 'frame (capture order)'\n"
-              "set ylabel 'ns/frame (median of the rounds)'\nset logscale y\nplot " +
-              ", ".join(plots))
+              "set ylabel 'ns/frame (median of the rounds)'\n" +
+              cost_axis("y", [ns for _, frames in series for _, ns, _ in frames]) +
+              "plot " + ", ".join(plots))
     drawn = sum(len(f) for _, f in series)
     return gnuplot(script, blocks), drawn, top
 
@@ -311,7 +322,9 @@ def capture_figures(bmf, kind, cap, bare, action_name):
               [["NaN", "NaN"]] for k, (_, a) in enumerate(sides)}
     plots = [f"$c{k} using 1:2 with steps lw 2 lc rgb '{COLOURS[k]}' title \"{label(t)}\""
              for k, (t, _) in enumerate(sides)]
-    svg = gnuplot("set xlabel 'ns/frame'\nset ylabel 'fraction of frames'\nset logscale x\n"
+    svg = gnuplot("set xlabel 'ns/frame'\nset ylabel 'fraction of frames'\n" +
+                  cost_axis("x", [r[0] for rows in blocks.values() for r in rows
+                                  if r[0] != "NaN"]) +
                   "set yrange [0:1.02]\nset key bottom right\nplot " + ", ".join(plots),
                   {k: v for k, v in blocks.items()}, height=320)
     rows = []
