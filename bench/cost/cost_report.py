@@ -681,8 +681,13 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
               "; ".join(f"{again[k]['change']:+.1f}%, {again[k]['verdict']}"
                         for k in regressed if k in again) + ")")
         return 0
+    # Under gate.MIN_ROUNDS no timing is judged: said, not left blank.
+    rounds = min(len(samples[arm][(ALL, "latency")]) for arm in (gate.BASE, gate.AGAIN,
+                                                                 gate.CANDIDATE))
     print("cost-compare: PASS: same static figures or fewer, " +
-          "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()))
+          ("; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()) or
+           f"timings not judged: {rounds} rounds, and the gate's statistics need "
+           f"{gate.MIN_ROUNDS} or more (FBF_COST_ROUNDS)"))
     return 0
 
 
