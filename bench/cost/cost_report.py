@@ -564,7 +564,7 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
     # The host's kernel, then each of the matrix's: a program can grow on one alone.
     # On the host, each hop of a chain too: the verdict names the one that grew.
     hops = [chain.HOP + h for h in chain.shared(samples, gate.BASE, gate.CANDIDATE)
-            if (chain.HOP + h, STATIC[0]) in base and (chain.HOP + h, STATIC[0]) in cand]
+            if all((chain.HOP + h, m) in arm for m in STATIC for arm in (base, cand))]
     for name, release, bench in ([(None, None, PROG)] + [(None, None, h) for h in hops] +
                                  [(n, r, f"{PROG}@{n}") for n, r in found]):
         for m in STATIC:
