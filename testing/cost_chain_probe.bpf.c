@@ -16,7 +16,7 @@
  *                       cost-compare must name by its hop
  *
  * Beside the chain: chain_spare, a program of the chain's type no slot names
- * (for CHAIN=), tc_chain_other / xdp_chain_other, one of the other type, and
+ * (for CHAIN=; it drops, so that a frame's action says CHAIN= put it in the path), tc_chain_other / xdp_chain_other, one of the other type, and
  * chain_counts, a map that is not a prog array.
  */
 #include <linux/bpf.h>
@@ -173,7 +173,7 @@ int chain_hop3(struct chain_ctx *ctx)
 SEC(CHAIN_SEC)
 int chain_spare(struct chain_ctx *ctx)
 {
-	return CHAIN_PASS;
+	return CHAIN_DROP;
 }
 
 SEC(OTHER_SEC)

@@ -78,12 +78,27 @@ chained()
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > chain_spare" ]
+	# chain_spare drops: the frames it takes end so.
+	grep -E '^ipv4-udp +chain_entry > chain_hop2 > chain_spare +XDP_DROP$' <<<"$output"
 	check_bmf "$RESULTS/cost.bmf.json" cost/hop/chain_spare
 	FBF_COST_CHAIN="jmp_table[2]=$FBF_BUILD/xdp_pass.bpf.o:xdp_pass" cost measure \
 		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
 	[ "$status" -eq 0 ]
 	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > xdp_pass" ]
 	check_bmf "$RESULTS/cost.bmf.json" cost/hop/xdp_pass
+}
+
+@test "CHAIN= in the live part: the flood runs the chain the slots make" {
+	export FBF_COST_ROUNDS=1 FBF_COST_LIVE_ROUNDS=1 FBF_COST_FLOOD_SECONDS=1
+	# The flood's IPv4 frames, neither TCP nor refused, go through slot 2: chain_hop3 passes
+	# them, chain_spare in its place drops them.
+	cost measure "$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	grep -E '^live native +frames/s .* passed 100%$' <<<"$output"
+	FBF_COST_CHAIN='jmp_table[2]=chain_spare' cost measure "$CHAINS/cost_chain_probe.bpf.o" \
+		chain_entry
+	[ "$status" -eq 0 ]
+	grep -E '^live native +frames/s .* dropped 100%$' <<<"$output"
 }
 
 @test "CHAIN= naming what is not there, or not of the chain's type: one line, its status" {
