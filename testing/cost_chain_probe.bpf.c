@@ -5,16 +5,18 @@
  * (bench/cost/cost_chain.bats). The entry passes what is not IPv4 itself and
  * tail-calls slot 1 with the rest; hop 2 drops TCP and tail-calls slot 2 with
  * the rest; hop 3 passes it. So the shapes take one, two or three hops, and
- * each hop has work of its own to measure. Built five times:
+ * each hop has work of its own to measure. Built six times:
  *
  *   (plain)             the XDP chain
  *   -DCOST_CHAIN_TC     the same as TC programs, SEC("tc")
  *   -DCOST_CHAIN_EMPTY  slot 2 left empty: IPv4 frames but TCP fall through at hop 2
  *   -DCOST_CHAIN_LOOP   hop 3 tail-calls slot 1 again: a loop the kernel stops
  *   -DCOST_CHAIN_NONE   every slot empty, and the entry tail-calls every frame: all fall through
+ *   -DCOST_CHAIN_PLANTED  hop 2 runs a loop of PLANTED_STEPS more: a regression that
+ *                       cost-compare must name by its hop
  *
  * Beside the chain: chain_spare, a program of the chain's type no slot names
- * (for CHAIN=), tc_chain_other / xdp_chain_other, one of the other type, and
+ * (for CHAIN=; it drops, so that a frame's action says CHAIN= put it in the path), tc_chain_other / xdp_chain_other, one of the other type, and
  * chain_counts, a map that is not a prog array.
  */
 #include <linux/bpf.h>
@@ -47,6 +49,11 @@
 
 /* Rounds of each hop's own work: enough to tell the hops apart from the tail call. */
 #define HOP_WORK 16
+/*
+ * The planted regression's steps: a chain of dependent multiplies, some hundreds of ns
+ * on any CPU against a hop's few, so that its test does not hang on the host's speed.
+ */
+#define PLANTED_STEPS 200
 
 struct chain_ctx;
 
@@ -92,6 +99,21 @@ static __always_inline __u32 hop_work(void *data, void *end, __u32 seed)
 	return h;
 }
 
+#ifdef COST_CHAIN_PLANTED
+/*
+ * The planted loop: each step needs the one before, on a value the
+ * frame decides, so the compiler can neither fold it nor drop it; kept a loop, not
+ * unrolled, so the verifier walks it and its instructions rise too.
+ */
+static __always_inline __u32 planted(__u32 h)
+{
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < PLANTED_STEPS; i++)
+		h = (h ^ i) * 16777619;
+	return h;
+}
+#endif
+
 static __always_inline struct iphdr *ipv4_of(void *data, void *end)
 {
 	struct ethhdr *eth = data;
@@ -124,8 +146,12 @@ int chain_hop2(struct chain_ctx *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	struct iphdr *ip = ipv4_of(data, end);
+	__u32 h = hop_work(data, end, 2);
 
-	if (hop_work(data, end, 2) == 0 || !ip || ip->protocol == IPPROTO_TCP)
+#ifdef COST_CHAIN_PLANTED
+	h = planted(h);
+#endif
+	if (h == 0 || !ip || ip->protocol == IPPROTO_TCP)
 		return CHAIN_DROP;
 	bpf_tail_call(ctx, &jmp_table, 2);
 	return CHAIN_PASS;
@@ -147,7 +173,7 @@ int chain_hop3(struct chain_ctx *ctx)
 SEC(CHAIN_SEC)
 int chain_spare(struct chain_ctx *ctx)
 {
-	return CHAIN_PASS;
+	return CHAIN_DROP;
 }
 
 SEC(OTHER_SEC)

@@ -179,13 +179,15 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 # a three-hop XDP chain, the same in TC, and the chains a user gets wrong.
 COST_CHAIN_PROBES := $(addprefix $(OUTPUT)/testing/,cost_chain_probe.bpf.o \
 		     cost_chain_probe_tc.bpf.o cost_chain_probe_empty.bpf.o \
-		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o)
+		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o \
+		     cost_chain_probe_planted.bpf.o)
 test-build: $(COST_CHAIN_PROBES)
 
 $(OUTPUT)/testing/cost_chain_probe_tc.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_TC
 $(OUTPUT)/testing/cost_chain_probe_empty.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_EMPTY
 $(OUTPUT)/testing/cost_chain_probe_loop.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_LOOP
 $(OUTPUT)/testing/cost_chain_probe_none.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_NONE
+$(OUTPUT)/testing/cost_chain_probe_planted.bpf.o: COST_CHAIN_FLAGS := -DCOST_CHAIN_PLANTED
 $(COST_CHAIN_PROBES): testing/cost_chain_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)

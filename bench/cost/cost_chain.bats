@@ -78,12 +78,27 @@ chained()
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > chain_spare" ]
+	# chain_spare drops: the frames it takes end so.
+	grep -E '^ipv4-udp +chain_entry > chain_hop2 > chain_spare +XDP_DROP$' <<<"$output"
 	check_bmf "$RESULTS/cost.bmf.json" cost/hop/chain_spare
 	FBF_COST_CHAIN="jmp_table[2]=$FBF_BUILD/xdp_pass.bpf.o:xdp_pass" cost measure \
 		"$CHAINS/cost_chain_probe.bpf.o" chain_entry
 	[ "$status" -eq 0 ]
 	[ "$(hops ipv4-udp)" = "chain_entry > chain_hop2 > xdp_pass" ]
 	check_bmf "$RESULTS/cost.bmf.json" cost/hop/xdp_pass
+}
+
+@test "CHAIN= in the live part: the flood runs the chain the slots make" {
+	export FBF_COST_ROUNDS=1 FBF_COST_LIVE_ROUNDS=1 FBF_COST_FLOOD_SECONDS=1
+	# The flood's IPv4 frames, neither TCP nor refused, go through slot 2: chain_hop3 passes
+	# them, chain_spare in its place drops them.
+	cost measure "$CHAINS/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	grep -E '^live native +frames/s .* passed 100%$' <<<"$output"
+	FBF_COST_CHAIN='jmp_table[2]=chain_spare' cost measure "$CHAINS/cost_chain_probe.bpf.o" \
+		chain_entry
+	[ "$status" -eq 0 ]
+	grep -E '^live native +frames/s .* dropped 100%$' <<<"$output"
 }
 
 @test "CHAIN= naming what is not there, or not of the chain's type: one line, its status" {
@@ -134,4 +149,36 @@ chained()
 	[ "$status" -eq 54 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"every frame shape reaches an empty slot (jmp_table[1] first)"* ]]
+}
+
+# compare BASE CANDIDATE: a compare of two chains on 5 rounds, the fewest the gate's
+# statistics judge a hop on with room (bench/gate/gate.py: MIN_ROUNDS).
+compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
+
+@test "cost-compare judges a chain hop by hop: a loop planted in hop 2 is named by its hop" {
+	compare "$CHAINS/cost_chain_probe.bpf.o" "$CHAINS/cost_chain_probe_planted.bpf.o"
+	[ "$status" -eq 1 ]
+	# The exact rise names the hop whatever the host's speed; the timing, some hundreds
+	# of ns against a hop's few, as well.
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: hop chain_hop2 verified-instructions "* ]]
+	[[ "${lines[-1]}" == *"; hop chain_hop2 +"*"% ns/frame (regressed: "* ]]
+	[[ "${lines[-1]}" != *"hop chain_entry"* ]]
+	[[ "${lines[-1]}" != *"hop chain_hop3"* ]]
+	grep -E '^cost/hop/chain_hop2 +ns/frame .* regressed$' <<<"$output"
+	grep -E '^cost/hop/chain_hop3 +verified-instructions +([0-9]+) +\1 .* unchanged$' \
+		<<<"$output"
+	check_bmf_measures "$RESULTS/cost-compare.bmf.json" cost/hop/chain_hop2:latency \
+		cost/hop/chain_hop2:verified-instructions
+}
+
+@test "cost-compare of a chain against itself passes, each hop judged; a hop of one side said" {
+	compare "$CHAINS/cost_chain_probe.bpf.o" "$CHAINS/cost_chain_probe.bpf.o"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, "*"; hop chain_entry "`
+		`*"; hop chain_hop2 "*"; hop chain_hop3 "* ]]
+	[[ "$output" == *"Gated: "*", and each hop of the chain, its own ns per frame"* ]]
+	# Slot 2 left empty in the candidate: its chain ends at hop 2.
+	compare "$CHAINS/cost_chain_probe.bpf.o" "$CHAINS/cost_chain_probe_empty.bpf.o"
+	[[ "$output" == *$'\n'"chain: hop chain_hop3 in the base's chain only: not compared"$'\n'* ]]
+	[[ "${lines[-1]}" != *"hop chain_hop3"* ]]
 }

@@ -339,6 +339,39 @@ static void tell_loop(const struct cost_chain *ch, const char *arm, const char *
 		ch->slots[slot].index, ch->hops[ch->slots[slot].hop].name, COST_CHAIN_TAIL_CALLS);
 }
 
+/*
+ * The verifier's and the JIT's figures of each hop some shape takes, as cost_run
+ * prints the entry's (rows ARM cost/hop/PROG MEASURE), so that a compare judges
+ * each hop's exactly and names the one that grew: 0, or one line and COST_EXIT_FAILED.
+ */
+static int print_hop_figures(const struct cost_chain *ch, const char *arm, size_t nr_shapes)
+{
+	bool reached[COST_CHAIN_HOPS] = {};
+	struct prog_static_figures fig;
+
+	for (size_t i = 0; i < nr_shapes; i++)
+		for (int k = 0; k < ch->path_len[i]; k++)
+			reached[ch->path[i][k]] = true;
+	for (int h = 0; h < ch->nr_hops; h++) {
+		int err = reached[h] ? prog_static_figures(ch->hops[h].fd, &fig) : 0;
+
+		if (err) {
+			fprintf(stderr, "cost: %s: reading hop %s's info: %s\n", arm,
+				ch->hops[h].name, strerror(-err));
+			return COST_EXIT_FAILED;
+		}
+		if (!reached[h])
+			continue;
+		printf("%s\tcost/hop/%s\tverified-instructions\t%u\n", arm, ch->hops[h].name,
+		       fig.verified_insns);
+		printf("%s\tcost/hop/%s\ttranslated-instructions\t%u\n", arm, ch->hops[h].name,
+		       fig.xlated_insns);
+		printf("%s\tcost/hop/%s\tjited-bytes\t%u\n", arm, ch->hops[h].name,
+		       fig.jited_bytes);
+	}
+	return 0;
+}
+
 int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
 		     size_t nr_shapes)
 {
@@ -392,7 +425,7 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 		}
 	}
 	if (fell < nr_shapes)
-		return 0;
+		return print_hop_figures(ch, arm, nr_shapes);
 	fprintf(stderr, "cost: %s: every frame shape reaches an empty slot (%s[%u] first), "
 		"so no chain runs: fill it with CHAIN=MAP[INDEX]=PROG\n", arm,
 		ch->slots[ch->fell[0]].map, ch->slots[ch->fell[0]].index);

@@ -8,8 +8,8 @@
 #   none  BARE-MODE...  prog-MODE...       (XDP: xdp_pass-native, prog-skb, ...)
 #
 # The program is loaded and attached by cost_run (its globals set from
-# FBF_COST_SET and its maps filled from MAPS first, as `make cost` tests
-# them); the arms take turns in an order that
+# FBF_COST_SET, its maps filled from MAPS and its prog arrays' slots from
+# FBF_COST_CHAIN first, as `make cost` tests them); the arms take turns in an order that
 # rotates each round. What differs by type is in cost_live_TYPE.bash, beside
 # this file: where a mode attaches, and what the veth and the stack count of
 # what the program did to the frames (live_counted says it, on a first line
@@ -48,6 +48,8 @@ load_args=()
 [ -z "$prog" ] || load_args+=(-p "$prog")
 [ -z "$maps" ] || load_args+=(-m "$maps")
 [ -z "${FBF_COST_SET:-}" ] || load_args+=(-s "$FBF_COST_SET")
+# CHAIN='s slots too: the flood runs the chain the test runs timed.
+[ -z "${FBF_COST_CHAIN:-}" ] || load_args+=(-C "$FBF_COST_CHAIN")
 
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=

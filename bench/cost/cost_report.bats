@@ -124,14 +124,14 @@ print(sorted(e))' "$RESULTS/measured.json"
 	[[ "$output" == "$(git rev-parse --short=12 HEAD)"* ]]
 }
 
-# compare_samples STATIC TCP UDP [CAPTURE]: 10 rounds of base, base-again and candidate.
+# compare_samples STATIC TCP UDP [CAPTURE]: 10 rounds (ROUNDS) of base, base-again and candidate.
 # The base's (and the A/A's) ipv4-tcp costs 1000 ns a run and ipv4-udp 10, the candidate's
 # TCP and UDP (times in ns, one for all rounds), and its verified instructions STATIC (the
 # base's: 19); with CAPTURE, a capture's mean and p99 of CAPTURE ns a frame on every arm.
 compare_samples()
 {
-	python3 - "$@" >"$SAMPLES" <<-'EOF2'
-	import sys
+	ROUNDS=${ROUNDS:-10} python3 - "$@" >"$SAMPLES" <<-'EOF2'
+	import os, sys
 	static, tcp, udp = (float(v) for v in sys.argv[1:4])
 	capture = sys.argv[4:]
 	for arm in ("base", "base-again", "candidate"):
@@ -140,7 +140,7 @@ compare_samples()
 	    for m, v in (("verified-instructions", static if arm == "candidate" else 19),
 	                 ("translated-instructions", 16), ("jited-bytes", 80)):
 	        print(f"{arm}\tcost/prog\t{m}\t{v}")
-	for r in range(10):
+	for r in range(int(os.environ["ROUNDS"])):
 	    for arm in ("base", "base-again", "candidate"):
 	        t, u = (tcp, udp) if arm == "candidate" else (1000, 10)
 	        # A round's jitter, alike on every arm: the paired changes are exact.
@@ -153,7 +153,24 @@ compare_samples()
 	EOF2
 }
 
-compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$output"; }
+# hop_samples HOP2: a chain's two hops into the samples (cost_chain_report.py's rows), 5 ns a
+# frame each and the same static figures on every arm, but the candidate's chain_hop2: HOP2 ns.
+hop_samples()
+{
+	python3 - "$1" >>"$SAMPLES" <<-'EOF2'
+	import sys
+	for arm in ("base", "base-again", "candidate"):
+	    for hop in ("chain_entry", "chain_hop2"):
+	        print(f"{arm}\tcost/hop/{hop}\tverified-instructions\t40")
+	for r in range(10):
+	    for arm in ("base", "base-again", "candidate"):
+	        print(f"{arm}\tcost/hop/chain_entry\tlatency\t{5 + r % 3}")
+	        hop2 = float(sys.argv[1]) if arm == "candidate" else 5
+	        print(f"{arm}\tcost/hop/chain_hop2\tlatency\t{hop2 + r % 3}")
+	EOF2
+}
+
+compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES" "$@"; echo "$output"; }
 
 @test "compare: the REGRESSION line names the timing that failed beside the exact rise" {
 	compare_samples 25 3000 10
@@ -171,6 +188,29 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES"; echo "$
 	grep -E '^cost/all +ns/run .* 5\.0% +changed, below threshold$' <<<"$output"
 	[[ "$output" != *regressed* ]]
 	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, all shapes +0.4% ns/run (changed, below threshold: 95% interval [+0.4, +0.4], threshold 5.0%)" ]]
+	# Too few rounds for the statistics: said so, the sentence whole.
+	ROUNDS=2 compare_samples 19 1000 14
+	compare
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" == "cost-compare: PASS: same static figures or fewer, timings not judged: 2 rounds, and the gate's statistics need 3 or more (FBF_COST_ROUNDS)" ]]
+}
+
+@test "compare: a hop's time alone risen is confirmed by a second run, and the hop named" {
+	compare_samples 19 1000 10
+	hop_samples 250
+	compare
+	[ "$status" -eq 3 ]
+	[[ "${lines[-1]}" == "cost-compare: hop chain_hop2 +"*"% ns/frame: confirming with a second run" ]]
+	grep -E '^cost/hop/chain_entry +ns/frame .* within noise$' <<<"$output"
+	compare "$SAMPLES"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: hop chain_hop2 +"*"% ns/frame, then +"*"% in a second run (threshold 5.0%)" ]]
+	# A few ns more on a hop of 5: past 5%, under the 10 ns a hop's change must pass too.
+	compare_samples 19 1000 10
+	hop_samples 12
+	compare
+	[ "$status" -eq 0 ]
+	grep -E '^cost/hop/chain_hop2 +ns/frame .* changed, below threshold$' <<<"$output"
 }
 
 @test "a run without LINES=1 leaves no earlier run's hot lines listing" {

@@ -517,7 +517,8 @@ def gated(samples):
     """What a compare gates: the sum over the shapes on one CPU, the scaling on several."""
     return ([(ALL, "latency", "higher") + FLOOR] +
             [(b, "latency", "higher") + FLOOR for b in capture.GATED
-             if (b, "latency") in samples[gate.BASE]] + gate.cpus_timing(samples))
+             if (b, "latency") in samples[gate.BASE]] + gate.cpus_timing(samples) +
+            chain.gated(samples, gate.BASE, gate.CANDIDATE, FLOOR[0]))
 
 
 def judge_gated(samples):
@@ -540,6 +541,8 @@ def describe(key, r):
         return f"all shapes {r['change']:+.1f}% ns/run"
     if capture.is_capture(key[0]):
         return f"{key[0][len('cost/'):]} {r['change']:+.1f}% ns/frame"
+    if chain.describe(key[0], r):
+        return chain.describe(key[0], r)
     n = gate.CPUS_BENCH.match(key[0])["n"]
     return (f"on {n} CPUs at once {r['candidate']:.2f} times its cost on one, the base "
             f"{r['base']:.2f} ({r['change']:+.1f}%)")
@@ -566,18 +569,23 @@ def timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys, uni
 def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
     samples, names, order, maps, actions = load(samples_path)
     gate.add_scaling(samples)
+    hop_alone = chain.compared(samples, gate.BASE, gate.CANDIDATE)
     found, missing = add_kernels(samples, kernels)
     base, cand = samples[gate.BASE], samples[gate.CANDIDATE]
     rows, bmf, exact_regressions, changed_actions = [], {}, [], []
     # The host's kernel, then each of the matrix's: a program can grow on one alone.
-    for name, release in [(None, None)] + found:
-        bench = PROG + (f"@{name}" if name else "")
+    # On the host, each hop of a chain too: the verdict names the one that grew.
+    hops = [chain.HOP + h for h in chain.shared(samples, gate.BASE, gate.CANDIDATE)
+            if all((chain.HOP + h, m) in arm for m in STATIC for arm in (base, cand))]
+    for name, release, bench in ([(None, None, PROG)] + [(None, None, h) for h in hops] +
+                                 [(n, r, f"{PROG}@{n}") for n, r in found]):
         for m in STATIC:
             b, c = base[(bench, m)][0], cand[(bench, m)][0]
             v = gate.exact_verdict(b, c)
             if v == "regressed":
                 on = f" on {name} ({release})" if name else ""
-                exact_regressions.append(f"{m}{on} {fmt(b)} -> {fmt(c)}")
+                hop = f"hop {bench[len(chain.HOP):]} " if bench in hops else ""
+                exact_regressions.append(f"{hop}{m}{on} {fmt(b)} -> {fmt(c)}")
             rows.append([bench, m, fmt(b), fmt(c), f"{(c - b) / b * 100:+.2f}%", "exact",
                          "any rise", v])
             bmf.setdefault(bench, {})[m] = {"value": c}
@@ -592,6 +600,13 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
         if a and c and a[0] != c[0]:
             changed_actions.append(f"{bench[5:]} {action_name(a[0], actions[gate.BASE])} -> "
                                    f"{action_name(c[0], actions[gate.CANDIDATE])}")
+    # A chain's hops, each its own ns per frame that reaches it (cost_chain_report.py).
+    for bench, measure, worse, floor, abs_floor in chain.gated(samples, gate.BASE,
+                                                               gate.CANDIDATE, FLOOR[0]):
+        row = timing_row(samples, bench, measure, worse, floor, abs_floor, gated_keys,
+                         "ns/frame", bmf)
+        if row:
+            rows.append(row)
     for n in gate.cpus_counts(samples).get(CPUS, [])[1:]:
         row = timing_row(samples, gate.cpus_bench(CPUS, n), "scaling", "higher",
                          gate.CPUS_FLOOR, 0.0, gated_keys, "x 1 CPU", bmf)
@@ -607,8 +622,13 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
           "Gated: the sum over all shapes" +
           (", the capture's mean and p99 per frame" if any(
               (b, "latency") in samples[gate.BASE] for b in capture.GATED) else "") +
-          ", and that on 2 CPUs and on the most: significant, "
-          "above the larger of its floor and the A/A change, and confirmed by a second run."
+          ", and that on 2 CPUs and on the most" +
+          (", and each hop of the chain, its own ns per frame (a round under "
+           f"{chain.HOP_MIN_NS:.0f} ns taken as {chain.HOP_MIN_NS:.0f}; a change past "
+           f"{chain.HOP_ABS_FLOOR:.0f} ns too), its static figures exact"
+           if chain.shared(samples, gate.BASE, gate.CANDIDATE) else "") +
+          ": significant, above the larger of its floor and the A/A change, and confirmed "
+          "by a second run."
           + kernels_note(found).replace("verifier@", "cost/prog@") + "\n")
     notes = [maps_note(maps[arm], f" of the {arm}", state_lines(samples_path, arm, "#filled"))
              for arm in (gate.BASE, gate.CANDIDATE)]
@@ -633,6 +653,8 @@ def compare(out_dir, samples_path, confirm_path, kernels, lines=None):
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
     line, status = verdict(samples, exact_regressions, missing, confirm_path)
     html_report("compare", out_dir, samples_path, rows, line)
+    if hop_alone:
+        print(hop_alone)
     if changed_actions:
         print("cost-compare: note: the candidate decides differently: " +
               "; ".join(changed_actions))
@@ -661,6 +683,7 @@ def verdict(samples, exact_regressions, missing, confirm_path):
     if regressed:
         again_samples = load(confirm_path)[0]
         gate.add_scaling(again_samples)
+        chain.compared(again_samples, gate.BASE, gate.CANDIDATE)
         again = judge_gated(again_samples)
         confirmed = [k for k in regressed
                      if k in again and again[k]["verdict"] == "regressed"]
@@ -669,13 +692,19 @@ def verdict(samples, exact_regressions, missing, confirm_path):
                 f"{describe(k, first[k])}, then {again[k]['change']:+.1f}% in a second run "
                 f"(threshold {first[k]['threshold']:.1f}%)" for k in confirmed) +
                 (": a shared map value, lock or ring in the path"
-                 if any(k[0] != ALL for k in confirmed) else ""), gate.EXIT_REGRESSION)
+                 if any(gate.CPUS_BENCH.match(k[0]) for k in confirmed) else ""),
+                gate.EXIT_REGRESSION)
         return ("cost-compare: PASS: the first run's " +
                 "; ".join(describe(k, first[k]) for k in regressed) + " not confirmed (" +
                 "; ".join(f"{again[k]['change']:+.1f}%, {again[k]['verdict']}"
                           for k in regressed if k in again) + ")", 0)
+    # Under gate.MIN_ROUNDS no timing is judged: said, not left blank.
+    rounds = min(len(samples[arm][(ALL, "latency")]) for arm in (gate.BASE, gate.AGAIN,
+                                                                 gate.CANDIDATE))
     return ("cost-compare: PASS: same static figures or fewer, " +
-            "; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()), 0)
+            ("; ".join(f"{describe(k, r)} ({judged(r)})" for k, r in first.items()) or
+             f"timings not judged: {rounds} rounds, and the gate's statistics need "
+             f"{gate.MIN_ROUNDS} or more (FBF_COST_ROUNDS)"), 0)
 
 
 def main():

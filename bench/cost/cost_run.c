@@ -7,7 +7,7 @@
  *            ARM=OBJECT...
  *   cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNTS] [-k] [-p PROG] [-m MAPS] [-s SET]
  *            ARM=OBJECT...
- *   cost_run attach [-p PROG] [-m MAPS] [-s SET] IFACE MODE OBJECT
+ *   cost_run attach [-p PROG] [-m MAPS] [-s SET] [-C CHAIN] IFACE MODE OBJECT
  *   cost_run capture PCAP OUT
  *   cost_run type [-p PROG] OBJECT
  *   cost_run flood IFACE SECONDS PCAP
@@ -78,7 +78,8 @@
  * however it ends); says "attached" on stderr, then
  * until SIGINT, SIGTERM, SIGHUP or SIGQUIT empties its event maps as a reader
  * would (live_read()), detaches and last prints "#live<TAB>READ", the events
- * it read, if it has any such map.
+ * it read, if it has any such map. -C fills its prog arrays' slots as the
+ * timed runs' are (cost_chain.h), so the flood runs the chain they measured.
  * MODE: XDP's native or skb; TC's ingress or egress (through tcx where the
  * kernel has it, else a clsact qdisc). A mode of another type is refused. A
  * clsact filter, unlike a tcx or XDP link, is no link: a cost_run ended by
@@ -171,8 +172,8 @@ static int usage(void)
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] "
 		"ARM=OBJECT|ARM=id:PROG_ID...\n"
-		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] IFACE %s|%s "
-		"OBJECT\n"
+		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] [-C CHAIN] IFACE "
+		"%s|%s OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
 		"       cost_run capture PCAP OUT\n"
 		"       cost_run flood IFACE SECONDS PCAP\n", MAX_ARMS, cost_type_xdp.modes,
@@ -973,6 +974,7 @@ static int live_read(struct cost_prog *cp, const sigset_t *set)
 
 static int attach(int argc, char **argv)
 {
+	struct cost_chain ch = { .cut.fd = -1, .pair_fd = -1, .pair_map_fd = -1, .bare_fd = -1 };
 	struct cost_prog cp = {};
 	struct cost_attached at = { .link_fd = -1 };
 	struct bpf_prog_info info = {};
@@ -999,8 +1001,13 @@ static int attach(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	/* Runs: 0, the object's own sizes: a live run is read as it goes. */
-	ret = cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
+	/*
+	 * Runs: 0, the object's own sizes: a live run is read as it goes. CHAIN's slots
+	 * filled as the timed runs fill them; its cut copy, loaded with it, stays unattached.
+	 */
+	ret = chain_spec ? cost_chain_load(&ch, &cp, path, prog_name, maps_file, globals, 0, 1,
+					   chain_spec) :
+			   cost_prog_load(&cp, path, prog_name, maps_file, globals, 0, 1);
 	if (ret)
 		goto out;
 	if (!cost_type_takes_mode(cp.type, mode)) {
@@ -1029,6 +1036,7 @@ static int attach(int argc, char **argv)
 	}
 	cp.type->detach(&at);
 out:
+	cost_chain_close(&ch);
 	cost_prog_close(&cp);
 	return ret;
 }

@@ -111,6 +111,8 @@ TIMING += [(bench + "/ringbuf", measure, worse,
 CPUS_FLOOR = 2 * next(floor for bench, _, _, floor, _ in TIMING if bench == "kernel/all")
 CPUS_BENCH = re.compile(r"^(?P<prefix>.+)/cpus/(?P<n>[0-9]+)(?P<suffix>/.+)?$")
 
+# Fewer rounds than this: a timing is not judged at all (judge_timing gives None).
+MIN_ROUNDS = 3
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
 
@@ -169,7 +171,7 @@ def judge_timing(samples, bench, measure, worse, floor, abs_floor):
     key = (bench, measure)
     base, again, cand = (samples[arm].get(key, []) for arm in (BASE, AGAIN, CANDIDATE))
     n = min(len(base), len(again), len(cand))
-    if n < 3:
+    if n < MIN_ROUNDS:
         return None
     base, again, cand = base[:n], again[:n], cand[:n]
     # A fixed seed: the same samples always give the same verdict.
