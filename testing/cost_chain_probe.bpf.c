@@ -16,8 +16,9 @@
  *                       cost-compare must name by its hop
  *
  * Beside the chain: chain_spare, a program of the chain's type no slot names
- * (for CHAIN=; it drops, so that a frame's action says CHAIN= put it in the path), tc_chain_other / xdp_chain_other, one of the other type, and
- * chain_counts, a map that is not a prog array.
+ * (for CHAIN=; it drops, so that a frame's action says CHAIN= put it in the path),
+ * tc_chain_other / xdp_chain_other, one of the other type, and chain_counts, a map
+ * that is not a prog array.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
