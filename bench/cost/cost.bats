@@ -306,6 +306,26 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[ "$status" -eq 2 ]
 }
 
+@test "FBF_COST_ROUNDS not 1 or more: one line, exit 2, before any load or file written" {
+	local rounds
+
+	for rounds in 0 -1 three; do
+		rm -f "$RESULTS/cost.bmf.json"
+		FBF_COST_ROUNDS=$rounds cost measure "$PROBE.bpf.o"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "cost: FBF_COST_ROUNDS=$rounds: give 1 or more rounds (none would time nothing)" ]
+		[ ! -e "$RESULTS/cost.bmf.json" ]
+	done
+	# A tracing object's run and a compare are refused the same way.
+	FBF_COST_ROUNDS=0 cost compare "$PROBE.bpf.o" "$PROBE.bpf.o"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	FBF_COST_ROUNDS=0 cost measure "$FBF_BUILD/testing/cost_trace_shared.bpf.o"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "wrong arguments: one line naming what is wrong, then the usage, exit 2; --help, exit 0" {
 	local first
 

@@ -196,7 +196,7 @@ def shapes(bmf, kind, samples, order, bare):
     benches = cost_report.shapes_of(order) + [cost_report.ALL]
     benches = [b for b in benches if "latency" in bmf.get(b, {})]
     if not benches:
-        return absent("fig-shapes", "Frame shapes", "No frame shape ran (FBF_COST_ROUNDS=0).")
+        return absent("fig-shapes", "Frame shapes", "No frame shape was timed.")
     if kind == "measure":
         other, other_title = [bmf.get(f"{b}/{bare}", {}).get("latency") for b in benches], bare
         title = "the program"
@@ -287,7 +287,7 @@ def capture_figures(bmf, kind, cap, bare, action_name):
     arm = "prog" if kind == "measure" else gate.CANDIDATE
     if not cap["frames"].get(arm):
         return absent("fig-capture", "The capture", "The capture's frames were not timed "
-                      "(FBF_COST_ROUNDS=0, or every frame refused).")
+                      "(every frame refused).")
     svg, drawn, top = capture_order(cap, kind, bare, action_name)
     total = len(cap["frames"][arm])
     rows = [f'<tr data-frame="{i}" data-ns="{number(ns)}"><td>{i}</td><td>{ns:g}</td>'
@@ -373,7 +373,7 @@ def changes(bmf, rows):
     judged = [(b, m[:-len("-change-percent")], bmf[b][m]) for b in bmf for m in bmf[b]
               if m.endswith("-change-percent")]
     if not judged:
-        return absent("fig-changes", "Changes", "No timing was judged (FBF_COST_ROUNDS=0).")
+        return absent("fig-changes", "Changes", "No timing was judged.")
     verdicts = {(r[0], "latency" if r[1] != "x 1 CPU" else "scaling"): r[-1] for r in rows
                 if len(r) == 8 and r[4].endswith("]")}
     # A regression reads at a glance: red; an improvement green; the rest blue.
