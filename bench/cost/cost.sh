@@ -315,8 +315,6 @@ measure)
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
 		[ -z "$chain" ] || trace_only CHAIN
-		# No page for the tracing family yet: none an earlier run left looks like this one's.
-		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -373,7 +371,6 @@ compare)
 			     "(or PROG= for both)" >&2
 			exit $exit_usage
 		fi
-		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps" \
 			"$candidate_prog"
 	fi
