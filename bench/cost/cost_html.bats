@@ -54,7 +54,8 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 		fig-capture-cdf fig-cpus fig-live-absent fig-lines-absent
 	# Every frame of the lab's capture drawn (too few to thin), its costliest named.
 	grep -Eq '[0-9]+ frames; every frame drawn\), the 5 costliest labelled' "$DOM"
-	grep -q 'TC_ACT_OK' "$DOM"
+	# The costliest frames' actions by their TC names: which ones, the host's speed decides.
+	grep -Eq '<td>TC_ACT_[A-Z]+</td>' "$DOM"
 }
 
 @test "a compare with a capture and hot lines: both sides in each figure, each change and verdict" {
