@@ -393,8 +393,9 @@ def live_table(bmf):
 def changes(bmf, rows, verdicts=None):
     """A compare's timings: each change with its 95% interval, and the table's verdicts
     (VERDICTS {(bench, measure): verdict} where ROWS are not cost_report.py's)."""
+    # An exact measure's change has no interval (the gate's): its table shows it.
     judged = [(b, m[:-len("-change-percent")], bmf[b][m]) for b in bmf for m in bmf[b]
-              if m.endswith("-change-percent")]
+              if m.endswith("-change-percent") and "lower_value" in bmf[b][m]]
     if not judged:
         return absent("fig-changes", "Changes", "No timing was judged.")
     if verdicts is None:
@@ -402,11 +403,17 @@ def changes(bmf, rows, verdicts=None):
                     if len(r) == 8 and r[4].endswith("]")}
     # A regression reads at a glance: red; an improvement green; the rest blue.
     colour = {"regressed": 0xd62728, "improved": 0x2ca02c}
-    blocks = {"d": [[i, e["value"], e["lower_value"], e["upper_value"],
+    # An interval over a base of 0 (an idle agent's wakeups, the gate's) reaches 1e11%
+    # and would flatten every other bar: drawn cut at LIMIT, the table holds it whole.
+    limit = max(100.0, 2 * max(abs(e["value"]) for _, _, e in judged))
+
+    def cut(v):
+        return max(-limit, min(limit, v))
+    blocks = {"d": [[i, e["value"], cut(e["lower_value"]), cut(e["upper_value"]),
                      colour.get(verdicts.get((b, m)), 0x1f77b4)]
                     for i, (b, m, e) in enumerate(judged)]}
     svg = gnuplot("set xlabel 'change, candidate over base (%)'\nunset key\nset ytics ("
-                  + ", ".join(f'"{label(b[len("cost/"):])}" {i}'
+                  + ", ".join(f'"{label(b.removeprefix("cost/"))}" {i}'
                               for i, (b, _, _) in enumerate(judged)) +
                   f")\nset yrange [-0.5:{len(judged) - 0.5}]\nset arrow from 0, graph 0 to 0, "
                   "graph 1 nohead lc rgb '#888888'\nset lmargin 28\n"
@@ -421,7 +428,8 @@ def changes(bmf, rows, verdicts=None):
     return (figure("fig-changes", "What moved", svg,
                    table(["benchmark", "measure", "change", "95% interval", "verdict"], data),
                    "Each timing's change, the median of the paired per-round changes, its "
-                   "bar the 95% bootstrap interval; red: regressed, green: improved.") +
+                   f"bar the 95% bootstrap interval (drawn to ±{limit:g}% at most); red: "
+                   "regressed, green: improved.") +
             '<h2>The table</h2><div id="fig-verdicts">' +
             table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                    "verdict"], [table_rows]) + "</div>")
