@@ -411,6 +411,13 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	# The page too: cost_report.py imports cost_html.py from where it was installed.
 	[ "${lines[-1]}" = "HTML report: $BATS_TEST_TMPDIR/installed/cost.html" ]
 	grep -q '<figure id="fig-shapes">' "$BATS_TEST_TMPDIR/installed/cost.html"
+	# A tracing object's page: trace_report.py imports trace_html.py from there too.
+	FBF_COST_OUT=$BATS_TEST_TMPDIR/installed FBF_COST_TRACE_PHASE_MS=30 FBF_COST_CPU_ROUNDS=0 \
+		run "$prefix/sbin/fizzbuzzfib-cost" measure "$FBF_BUILD/testing/cost_trace_shared.bpf.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "HTML report: $BATS_TEST_TMPDIR/installed/cost.html" ]
+	grep -q '<figure id="fig-programs">' "$BATS_TEST_TMPDIR/installed/cost.html"
 	make -s uninstall PREFIX="$prefix" >/dev/null
 	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ]
 	[ ! -e "$prefix/lib/fizzbuzzfib-cost" ]
