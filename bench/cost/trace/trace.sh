@@ -10,11 +10,12 @@
 #       triggers its sections call for (or WORKLOAD), bare and attached in turns: the
 #       programs' ns per run and runs per call (bpf_stats), the workloads' ns per call
 #       and what the programs add, the events read; then the same on 1, 2, 4 ... CPUs at
-#       once: one table, and cost.bmf.json in FBF_COST_OUT
+#       once: one table, and cost.bmf.json and cost.html (trace_html.py) in FBF_COST_OUT
 #   trace.sh compare BASE CANDIDATE [BASE_PROG [MAPS [CANDIDATE_PROG]]]
 #       both objects in the same rounds (the base twice, for the A/A), judged with the
-#       regression gate's statistics: exit 0 or 1 and a line; programs of different
-#       names (BASE_PROG, CANDIDATE_PROG) are paired under the base's
+#       regression gate's statistics: cost.html named, then exit 0 or 1 and a line;
+#       programs of different names (BASE_PROG, CANDIDATE_PROG) are paired under the
+#       base's
 #
 # Settings, from the environment (cost.sh's, and):
 #   FBF_COST_WORKLOAD (make's WORKLOAD=): a command run as each workload call, in place

@@ -3,10 +3,12 @@
 """What a tracing object costs, from cost_trace's rows (bench/cost/trace/trace.sh).
 
   trace_report.py measure OUT_DIR OBJECT SAMPLES.tsv [CPUS.tsv] [lines:DIR]
-      the programs' and the workloads' tables, the CPU curve, and OUT_DIR/cost.bmf.json
+      the programs' and the workloads' tables, the CPU curve, OUT_DIR/cost.bmf.json and
+      OUT_DIR/cost.html (bench/cost/trace/trace_html.py)
   trace_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv] [lines:DIR]
       base against candidate with the regression gate's statistics and verdict
-      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, and one closing line
+      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, OUT_DIR/cost.html, and one
+      closing line
 
 SAMPLES rows: "ARM<TAB>BENCH<TAB>MEASURE<TAB>VALUE", one per round (cost/prog/NAME: latency,
 ns per run, and runs, per workload call, from bpf_stats; the static figures;
