@@ -306,6 +306,26 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	[ "$status" -eq 2 ]
 }
 
+@test "FBF_COST_ROUNDS not 1 or more: one line, exit 2, before any load or file written" {
+	local rounds
+
+	for rounds in 0 -1 three; do
+		rm -f "$RESULTS/cost.bmf.json"
+		FBF_COST_ROUNDS=$rounds cost measure "$PROBE.bpf.o"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[ "$output" = "cost: FBF_COST_ROUNDS=$rounds: give 1 or more rounds (none would time nothing)" ]
+		[ ! -e "$RESULTS/cost.bmf.json" ]
+	done
+	# A tracing object's run and a compare are refused the same way.
+	FBF_COST_ROUNDS=0 cost compare "$PROBE.bpf.o" "$PROBE.bpf.o"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	FBF_COST_ROUNDS=0 cost measure "$FBF_BUILD/testing/cost_trace_shared.bpf.o"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "wrong arguments: one line naming what is wrong, then the usage, exit 2; --help, exit 0" {
 	local first
 
@@ -391,6 +411,13 @@ cpus_verdict() { awk -v b="cost/cpus/$1" '$1 == b { print $NF }' <<<"$output"; }
 	# The page too: cost_report.py imports cost_html.py from where it was installed.
 	[ "${lines[-1]}" = "HTML report: $BATS_TEST_TMPDIR/installed/cost.html" ]
 	grep -q '<figure id="fig-shapes">' "$BATS_TEST_TMPDIR/installed/cost.html"
+	# A tracing object's page: trace_report.py imports trace_html.py from there too.
+	FBF_COST_OUT=$BATS_TEST_TMPDIR/installed FBF_COST_TRACE_PHASE_MS=30 FBF_COST_CPU_ROUNDS=0 \
+		run "$prefix/sbin/fizzbuzzfib-cost" measure "$FBF_BUILD/testing/cost_trace_shared.bpf.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "HTML report: $BATS_TEST_TMPDIR/installed/cost.html" ]
+	grep -q '<figure id="fig-programs">' "$BATS_TEST_TMPDIR/installed/cost.html"
 	make -s uninstall PREFIX="$prefix" >/dev/null
 	[ ! -e "$prefix/sbin/fizzbuzzfib-cost" ]
 	[ ! -e "$prefix/lib/fizzbuzzfib-cost" ]

@@ -35,8 +35,8 @@
 #   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
 #       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
-#   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds, runs per sample,
-#       on one CPU and on each CPU count
+#   FBF_COST_ROUNDS (10), FBF_COST_REPEAT (100000): test_run rounds (1 or more), runs per
+#       sample, on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
 #   FBF_COST_TC_NO_TCX=1: a TC program attached through a clsact qdisc even where the
 #       kernel has tcx (bench/cost/cost_type_tc.c reads it)
@@ -269,6 +269,12 @@ arm() { echo "$1${3:+:$3}=$2"; }
 
 cmd=${1:-}
 shift || usage "no command: measure or compare"
+# No round times nothing: the report has no shape to read and no figure to draw, so a
+# count that is no count ends the run here, in one line, before anything is loaded.
+if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
+	echo "cost: FBF_COST_ROUNDS=$rounds: give 1 or more rounds (none would time nothing)" >&2
+	exit $exit_usage
+fi
 work=$(mktemp -d /tmp/fbf-cost-run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 load_args=()
@@ -309,8 +315,6 @@ measure)
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
 		[ -z "$chain" ] || trace_only CHAIN
-		# No page for the tracing family yet: none an earlier run left looks like this one's.
-		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -367,7 +371,6 @@ compare)
 			     "(or PROG= for both)" >&2
 			exit $exit_usage
 		fi
-		rm -f "$out/cost.html"
 		exec "$here/trace/trace.sh" compare "$base" "$candidate" "$base_prog" "$maps" \
 			"$candidate_prog"
 	fi

@@ -137,8 +137,29 @@ def medians_of(values):
 
 # The page's parts, each returning HTML.
 
-def header(kind, bmf_path, samples_path, names, cap):
+def recorded_rows(bmf_path):
+    """The host, kernel, moment and commit measured.json holds for BMF_PATH: the page says
+    where its figures were measured, as the file beside it does."""
     rec = recorded(bmf_path) or {}
+    rows = [("host", rec.get("machine") or machine()), ("kernel", rec.get("kernel", "?")),
+            ("when", rec.get("date", "?"))]
+    if rec.get("commit"):
+        rows.append(("commit", rec["commit"]))
+    return rows
+
+
+def settings_rows(names):
+    """The settings of NAMES the run was given, as the script running it exports them."""
+    return [(name, os.environ[name]) for name in names if os.environ.get(name)]
+
+
+def header_table(title, rows):
+    return (f"<h1>{esc(title)}</h1>" +
+            table(["", ""], [f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in rows],
+                  "header"))
+
+
+def header(kind, bmf_path, samples_path, names, cap):
     objects = cost_report.objects_of(samples_path)
     rows = []
     if kind == "measure":
@@ -147,19 +168,14 @@ def header(kind, bmf_path, samples_path, names, cap):
     else:
         for arm in (gate.BASE, gate.CANDIDATE):
             rows.append((arm, f"{names.get(arm, '?')} ({objects.get(arm, '?')})"))
-    rows += [("host", rec.get("machine") or machine()), ("kernel", rec.get("kernel", "?")),
-             ("when", rec.get("date", "?"))]
-    if rec.get("commit"):
-        rows.append(("commit", rec["commit"]))
+    rows += recorded_rows(bmf_path)
     if cap["read"]:
         rows.append(("capture", f"{cap['read']:,} frames read, {cap['run']:,} run"))
-    rows += [(name, os.environ[name]) for name in SETTINGS if os.environ.get(name)]
+    rows += settings_rows(SETTINGS)
     title = ("cost: " + names.get("prog", "?") if kind == "measure" else
              f"cost-compare: {names.get(gate.BASE, '?')} against "
              f"{names.get(gate.CANDIDATE, '?')}")
-    return (f"<h1>{esc(title)}</h1>" +
-            table(["", ""], [f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in rows],
-                  "header"))
+    return header_table(title, rows)
 
 
 def verifier(bmf, kind):
@@ -200,7 +216,7 @@ def shapes(bmf, kind, samples, order, bare):
     benches = cost_report.shapes_of(order) + [cost_report.ALL]
     benches = [b for b in benches if "latency" in bmf.get(b, {})]
     if not benches:
-        return absent("fig-shapes", "Frame shapes", "No frame shape ran (FBF_COST_ROUNDS=0).")
+        return absent("fig-shapes", "Frame shapes", "No frame shape was timed.")
     if kind == "measure":
         other, other_title = [bmf.get(f"{b}/{bare}", {}).get("latency") for b in benches], bare
         title = "the program"
@@ -302,7 +318,7 @@ def capture_figures(bmf, kind, cap, bare, action_name):
     arm = "prog" if kind == "measure" else gate.CANDIDATE
     if not cap["frames"].get(arm):
         return absent("fig-capture", "The capture", "The capture's frames were not timed "
-                      "(FBF_COST_ROUNDS=0, or every frame refused).")
+                      "(every frame refused).")
     svg, drawn, top = capture_order(cap, kind, bare, action_name)
     total = len(cap["frames"][arm])
     rows = [f'<tr data-frame="{i}" data-ns="{number(ns)}"><td>{i}</td><td>{ns:g}</td>'
@@ -356,22 +372,28 @@ def cpus_figure(bmf, kind, samples, bare):
         sides = [("base", [medians_of(samples[gate.BASE].get((b, "scaling")))
                            for b in benches], None),
                  ("candidate", [bmf[b].get("scaling") for b in benches], benches)]
-    rows = []
-    for k, (_, entries, names) in enumerate(sides):
-        rows.append([[n] + ([e["value"], e.get("lower_value", e["value"]),
-                             e.get("upper_value", e["value"])] if e else ["NaN"] * 3)
-                     for n, e in zip(counts, entries)])
-    plots = [f"$p{k} using 1:2:3:4 with yerrorlines pt 7 lc rgb '{COLOURS[k]}' "
-             f"title \"{label(t)}\"" for k, (t, _, _) in enumerate(sides)]
-    svg = gnuplot(f"set xlabel 'CPUs at once'\nset ylabel '{ylabel}'\nset yrange [0:*]\n"
-                  "set offsets 0.3, 0.3, 0, 0\n"
-                  f"set xtics ({', '.join(str(n) for n in counts)})\nplot " + ", ".join(plots),
-                  {f"p{k}": r for k, r in enumerate(rows)}, height=320)
+    svg = curve_svg(counts, [(t, entries) for t, entries, _ in sides], ylabel)
     data = [timing_row(name, measure, e) for _, entries, names in sides if names
             for name, e in zip(names, entries) if e]
     return figure("fig-cpus", "The CPU curve", svg,
                   table(["benchmark", f"median {ylabel}", "min", "max"], data),
                   "The workload on N CPUs at once, median of the rounds, bars min to max.")
+
+
+def curve_svg(counts, sides, ylabel, xtics=None):
+    """A CPU curve: each side's median on each of COUNTS CPUs, bars min to max; SIDES
+    [(title, [entry or None per count])], XTICS the counts' labels where not the counts."""
+    rows = [[[n] + ([e["value"], e.get("lower_value", e["value"]),
+                     e.get("upper_value", e["value"])] if e else ["NaN"] * 3)
+             for n, e in zip(counts, entries)] for _, entries in sides]
+    plots = [f"$p{k} using 1:2:3:4 with yerrorlines pt 7 lc rgb '{COLOURS[k % len(COLOURS)]}' "
+             f"title \"{label(t)}\"" for k, (t, _) in enumerate(sides)]
+    # A tic's label is a format for its position too: a share's "%" doubled to read as one.
+    tics = ", ".join(f'"{label(t)}" {n}'.replace("%", "%%")
+                     for n, t in zip(counts, xtics or counts))
+    return gnuplot(f"set xlabel 'CPUs at once'\nset ylabel '{ylabel}'\nset yrange [0:*]\n"
+                   f"set offsets 0.3, 0.3, 0, 0\nset xtics ({tics})\nplot " + ", ".join(plots),
+                   {f"p{k}": r for k, r in enumerate(rows)}, height=320)
 
 
 def live_table(bmf):
@@ -385,21 +407,30 @@ def live_table(bmf):
             "</p>" + table(["benchmark", "measure", "median"], rows) + "</div>")
 
 
-def changes(bmf, rows):
-    """A compare's timings: each change with its 95% interval, and the table's verdicts."""
+def changes(bmf, rows, verdicts=None):
+    """A compare's timings: each change with its 95% interval, and the table's verdicts
+    (VERDICTS {(bench, measure): verdict} where ROWS are not cost_report.py's)."""
+    # An exact measure's change has no interval (the gate's): its table shows it.
     judged = [(b, m[:-len("-change-percent")], bmf[b][m]) for b in bmf for m in bmf[b]
-              if m.endswith("-change-percent")]
+              if m.endswith("-change-percent") and "lower_value" in bmf[b][m]]
     if not judged:
-        return absent("fig-changes", "Changes", "No timing was judged (FBF_COST_ROUNDS=0).")
-    verdicts = {(r[0], "latency" if r[1] != "x 1 CPU" else "scaling"): r[-1] for r in rows
-                if len(r) == 8 and r[4].endswith("]")}
+        return absent("fig-changes", "Changes", "No timing was judged.")
+    if verdicts is None:
+        verdicts = {(r[0], "latency" if r[1] != "x 1 CPU" else "scaling"): r[-1] for r in rows
+                    if len(r) == 8 and r[4].endswith("]")}
     # A regression reads at a glance: red; an improvement green; the rest blue.
     colour = {"regressed": 0xd62728, "improved": 0x2ca02c}
-    blocks = {"d": [[i, e["value"], e["lower_value"], e["upper_value"],
+    # An interval over a base of 0 (an idle agent's wakeups, the gate's) reaches 1e11%
+    # and would flatten every other bar: drawn cut at LIMIT, the table holds it whole.
+    limit = max(100.0, 2 * max(abs(e["value"]) for _, _, e in judged))
+
+    def cut(v):
+        return max(-limit, min(limit, v))
+    blocks = {"d": [[i, e["value"], cut(e["lower_value"]), cut(e["upper_value"]),
                      colour.get(verdicts.get((b, m)), 0x1f77b4)]
                     for i, (b, m, e) in enumerate(judged)]}
     svg = gnuplot("set xlabel 'change, candidate over base (%)'\nunset key\nset ytics ("
-                  + ", ".join(f'"{label(b[len("cost/"):])}" {i}'
+                  + ", ".join(f'"{label(b.removeprefix("cost/"))}" {i}'
                               for i, (b, _, _) in enumerate(judged)) +
                   f")\nset yrange [-0.5:{len(judged) - 0.5}]\nset arrow from 0, graph 0 to 0, "
                   "graph 1 nohead lc rgb '#888888'\nset lmargin 28\n"
@@ -414,7 +445,8 @@ def changes(bmf, rows):
     return (figure("fig-changes", "What moved", svg,
                    table(["benchmark", "measure", "change", "95% interval", "verdict"], data),
                    "Each timing's change, the median of the paired per-round changes, its "
-                   "bar the 95% bootstrap interval; red: regressed, green: improved.") +
+                   f"bar the 95% bootstrap interval (drawn to ±{limit:g}% at most); red: "
+                   "regressed, green: improved.") +
             '<h2>The table</h2><div id="fig-verdicts">' +
             table(["benchmark", "measure", "base", "candidate", "change", "A/A", "threshold",
                    "verdict"], [table_rows]) + "</div>")
@@ -532,8 +564,7 @@ def page(kind, out_dir, samples_path, rows=(), closing=""):
     arm = "prog" if kind == "measure" else gate.CANDIDATE
     parts = [header(kind, bmf_path, samples_path, names, cap)]
     if closing:
-        # The verdict as the run's last line says it, first thing on the page.
-        parts.append(f'<p id="verdict"><b>{esc(closing)}</b></p>')
+        parts.append(verdict_line(closing))
     parts.append(verifier(bmf, kind))
     if kind == "compare":
         parts.append(changes(bmf, rows))
@@ -544,16 +575,32 @@ def page(kind, out_dir, samples_path, rows=(), closing=""):
     if kind == "measure":
         parts.append(live_table(bmf))
     parts.append(lines_section(bmf, out_dir, kind))
+    return document(BMF[kind], parts)
+
+
+def document(title, parts):
+    """The page around PARTS: one file, its style inside it."""
     return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f"<title>{esc(BMF[kind])}</title><style>{STYLE}</style></head><body>" +
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>" +
             "\n".join(parts) + "</body></html>\n")
+
+
+def verdict_line(closing):
+    """The verdict as the run's last line says it, first thing on the page."""
+    return f'<p id="verdict"><b>{esc(closing)}</b></p>'
 
 
 def write(kind, out_dir, samples_path, rows=(), closing=""):
     """OUT_DIR/cost.html from the run's files; its path, or None and one line said."""
+    return save(out_dir, lambda: page(kind, out_dir, samples_path, rows, closing))
+
+
+def save(out_dir, make):
+    """OUT_DIR/cost.html, MAKE's page (every family's): its path, or None and one line said
+    where gnuplot is missing."""
     path = os.path.join(out_dir, NAME)
     try:
-        text = page(kind, out_dir, samples_path, rows, closing)
+        text = make()
     except GnuplotMissing:
         # An earlier run's page would read as this run's.
         if os.path.exists(path):

@@ -6,6 +6,7 @@
 # to be able to fail; a base it cannot have is one clear error.
 
 load gate_helpers
+load ../cost/cost_html
 
 setup() { gate_setup; }
 
@@ -32,6 +33,20 @@ setup() { gate_setup; }
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib verified-instructions"* ]]
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib-ringbuf verified-instructions"* ]]
 	[[ "$output" != *"gate: PASS"* ]]
+	# The page of this judgement, named before its verdict, which it holds; each change
+	# and interval equal to gate.bmf.json's, read as Chromium reads the page.
+	local results=$canary/results/gate
+	[[ "$output" == *"HTML report: $results/cost.html"$'\n'"gate: REGRESSION: "* ]]
+	if command -v chromium >/dev/null; then
+		SHOTS=$FBF_BUILD/results/cost-html
+		mkdir -p "$SHOTS"
+		browse "$results/cost.html" gate
+		check_page compare "$results/gate.bmf.json" fig-changes fig-verdicts fig-figures
+		grep -q '<p id="verdict"><b>gate: REGRESSION: classifier/SourceAddr/v4 instructions' \
+			"$DOM"
+		grep -q '<td>kernel/xdp_fizzbuzzfib</td><td>verified-instructions</td>.*<td>regressed</td>' \
+			"$DOM"
+	fi
 }
 
 @test "the gate fails on the agent canary, one write per event, and names the drain rates" {

@@ -361,15 +361,21 @@ def check(out_dir, history, inputs, host=True):
           f"history: {history}")
     on = {(bench, measure): f" (kernel {kernel})" for bench, measure, kernel in exact
           if "@" in bench}
-    for key in missing:
-        print(f"gate: FAIL: {key[0]} {key[1]}{on.get(key, '')} was not measured")
-    for key in regressed_exact + regressed_timing:
-        print(f"gate: REGRESSION: {key[0]} {key[1]}{on.get(key, '')}")
+    verdict = ([f"gate: FAIL: {key[0]} {key[1]}{on.get(key, '')} was not measured"
+                for key in missing] +
+               [f"gate: REGRESSION: {key[0]} {key[1]}{on.get(key, '')}"
+                for key in regressed_exact + regressed_timing] or
+               ["gate: PASS: no benchmark regressed"])
+    # The page, named before the verdict, holds it too (bench/gate/gate_html.py).
+    import gate_html  # here, not above: it imports the cost tool's page, which imports this
+    path = gate_html.write(out_dir, rows, "; ".join(verdict))
+    if path:
+        print(f"HTML report: {path}")
+    print("\n".join(verdict))
     if missing or regressed_exact:
         return EXIT_REGRESSION
     if regressed_timing:
         return EXIT_TIMING_ONLY
-    print("gate: PASS: no benchmark regressed")
     return 0
 
 

@@ -202,6 +202,9 @@ prepare()
 		die "no base in $baseline: run 'make bench-baseline WHY=...' or name one with BASE=<rev>"
 	# An assignment, so that resolve_base's one line ends the gate (set -e).
 	sha=$(resolve_base "$rev")
+	# The settings as run, for the page's header (bench/gate/gate_html.py).
+	export FBF_GATE_BASE_COMMIT=$sha FBF_GATE_KERNEL_ROUNDS=$kernel_rounds \
+		FBF_GATE_KERNEL_REPEAT=$kernel_repeat FBF_GATE_AGENT_ROUNDS=$agent_rounds
 	build_base "$sha"
 }
 

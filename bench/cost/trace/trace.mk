@@ -30,10 +30,11 @@ $(COST_TRACE_PROBES): $(OUTPUT)/testing/cost_trace_%.bpf.o: testing/cost_trace_p
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DTRACE_$(shell echo $* | tr a-z A-Z) -c $< -o $@
 
-TEST_BATS += bench/cost/trace/cost_trace.bats
+TEST_BATS += bench/cost/trace/cost_trace.bats bench/cost/trace/trace_html.bats
 
 # make install: the tracing family beside the packet one, under COSTDIR (bench/cost/cost.mk).
-COST_SCRIPTS += bench/cost/trace/trace.sh bench/cost/trace/trace_report.py
+COST_SCRIPTS += bench/cost/trace/trace.sh bench/cost/trace/trace_report.py \
+		bench/cost/trace/trace_html.py
 .PHONY: install-cost-trace
 install-cost: install-cost-trace
 install-cost-trace: $(COST_TRACE)

@@ -10,11 +10,12 @@
 #       triggers its sections call for (or WORKLOAD), bare and attached in turns: the
 #       programs' ns per run and runs per call (bpf_stats), the workloads' ns per call
 #       and what the programs add, the events read; then the same on 1, 2, 4 ... CPUs at
-#       once: one table, and cost.bmf.json in FBF_COST_OUT
+#       once: one table, and cost.bmf.json and cost.html (trace_html.py) in FBF_COST_OUT
 #   trace.sh compare BASE CANDIDATE [BASE_PROG [MAPS [CANDIDATE_PROG]]]
 #       both objects in the same rounds (the base twice, for the A/A), judged with the
-#       regression gate's statistics: exit 0 or 1 and a line; programs of different
-#       names (BASE_PROG, CANDIDATE_PROG) are paired under the base's
+#       regression gate's statistics: cost.html named, then exit 0 or 1 and a line;
+#       programs of different names (BASE_PROG, CANDIDATE_PROG) are paired under the
+#       base's
 #
 # Settings, from the environment (cost.sh's, and):
 #   FBF_COST_WORKLOAD (make's WORKLOAD=): a command run as each workload call, in place
@@ -36,6 +37,9 @@ phase_ms=${FBF_COST_TRACE_PHASE_MS:-100}
 cpu_rounds=${FBF_COST_CPU_ROUNDS:-3}
 hz=${FBF_COST_TRACE_HZ:-100}
 workload=${FBF_COST_WORKLOAD:-}
+# The settings as run, for the HTML report's header (bench/cost/trace/trace_html.py).
+export FBF_COST_ROUNDS=$rounds FBF_COST_TRACE_PHASE_MS=$phase_ms FBF_COST_CPU_ROUNDS=$cpu_rounds \
+	FBF_COST_TRACE_HZ=$hz
 lines=${FBF_COST_LINES:-}
 globals=${FBF_COST_SET:-}
 exit_failed=10
@@ -74,6 +78,8 @@ measure)
 	[ -z "$prog" ] || args+=(-p "$prog")
 	[ -z "$maps" ] || args+=(-m "$maps")
 	"$runner" run -r "$rounds" "${args[@]}" "prog=$obj" >"$work/samples.tsv"
+	# The object's path, for the page's header (trace_html.py), as cost_run's lines give it.
+	printf '#object\tprog\t%s\n' "$obj" >>"$work/samples.tsv"
 	report=("$work/samples.tsv")
 	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
 		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "prog=$obj" | grep -v '^#' \
@@ -100,6 +106,7 @@ compare)
 		[ -z "${!var_set:-}" ] || args+=(-S "${side%%:*}=${!var_set}")
 	done
 	"$runner" run -r "$rounds" "${args[@]}" "${arms[@]}" >"$work/samples.tsv"
+	printf '#object\t%s\t%s\n' base "$base" candidate "$candidate" >>"$work/samples.tsv"
 	if [ "$cpu_rounds" -gt 0 ] && [ -z "$workload" ]; then
 		"$runner" cpus -r "$cpu_rounds" "${args[@]}" "${arms[@]}" | grep -v '^#' \
 			>>"$work/samples.tsv"
@@ -118,7 +125,8 @@ compare)
 		status=0
 		"$here/trace_report.py" compare "$out" "$work/samples.tsv" "$work/confirm.tsv" \
 			"${extra[@]}" >"$work/confirm.out" || status=$?
-		tail -n 1 "$work/confirm.out"
+		# The page's line, then the verdict, the last line.
+		tail -n 2 "$work/confirm.out"
 	fi
 	exit "$status"
 	;;

@@ -3,10 +3,12 @@
 """What a tracing object costs, from cost_trace's rows (bench/cost/trace/trace.sh).
 
   trace_report.py measure OUT_DIR OBJECT SAMPLES.tsv [CPUS.tsv] [lines:DIR]
-      the programs' and the workloads' tables, the CPU curve, and OUT_DIR/cost.bmf.json
+      the programs' and the workloads' tables, the CPU curve, OUT_DIR/cost.bmf.json and
+      OUT_DIR/cost.html (bench/cost/trace/trace_html.py)
   trace_report.py compare OUT_DIR SAMPLES.tsv [CONFIRM.tsv] [lines:DIR]
       base against candidate with the regression gate's statistics and verdict
-      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, and one closing line
+      (bench/gate/gate.py), OUT_DIR/cost-compare.bmf.json, OUT_DIR/cost.html, and one
+      closing line
 
 SAMPLES rows: "ARM<TAB>BENCH<TAB>MEASURE<TAB>VALUE", one per round (cost/prog/NAME: latency,
 ns per run, and runs, per workload call, from bpf_stats; the static figures;
@@ -247,7 +249,17 @@ def measure(out_dir, obj, paths, lines):
     write_bmf(os.path.join(out_dir, "cost.bmf.json"), bmf)
     rounds = len(samples[arm].get((f"cost/workload/{workloads(meta)[0][0]}", "latency"), []))
     print(f"{cpus} CPUs, {rounds} rounds")
+    html_report("measure", out_dir, paths)
     return 0
+
+
+def html_report(kind, out_dir, paths, verdicts=None, rows=(), closing=""):
+    """The run's page beside its BMF file (trace_html.py), named before any verdict: a
+    compare's verdict (CLOSING, in the page too) stays the last line."""
+    import trace_html  # here, not above: it imports this module's readers
+    path = trace_html.write(kind, out_dir, paths, verdicts, rows, closing)
+    if path:
+        print(f"HTML report: {path}")
 
 
 def timing_keys(samples, meta):
@@ -293,6 +305,10 @@ def compare(out_dir, paths, lines):
         bmf.setdefault(bench, {})[measure] = {"value": r["candidate"],
                                               "lower_value": r["candidate"],
                                               "upper_value": r["candidate"]}
+        # The change and its interval, as cost_report.py and the gate write theirs.
+        bmf[bench][f"{measure}-change-percent"] = {"value": round(r["change"], 4),
+                                                   "lower_value": round(r["ci"][0], 4),
+                                                   "upper_value": round(r["ci"][1], 4)}
     print_table(["benchmark", "measure", "base", "candidate", "change [95% CI]", "A/A",
                  "threshold", "verdict"], rows)
     for name, _ in workloads(meta):
@@ -304,35 +320,41 @@ def compare(out_dir, paths, lines):
         bmf.update(cost_lines.compare_section(lines, out_dir, gate.BASE, gate.CANDIDATE))
     os.makedirs(out_dir, exist_ok=True)
     write_bmf(os.path.join(out_dir, "cost-compare.bmf.json"), bmf)
+    closing, status = closing_line(paths, meta, first, exact)
+    # The first of a confirmed pair writes no page: the second run's replaces it.
+    if status != gate.EXIT_TIMING_ONLY:
+        html_report("compare", out_dir, paths[:1],
+                    {(r[0], r[1]): r[-1] for r in rows if r[4].endswith("]")}, rows, closing)
+    print(closing)
+    return status
+
+
+def closing_line(paths, meta, first, exact):
+    """The compare's closing line and exit status."""
     regressed = [k for k, r in first.items() if r["verdict"] == "regressed"]
     timing = [f"{k[0]} {k[1]} {first[k]['change']:+.1f}% (threshold "
               f"{first[k]['threshold']:.1f}%)" for k in regressed]
     if exact and not timing:
-        print("cost-compare: REGRESSION: " + "; ".join(exact))
-        return gate.EXIT_REGRESSION
+        return "cost-compare: REGRESSION: " + "; ".join(exact), gate.EXIT_REGRESSION
     if regressed and len(paths) == 1:
         if exact:
-            print("cost-compare: REGRESSION: " + "; ".join(exact + timing))
-            return gate.EXIT_REGRESSION
-        print("cost-compare: timing regressed in the first run: " + "; ".join(timing) +
-              "; confirming with a second run")
-        return gate.EXIT_TIMING_ONLY
+            return ("cost-compare: REGRESSION: " + "; ".join(exact + timing),
+                    gate.EXIT_REGRESSION)
+        return ("cost-compare: timing regressed in the first run: " + "; ".join(timing) +
+                "; confirming with a second run", gate.EXIT_TIMING_ONLY)
     if regressed:
         both, _ = load(paths)
         again = judge(both, meta)
         confirmed = [k for k in regressed if again.get(k, {}).get("verdict") == "regressed"]
         if confirmed or exact:
-            print("cost-compare: REGRESSION: " + "; ".join(exact + [
+            return "cost-compare: REGRESSION: " + "; ".join(exact + [
                 f"{k[0]} {k[1]} {again[k]['change']:+.1f}% over both runs (threshold "
-                f"{again[k]['threshold']:.1f}%)" for k in confirmed]))
-            return gate.EXIT_REGRESSION
-        print("cost-compare: PASS: the first run's " + "; ".join(timing) +
-              " not confirmed by a second")
-        return 0
-    print("cost-compare: PASS: same static figures or fewer, " + "; ".join(
+                f"{again[k]['threshold']:.1f}%)" for k in confirmed]), gate.EXIT_REGRESSION
+        return ("cost-compare: PASS: the first run's " + "; ".join(timing) +
+                " not confirmed by a second", 0)
+    return "cost-compare: PASS: same static figures or fewer, " + "; ".join(
         f"{k[0]} {r['change']:+.1f}% ({r['verdict']}, threshold {r['threshold']:.1f}%)"
-        for k, r in first.items() if k[1] == "latency" and "/cpus/" not in k[0]))
-    return 0
+        for k, r in first.items() if k[1] == "latency" and "/cpus/" not in k[0]), 0
 
 
 def main():
