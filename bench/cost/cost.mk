@@ -90,7 +90,8 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
 	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
-	     bench/cost/cost_chain.bats bench/cost/cost_html.bats
+	     bench/cost/cost_chain.bats bench/cost/cost_chain_third_party.bats \
+	     bench/cost/cost_html.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o

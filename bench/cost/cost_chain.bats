@@ -10,25 +10,15 @@
 
 load ../../testing/netns
 load ../bmf
+load cost_chain_test
 
 setup()
 {
-	fbf_bench_setup
-	[ "$(id -u)" -eq 0 ] || skip "needs root: the tool loads BPF programs"
-	export FBF_COST_OUT=$RESULTS FBF_COST_ROUNDS=${FBF_COST_ROUNDS:-2}
-	export FBF_COST_REPEAT=${FBF_COST_REPEAT:-1000}
-	export FBF_COST_LIVE_ROUNDS=0
+	chain_setup
 	CHAINS=$FBF_BUILD/testing
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
-
-# hops SHAPE: the hops column of the chain's table for SHAPE, as "a > b > c".
-hops()
-{
-	awk -v s="$1" '$1 == s && NF > 2 { $1 = ""; $NF = ""; print substr($0, 2, length($0) - 2) }' \
-		<<<"$output"
-}
 
 # chained KIND SHAPES: the chain's rows, check line and BMF names, KIND's actions at the
 # end; SHAPES: how many run (the kernel's test run of an skb refuses the truncated one).

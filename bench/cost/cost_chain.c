@@ -339,6 +339,29 @@ static void tell_loop(const struct cost_chain *ch, const char *arm, const char *
 		ch->slots[slot].index, ch->hops[ch->slots[slot].hop].name, COST_CHAIN_TAIL_CALLS);
 }
 
+/* @slot of the cut copy set to hold @fd, or emptied (-1): 0 or -errno. */
+static int set_slot(struct cost_chain_slot *slot, int fd)
+{
+	int err = fd >= 0 ? bpf_map_update_elem(slot->cut_map_fd, &slot->index, &fd, BPF_ANY) :
+			    bpf_map_delete_elem(slot->cut_map_fd, &slot->index);
+
+	if (err && !(fd < 0 && errno == ENOENT))
+		return -errno;
+	slot->cut_fd = fd;
+	return 0;
+}
+
+/* Every slot of the cut copy its stub, as the trace of a shape starts: 0 or -errno. */
+static int stub_slots(struct cost_chain *ch)
+{
+	int err = 0;
+
+	for (int s = 0; !err && s < ch->nr_slots; s++)
+		if (ch->slots[s].cut_fd != ch->slots[s].stub_fd)
+			err = set_slot(&ch->slots[s], ch->slots[s].stub_fd);
+	return err;
+}
+
 /*
  * The verifier's and the JIT's figures of each hop some shape takes, as cost_run
  * prints the entry's (rows ARM cost/hop/PROG MEASURE), so that a compare judges
@@ -378,29 +401,37 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 	size_t fell = 0;
 
 	for (size_t i = 0; i < nr_shapes; i++) {
-		int hop = 0, len = 0, slot;
+		int hop = 0, len = 0, slot, err = stub_slots(ch);
 		__u32 action;
 		double ns;
 
 		ch->fell[i] = -1;
-		for (;;) {
-			int err = kernel_frame_run(ch->hops[hop].fd, shapes[i].frame,
-						   shapes[i].len, 1, &ns, &action);
-
+		while (!err) {
+			err = kernel_frame_run(ch->hops[hop].fd, shapes[i].frame, shapes[i].len, 1,
+					       &ns, &action);
 			if (err) {
 				fprintf(stderr, "cost: %s: %s through hop %s: BPF_PROG_TEST_RUN: "
 					"%s\n", arm, shapes[i].name, ch->hops[hop].name,
 					strerror(-err));
 				return COST_EXIT_FAILED;
 			}
-			ch->path[i][len++] = hop;
 			slot = slot_of(ch, action);
-			if (slot < 0)
-				break;
-			if (ch->slots[slot].hop < 0) {
-				ch->fell[i] = slot;
-				break;
+			/*
+			 * An empty slot: the real chain's tail call fails and the hop goes
+			 * on, to return or to tail-call another slot (a root that tries
+			 * its slots in turn, as Katran's xdp_root does): so here, the slot
+			 * emptied and the hop run again.
+			 */
+			if (slot >= 0 && ch->slots[slot].hop < 0 && ch->slots[slot].cut_fd >= 0) {
+				if (ch->fell[i] < 0)
+					ch->fell[i] = slot;
+				err = set_slot(&ch->slots[slot], -1);
+				continue;
 			}
+			ch->path[i][len++] = hop;
+			if (slot < 0 || ch->slots[slot].hop < 0)
+				break;
+			ch->fell[i] = -1;
 			hop = ch->slots[slot].hop;
 			for (int k = 0; k < len; k++) {
 				if (ch->path[i][k] != hop)
@@ -408,6 +439,11 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 				tell_loop(ch, arm, shapes[i].name, ch->path[i][len - 1], slot);
 				return COST_EXIT_CHAIN_LOOP;
 			}
+		}
+		if (err) {
+			fprintf(stderr, "cost: %s: %s: a slot of the chain cut hop by hop: %s\n",
+				arm, shapes[i].name, strerror(-err));
+			return COST_EXIT_FAILED;
 		}
 		ch->path_len[i] = len;
 		/* The action at the end: the real chain's, empty slots and all. */
@@ -460,22 +496,23 @@ static int time_shapes(const struct cost_chain *ch, int fd, const struct cost_sh
 /*
  * The cut copy's slots set for a frame that takes @path, cut after its
  * first @k hops: a slot holds its real hop where that is one of hops 2 to
- * @k, else its stub. 0 or -errno.
+ * @k, else its stub; one the real chain leaves empty is empty here too, so
+ * that a hop falls through it as it does there. 0 or -errno.
  */
 static int cut_after(struct cost_chain *ch, const __u8 *path, int k)
 {
 	for (int s = 0; s < ch->nr_slots; s++) {
 		struct cost_chain_slot *slot = &ch->slots[s];
-		int fd = slot->stub_fd;
+		int fd = slot->hop < 0 ? -1 : slot->stub_fd, err;
 
 		for (int j = 1; j < k; j++)
 			if (slot->hop == path[j])
 				fd = ch->hops[slot->hop].fd;
 		if (fd == slot->cut_fd)
 			continue;
-		if (bpf_map_update_elem(slot->cut_map_fd, &slot->index, &fd, BPF_ANY))
-			return -errno;
-		slot->cut_fd = fd;
+		err = set_slot(slot, fd);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -13,7 +13,9 @@
  * (its own maps, filled as the first) whose slots hold stubs that return a
  * mark each, outside any action. Which hops a shape takes is read with every
  * slot a stub: a hop that returns slot S's mark goes on, in the real chain,
- * to the program S holds, and one whose slot is empty falls through there.
+ * to the program S holds; where S is empty the real tail call fails and the
+ * hop goes on, so it runs again with S emptied in the copy (as the slots the
+ * real chain leaves empty are in the runs below).
  * Then, in the same rounds as the whole chain, each shape runs through the
  * copy cut after each of its hops but the last (its hops so far real, the
  * slot after them a stub): T(k). A hop's own ns is T(k) - T(k-1) less a tail
