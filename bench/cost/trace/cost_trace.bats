@@ -22,7 +22,8 @@ setup()
 	PROBE=$FBF_BUILD/testing/cost_trace
 }
 
-cost() { run bench/cost/cost.sh "$@"; }
+# The run, its output printed: bats shows it when a test fails.
+cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
 # has_kprobes: whether this kernel was built with kprobes (CONFIG_KPROBES).
 has_kprobes()
