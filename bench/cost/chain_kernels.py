@@ -3,7 +3,7 @@
 """The tail call's and libxdp's dispatcher's cost, kernel by kernel, as one Markdown table.
 
 Arguments NAME=FILE, each FILE a kernel's rows from bench/cost/chain_kernels.sh: "# kernel
-RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT",
+RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT" (PER_SLOT: over the program alone, divided by N),
 "no-dispatcher STATUS". Each cell gives ns and, since a guest under TCG emulates its CPU, a
 multiple of that kernel's own bare program (the program alone, for the dispatcher's rows).
 Exit 1, after one line, where a file is missing or holds no tail-call row.
@@ -34,6 +34,11 @@ def cell(rows, key, base_key):
         return f"{values[1]:.3f} ({values[1] / base:.3f}x)" if base else f"{values[1]:.3f}"
     times = f" ({values[0] / base:.2f}x)" if base else ""
     slot = f", {values[1]:.2f} a slot" if len(values) > 1 else ""
+    # What each slot added since the count before costs: the dispatcher's per-slot step.
+    before = [n for kind, n in rows if kind == key[0] and 0 < n < key[1]]
+    if before:
+        step = (values[0] - rows[(key[0], max(before))][0]) / (key[1] - max(before))
+        slot += f", {step:+.2f} each added"
     return f"{values[0]:.2f}{times}{slot}"
 
 
@@ -54,7 +59,7 @@ def main(args):
     lines += [(f"tail call, chain of {n}: ns a call", "tail-calls", n, "bare")
               for n in (1, 2, 8, 32)]
     lines += [("program alone (dispatcher's), ns", "alone", 0, "alone")]
-    lines += [(f"dispatcher, {n} program{'s' if n > 1 else ''}: ns; over alone, a slot",
+    lines += [(f"dispatcher, {n} program{'s' if n > 1 else ''}: ns; a slot over alone; a slot added",
                "dispatcher", n, "alone") for n in (1, 2, 5, 10)]
     print("| figure | " + " | ".join(k for k, _ in kernels) + " |")
     print("|---|" + "---|" * len(kernels))
