@@ -3,7 +3,8 @@
 """The tail call's and libxdp's dispatcher's cost, kernel by kernel, as one Markdown table.
 
 Arguments NAME=FILE, each FILE a kernel's rows from bench/cost/chain_kernels.sh: "# kernel
-RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT" (PER_SLOT: over the program alone, divided by N),
+RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT"
+(PER_SLOT: over the program alone, divided by N),
 "no-dispatcher STATUS". Each cell gives ns and, since a guest under TCG emulates its CPU, a
 multiple of that kernel's own bare program (the program alone, for the dispatcher's rows).
 Exit 1, after one line, where a file is missing or holds no tail-call row.
@@ -59,8 +60,8 @@ def main(args):
     lines += [(f"tail call, chain of {n}: ns a call", "tail-calls", n, "bare")
               for n in (1, 2, 8, 32)]
     lines += [("program alone (dispatcher's), ns", "alone", 0, "alone")]
-    lines += [(f"dispatcher, {n} program{'s' if n > 1 else ''}: ns; a slot over alone; a slot added",
-               "dispatcher", n, "alone") for n in (1, 2, 5, 10)]
+    lines += [(f"dispatcher, {n} program{'s' if n > 1 else ''}: ns; a slot over alone; "
+               "a slot added", "dispatcher", n, "alone") for n in (1, 2, 5, 10)]
     print("| figure | " + " | ".join(k for k, _ in kernels) + " |")
     print("|---|" + "---|" * len(kernels))
     for label, kind, n, base in lines:
