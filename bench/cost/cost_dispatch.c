@@ -122,7 +122,8 @@ static int time_dispatcher(int n, int ifindex, const char *path, const char *pro
 		      time_pair(fd, alone_fd, rounds, repeat, ns, alone_ns);
 		if (err)
 			fprintf(stderr, "cost: dispatcher with %d programs: "
-				"BPF_PROG_TEST_RUN: %s\n", n, err == -ENOENT ? "it did not pass the frame" : strerror(-err));
+				"BPF_PROG_TEST_RUN: %s\n", n,
+				err == -ENOENT ? "it did not pass the frame" : strerror(-err));
 		else
 			ret = 0;
 	}
