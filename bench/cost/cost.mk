@@ -26,7 +26,8 @@ COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/
 	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
 	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
 	     bench/cost/cost_chain.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
-	     bench/cost/cost_type_tc.c \
+	     bench/cost/cost_type_tc.c bench/cost/cost_tailcall.c bench/cost/cost_dispatch.c \
+	     bench/cost/cost_timing.c \
 	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.

@@ -172,3 +172,31 @@ compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 	[[ "$output" == *$'\n'"chain: hop chain_hop3 in the base's chain only: not compared"$'\n'* ]]
 	[[ "${lines[-1]}" != *"hop chain_hop3"* ]]
 }
+
+# The tail call's cost per kernel (bench/cost/chain_kernels.sh) on the host alone: its table
+# has every tail-call row, and the dispatcher's rows say it does not load, since libxdp 1.3.1
+# cannot load its dispatcher on this host's 6.18 (docs/benchmarks.md, "Measure a chain").
+@test "the tail call's cost on the host: every chain length's row; the dispatcher's one line" {
+	local n said
+
+	FBF_COST_KERNELS= run bench/cost/chain_kernels.sh
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -Eq "^\| bare XDP program, ns \| [0-9.]+ \(1\.00x\) \|$" <<<"$output"
+	for n in 1 2 8 32; do
+		grep -Eq "^\| tail call, chain of $n: ns a call \| -?[0-9.]+ \(-?[0-9.]+x\) \|$" \
+			<<<"$output"
+	done
+	run "$FBF_BUILD/bench/cost_run" dispatcher -r 1 -n 10 "$FBF_BUILD/xdp_pass.bpf.o" \
+		"$FBF_BUILD/xdp_pass.bpf.o"
+	echo "$output"
+	if [ "$status" -eq 0 ]; then
+		skip "libxdp's dispatcher loads on this kernel: cost_kernels.bats measures it"
+	fi
+	[ "$status" -eq 55 ]
+	# The program alone's row, which ran, and one line on stderr: nothing else.
+	[ "${#lines[@]}" -eq 2 ]
+	grep -Eq $'^alone\t0\t[0-9.]+$' <<<"$output"
+	said="^cost: libxdp's dispatcher does not load on this kernel \(.+\): measure it in a guest,"
+	grep -Eq "$said bench/cost/chain_kernels.sh KERNELS$" <<<"$output"
+}

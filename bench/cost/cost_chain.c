@@ -236,18 +236,14 @@ static int cut_slots(struct cost_chain *ch, struct cost_prog *cp)
 	return 0;
 }
 
-/*
- * A program that tail-calls slot 0 of prog array @map_fd (ld_imm64 of the
- * map's fd, r3 = 0, bpf_tail_call) and returns a mark where that fails, so
- * that a failed tail call is seen: its fd, or -errno.
- */
-static int tail_caller(const struct cost_type *type, int map_fd, enum bpf_attach_type attach)
+int cost_chain_tail_caller(const struct cost_type *type, int map_fd, __u32 index,
+			   enum bpf_attach_type attach)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_2,
 		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd },
 		{},
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = index },
 		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_tail_call },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = MARK - 1 },
 		{ .code = BPF_JMP | BPF_EXIT },
@@ -274,7 +270,7 @@ static int pair_load(struct cost_chain *ch, enum bpf_attach_type attach)
 	if (ch->bare_fd < 0 || ch->pair_map_fd < 0 ||
 	    bpf_map_update_elem(ch->pair_map_fd, &zero, &ch->bare_fd, BPF_ANY))
 		return -errno;
-	ch->pair_fd = tail_caller(ch->type, ch->pair_map_fd, attach);
+	ch->pair_fd = cost_chain_tail_caller(ch->type, ch->pair_map_fd, 0, attach);
 	if (ch->pair_fd < 0)
 		return ch->pair_fd;
 	err = kernel_frame_run(ch->pair_fd, frame, sizeof(frame), 1, &ns, &action);

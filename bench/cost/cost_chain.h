@@ -111,4 +111,13 @@ int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_s
 
 void cost_chain_close(struct cost_chain *ch);
 
+/*
+ * A program of @type that tail-calls slot @index of prog array @map_fd (ld_imm64
+ * of the map's fd, r3 = @index, bpf_tail_call: a constant key, which the kernel
+ * turns into a direct jump from 5.5) and returns a mark where that fails, so that
+ * a failed tail call is seen: its fd, or -errno.
+ */
+int cost_chain_tail_caller(const struct cost_type *type, int map_fd, __u32 index,
+			   enum bpf_attach_type attach);
+
 #endif /* FBF_COST_CHAIN_H */

@@ -49,6 +49,7 @@ enum cost_exit {
 	COST_EXIT_CHAIN_SLOT = 52,	/* a CHAIN slot past its array's end, or not a prog array */
 	COST_EXIT_CHAIN_LOOP = 53,	/* the chain tail-calls back into itself */
 	COST_EXIT_CHAIN_EMPTY = 54,	/* every frame shape reaches an empty slot */
+	COST_EXIT_DISPATCHER = 55,	/* libxdp's dispatcher does not load on this kernel */
 };
 
 #endif /* FBF_COST_EXITS_H */

@@ -92,3 +92,34 @@ measured_on_each()
 		awk '{ exit !($4 < $3) }' <<<"$row"
 	done
 }
+
+# Issue 66: the tail call's cost on every kernel, and libxdp's dispatcher with 1 to 10
+# programs on 6.1 and 6.12, each kernel booted once (bench/cost/chain_kernels.sh). The rows
+# are looked for, never their ns: a guest under TCG emulates its CPU.
+@test "a tail call's cost on each kernel; the dispatcher with 1 to 10 programs on 6.1, 6.12" {
+	local kernel name file release n kernels
+
+	read -ra kernels <<<"$FBF_COST_KERNELS"
+	run bench/cost/chain_kernels.sh "${kernels[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for kernel in $FBF_COST_KERNELS; do
+		name=$(basename "$kernel")
+		[[ "$output" == *"chain_kernels: $name booted and measured in "* ]]
+		file=$FBF_BUILD/results/chain-kernels/$name/figures.tsv
+		release=$(awk '/^# kernel / { print $3 }' "$file")
+		grep -F "| $name $release |" <<<"$output" | grep -q '^| figure |'
+		grep -Eq $'^bare\t0\t[0-9.]+$' "$file"
+		for n in 1 2 8 32; do
+			grep -Eq $'^tail-calls\t'"$n"$'\t[0-9.]+\t-?[0-9.]+$' "$file"
+		done
+		case "$release" in
+		6.1.* | 6.12.*) ;;
+		*) continue ;;
+		esac
+		grep -Eq $'^alone\t0\t[0-9.]+$' "$file"
+		for n in 1 2 5 10; do
+			grep -Eq $'^dispatcher\t'"$n"$'\t[0-9.]+\t-?[0-9.]+$' "$file"
+		done
+	done
+}

@@ -122,12 +122,14 @@
 #include "cost_chain.h"
 #include "cost_corpus.h"
 #include "cost_cpus.h"
+#include "cost_dispatch.h"
 #include "cost_exits.h"
 #include "cost_flood.h"
 #include "cost_hold.h"
 #include "cost_lines.h"
 #include "cost_object.h"
 #include "cost_replay.h"
+#include "cost_tailcall.h"
 #include "cost_type.h"
 #include "kernel_cases.h"
 
@@ -176,7 +178,10 @@ static int usage(void)
 		"%s|%s OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
 		"       cost_run capture PCAP OUT\n"
-		"       cost_run flood IFACE SECONDS PCAP\n", MAX_ARMS, cost_type_xdp.modes,
+		"       cost_run flood IFACE SECONDS PCAP\n"
+		"       cost_run tailcall [-r ROUNDS] [-n REPEAT]\n"
+		"       cost_run dispatcher [-r ROUNDS] [-n REPEAT] [-p PROG] OBJECT PASS_OBJECT\n",
+		MAX_ARMS, cost_type_xdp.modes,
 		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
 }
@@ -1159,5 +1164,11 @@ int main(int argc, char **argv)
 		return flood_cmd(argc, argv);
 	if (!strcmp(cmd, "type"))
 		return type(argc, argv);
+	if (!strcmp(cmd, "tailcall"))
+		return optind == argc ? cost_tailcall(rounds, repeat) : usage();
+	if (!strcmp(cmd, "dispatcher"))
+		return optind + 2 == argc ? cost_dispatch(argv[optind], prog_name,
+							  argv[optind + 1], rounds, repeat) :
+		       usage();
 	return usage();
 }
