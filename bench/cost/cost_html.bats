@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The cost tool's HTML report (bench/cost/cost_html.py), opened in a real
-# browser, headless Chromium: an XDP program with its live part, a TC program
-# with a capture, a compare with a capture and hot lines. Each page logs no
-# console message, holds every figure its run measured (and one line for each
-# it did not), and its numbers equal the BMF file's; a compare's page holds
-# its verdict; a screenshot of each is kept in build/results/cost-html. A
+# browser, headless Chromium: an XDP program with its live part, a chain, a TC
+# program with a capture, a compare with a capture and hot lines. Each page logs
+# no console message, holds every figure its run measured (and one line for each
+# it did not), and its numbers equal the BMF file's; a chain's page holds its
+# hops, a compare's its verdict; a screenshot of each is kept in build/results/cost-html. A
 # 100,000-frame capture's page, from rounds written here, stays under 5 MB.
 # Short rounds: the figures are checked for being there and matching, never
 # for how fast.
@@ -41,8 +41,20 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	[ "${lines[-1]}" = "HTML report: $RESULTS/cost.html" ]
 	browse "$RESULTS/cost.html" xdp
 	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-cpus fig-live \
-		fig-capture-absent fig-lines-absent
+		fig-capture-absent fig-lines-absent fig-chain-absent
 	grep -q 'id="fig-capture-absent">No capture: the run was given no PCAP.<' "$DOM"
+}
+
+@test "a chain: each hop's own ns and the tail call's, the path each shape took" {
+	need_root
+	cost measure "$TYPES/cost_chain_probe.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	browse "$RESULTS/cost.html" chain
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-chain fig-cpus
+	for hop in chain_entry chain_hop2 chain_hop3; do
+		grep -q "data-bench=\"cost/hop/$hop\" data-measure=\"latency\"" "$DOM"
+	done
+	grep -q '<td>ipv4-udp</td><td>chain_entry &gt; chain_hop2 &gt; chain_hop3</td>' "$DOM"
 }
 
 @test "a TC program with a capture: the frames in order by action, their spread against bare" {

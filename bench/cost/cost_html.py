@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 from measured_on import machine, recorded  # noqa: E402
 import cost_report  # noqa: E402
 import cost_capture_report as capture  # noqa: E402
+import cost_chain_report as chain  # noqa: E402
 import gate  # noqa: E402
 from report import bmf_entry, fmt  # noqa: E402
 
@@ -356,6 +357,41 @@ def capture_figures(bmf, kind, cap, bare, action_name):
                         "median of the rounds' own.")
 
 
+def chain_figure(bmf, kind, samples, samples_path, action_name):
+    """A chain's hops (cost_chain_report.py): each hop's own ns per frame that reaches it and
+    the tail call's, median and the rounds' min and max, and the path each shape took."""
+    arm = "prog" if kind == "measure" else gate.CANDIDATE
+    names = chain.hops_in(samples[arm])
+    if not names:
+        return absent("fig-chain", "The chain, hop by hop", "No chain: the program "
+                      "tail-calls no filled prog array slot, a chain of one.")
+    benches = [chain.HOP + h for h in names] + [chain.TAIL]
+    mine = [bmf.get(b, {}).get("latency") or medians_of(samples[arm].get((b, "latency")))
+            for b in benches]
+    sides = [("the program" if kind == "measure" else "candidate", mine)]
+    if kind == "compare":
+        sides.insert(0, ("base", [medians_of(samples[gate.BASE].get((b, "latency")))
+                                  for b in benches]))
+    svg = errorbar_plot([b[len(chain.HOP):] if b.startswith(chain.HOP) else "tail call"
+                         for b in benches], sides, "ns/frame")
+    # The check: the hops and tail calls added up over the shapes, beside cost/all's whole.
+    benches.append(chain.SUM)
+    mine.append(bmf.get(chain.SUM, {}).get("latency"))
+    rows = [timing_row(b, "latency", e) for b, e in zip(benches, mine) if e]
+    hops, fell = chain.load(samples_path, arm)
+    paths = [f"<tr><td>{esc(shape)}</td><td>{esc(' > '.join(path))}</td><td>" +
+             esc(action_name(action) + (f", fell through at empty {fell[shape]}"
+                                        if shape in fell else "")) + "</td></tr>"
+             for shape, path, action in hops]
+    return figure("fig-chain", "The chain, hop by hop", svg,
+                  table(["benchmark", "median ns/frame", "min", "max"], rows) +
+                  table(["shape", "hops", "action"], paths),
+                  "Each hop's own ns per frame that reaches it (the chain cut after it less "
+                  "the chain cut before it, less a tail call) and the tail call's, median of "
+                  "the rounds, bars the rounds' min to max; the figures: the path each shape "
+                  "took and its action.")
+
+
 def cpus_figure(bmf, kind, samples, bare):
     counts = sorted(int(m["n"]) for b in bmf for m in [gate.CPUS_BENCH.match(b)] if m)
     if not counts:
@@ -571,6 +607,8 @@ def page(kind, out_dir, samples_path, rows=(), closing=""):
     parts += [shapes(bmf, kind, samples, order, bare),
               capture_figures(bmf, kind, cap, bare,
                               lambda v: cost_report.action_name(v, actions[arm])),
+              chain_figure(bmf, kind, samples, samples_path,
+                           lambda v: cost_report.action_name(v, actions[arm])),
               cpus_figure(bmf, kind, samples, bare)]
     if kind == "measure":
         parts.append(live_table(bmf))
