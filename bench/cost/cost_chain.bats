@@ -146,14 +146,23 @@ chained()
 compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 
 @test "cost-compare judges a chain hop by hop: a loop planted in hop 2 is named by its hop" {
+	local largest
+
 	compare "$CHAINS/cost_chain_probe.bpf.o" "$CHAINS/cost_chain_probe_planted.bpf.o"
 	[ "$status" -eq 1 ]
 	# The exact rise names the hop whatever the host's speed; the timing, some hundreds
 	# of ns against a hop's few, as well.
 	[[ "${lines[-1]}" == "cost-compare: REGRESSION: hop chain_hop2 verified-instructions "* ]]
-	[[ "${lines[-1]}" == *"; hop chain_hop2 +"*"% ns/frame (regressed: "* ]]
+	[[ "${lines[-1]}" == *"; hop chain_hop2 +"*"% ns/frame (+"*" ns) (regressed: "* ]]
 	[[ "${lines[-1]}" != *"hop chain_entry"* ]]
-	[[ "${lines[-1]}" != *"hop chain_hop3"* ]]
+	# Hop 3's marginal cost can rise too after hop 2's long chain of multiplies (the CPU
+	# overlaps less of it: 5 to 17-30 ns in some runs), so the line may name it; the rise
+	# it names first and largest, in ns, is hop 2's.
+	largest=$(grep -oE 'hop chain_[a-z0-9]+ [-+][0-9.]+% ns/frame \([-+][0-9.]+ ns\)' \
+		<<<"${lines[-1]}" | sed -E 's/^hop ([a-z_0-9]+) .*\(([-+][0-9.]+) ns\)$/\2 \1/' |
+		sort -g -r | head -n 1)
+	echo "the largest rise named: $largest"
+	[[ "$largest" == *" chain_hop2" ]]
 	grep -E '^cost/hop/chain_hop2 +ns/frame .* regressed$' <<<"$output"
 	grep -E '^cost/hop/chain_hop3 +verified-instructions +([0-9]+) +\1 .* unchanged$' \
 		<<<"$output"

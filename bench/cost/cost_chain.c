@@ -513,7 +513,12 @@ static int cut_after(struct cost_chain *ch, const __u8 *path, int k)
 	return 0;
 }
 
-/* Each shape through the chain cut after each of its hops but the last, into @cut[i][k - 1]. */
+/*
+ * Each shape through the chain cut after each of its hops, into @cut[i][k - 1]: the last
+ * cut runs every hop of the path in the copy, so that each hop's own ns is a difference of
+ * two runs of the same loaded programs (a second load of a program can be placed and run
+ * apart by a few percent: a 200 ns hop then moves the next one's figure by 10 ns).
+ */
 static int time_cuts(struct cost_chain *ch, const struct cost_shape *shapes, size_t nr_shapes,
 		     int repeat, double (*cut)[COST_CHAIN_TAIL_CALLS + 1])
 {
@@ -523,7 +528,7 @@ static int time_cuts(struct cost_chain *ch, const struct cost_shape *shapes, siz
 	if (ch->type->hold && link < 0)
 		return link;
 	for (size_t i = 0; !err && i < nr_shapes; i++)
-		for (int k = 1; !err && k < ch->path_len[i]; k++)
+		for (int k = 1; !err && k <= ch->path_len[i]; k++)
 			err = cut_after(ch, ch->path[i], k) ?:
 			      kernel_frame_run(ch->hops[0].fd, shapes[i].frame, shapes[i].len,
 					       repeat, &cut[i][k - 1], &action);
@@ -535,13 +540,12 @@ static int time_cuts(struct cost_chain *ch, const struct cost_shape *shapes, siz
 int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
 		     size_t nr_shapes, int repeat)
 {
-	double bare[COST_SHAPES_MAX], pair[COST_SHAPES_MAX], whole[COST_SHAPES_MAX];
+	double bare[COST_SHAPES_MAX], pair[COST_SHAPES_MAX];
 	double cut[COST_SHAPES_MAX][COST_CHAIN_TAIL_CALLS + 1];
 	double own[COST_CHAIN_HOPS] = {}, tail = 0, sum = 0;
 	int reached[COST_CHAIN_HOPS] = {};
 	int err = time_shapes(ch, ch->bare_fd, shapes, nr_shapes, repeat, bare) ?:
 		  time_shapes(ch, ch->pair_fd, shapes, nr_shapes, repeat, pair) ?:
-		  time_shapes(ch, ch->entry_fd, shapes, nr_shapes, repeat, whole) ?:
 		  time_cuts(ch, shapes, nr_shapes, repeat, cut);
 
 	if (err) {
@@ -558,14 +562,17 @@ int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_s
 		/*
 		 * T(k), the chain cut after hop k, is the test run, hops 1 to k, the
 		 * tail calls between them, and one into a stub; T(len) is the whole
-		 * chain. Hop 1's own: T(1) less the bare pair (the run, a tail call
-		 * and two bare returns), or less the bare program where the frame
-		 * ends in it; hop k's: T(k) - T(k-1), which adds hop k and the tail
-		 * call into it, less a tail call; the last hop's: T(len) - T(len-1),
-		 * the stub's tail call in T(len-1) standing for the one into it.
+		 * path in the cut copy. Hop 1's own: T(1) less the bare pair (the run,
+		 * a tail call and two bare returns), or less the bare program where the
+		 * frame ends in it; hop k's: T(k) - T(k-1), which adds hop k and the
+		 * tail call into it, less a tail call; the last hop's: T(len) -
+		 * T(len-1), the stub's tail call in T(len-1) standing for the one into
+		 * it. The sum, against the object's own chain (its cost/all, timed
+		 * with the shapes): a check by two loads of the chain, not one figure
+		 * taken apart.
 		 */
 		for (int k = 1; k <= len; k++) {
-			double at = k < len ? cut[i][k - 1] : whole[i], mine;
+			double at = cut[i][k - 1], mine;
 
 			if (k == 1)
 				mine = at - (len == 1 ? bare[i] : pair[i]);

@@ -17,13 +17,17 @@
  * hop goes on, so it runs again with S emptied in the copy (as the slots the
  * real chain leaves empty are in the runs below).
  * Then, in the same rounds as the whole chain, each shape runs through the
- * copy cut after each of its hops but the last (its hops so far real, the
- * slot after them a stub): T(k). A hop's own ns is T(k) - T(k-1) less a tail
- * call, hop 1's T(1) less the bare pair below, and the last's the whole chain
- * less T(len - 1), the stub's tail call there standing for the real one. So
- * each hop is measured where it runs, after the hops before it, and what the
- * hops and tail calls add up to is the whole chain as the cut copy ran it;
- * the check sets that against the entry's own runs in the same round. The
+ * copy cut after each of its hops (its hops so far real, the slot after them
+ * a stub; after the last, its whole path in the copy): T(k). A hop's own ns
+ * is T(k) - T(k-1) less a tail call, hop 1's T(1) less the bare pair below,
+ * and the last's T(len) - T(len - 1), the stub's tail call there standing for
+ * the real one. So each hop is measured where it runs, after the hops before
+ * it, and always as a difference of runs of the same loaded programs: a
+ * second load of a program can run a few percent apart from the first (its
+ * code placed elsewhere), which a 200 ns hop would put into the next hop's
+ * figure. What the hops and tail calls add up to is the chain as the copy
+ * ran it; the check sets that against the object's own chain (the entry's
+ * runs in the same round), a second load of it. The
  * tail call's own cost: a bare program that tail-calls a bare program, less
  * the bare program alone. What a hop's tail call costs beyond the bare pair's
  * (it restores more registers) is in that hop's own ns. Each shape's runs

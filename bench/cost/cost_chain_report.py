@@ -66,9 +66,9 @@ def section(samples_path, prog, order, arm, all_bench, show, bmf_timing, bmf):
           "the object, the slot after that hop a stub that returns at once), in the same "
           "rounds; a hop's own ns: the cut after it less the cut before it, less a tail "
           "call (the first hop: less a bare program's tail call into a bare program; the "
-          "last: the whole chain less the cut before it); tail call: those two bare programs "
-          "less the one; the check: the hops and tail calls added up, against the entry's "
-          "own runs of the whole chain (bench/cost/cost_chain.h).\n")
+          "last: its whole path in the copy less the cut before it); tail call: those two "
+          "bare programs less the one; the check: the hops and tail calls added up, against "
+          "the object's own chain, a second load of it (bench/cost/cost_chain.h).\n")
     print_table(["hop", "measure", "program", "shapes reaching it", "spread"], rows)
     print(f"\nchain check: the hops and their tail calls add up to "
           f"{fmt(statistics.median(sums))} ns over the shapes, the whole chain "
@@ -119,4 +119,8 @@ def describe(bench, r):
     """A hop's judged change as the verdict line names it, or None for another benchmark."""
     if not bench.startswith(HOP):
         return None
-    return f"hop {bench[len(HOP):]} {r['change']:+.1f}% ns/frame"
+    # The ns beside the percent: a hop's figure is its marginal cost where it runs, and
+    # after a costly hop the next one's can rise too (the CPU overlaps less of it), by
+    # ns that are small beside the costly hop's.
+    return (f"hop {bench[len(HOP):]} {r['change']:+.1f}% ns/frame "
+            f"({r['candidate'] - r['base']:+.1f} ns)")

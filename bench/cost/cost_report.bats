@@ -200,11 +200,11 @@ compare() { run bench/cost/cost_report.py compare "$RESULTS" "$SAMPLES" "$@"; ec
 	hop_samples 250
 	compare
 	[ "$status" -eq 3 ]
-	[[ "${lines[-1]}" == "cost-compare: hop chain_hop2 +"*"% ns/frame: confirming with a second run" ]]
+	[[ "${lines[-1]}" == "cost-compare: hop chain_hop2 +"*"% ns/frame (+"*" ns): confirming with a second run" ]]
 	grep -E '^cost/hop/chain_entry +ns/frame .* within noise$' <<<"$output"
 	compare "$SAMPLES"
 	[ "$status" -eq 1 ]
-	[[ "${lines[-1]}" == "cost-compare: REGRESSION: hop chain_hop2 +"*"% ns/frame, then +"*"% in a second run (threshold 5.0%)" ]]
+	[[ "${lines[-1]}" == "cost-compare: REGRESSION: hop chain_hop2 +"*"% ns/frame (+"*" ns), then +"*"% in a second run (threshold 5.0%)" ]]
 	# A few ns more on a hop of 5: past 5%, under the 10 ns a hop's change must pass too.
 	compare_samples 19 1000 10
 	hop_samples 12
