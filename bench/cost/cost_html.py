@@ -53,7 +53,8 @@ STYLE = """body{font:14px sans-serif;margin:1em 2em;max-width:1100px}
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:1px 8px;text-align:right}
 th{border-bottom:1px solid #999}td:first-child,th:first-child{text-align:left}
 .absent{color:#666;font-style:italic}pre{margin:0}figure{margin:1em 0}
-table.lines td{text-align:left;font:12px monospace;white-space:pre}
+table.lines td,table.lines th{text-align:left}
+table.lines td{font:12px monospace;white-space:pre}
 details summary{cursor:pointer;color:#555}"""
 
 
