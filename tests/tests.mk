@@ -123,7 +123,8 @@ test-kernels: deps-kernels test-prepare kernels
 	$(Q)status=0; KERNEL_SUITES="$(KERNEL_SUITES)" tests/run-kernels $(KERNELS) $(KERNEL_BOOTS) || \
 		status=1; \
 	echo; FBF_GATE_KERNELS="$(KERNELS)" FBF_COST_KERNELS="$(KERNELS)" FBF_KERNELS=$(KERNELS_DIR) \
-		tests/run-all bench/gate/gate_kernels.bats bench/cost/cost_kernels.bats || status=1; \
+		tests/run-all tests/vm/vm_run.bats bench/gate/gate_kernels.bats \
+		bench/cost/cost_kernels.bats || status=1; \
 	exit $$status
 
 # The README's commands as a new user types them on a new host.

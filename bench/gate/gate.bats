@@ -27,7 +27,8 @@ setup() { gate_setup; }
 	require_root
 	require_base
 	build_canary 1
-	gate_on "$canary"
+	# What regresses is exact: the timings' rounds are cut to the fewest the gate judges.
+	FBF_GATE_KERNEL_ROUNDS=3 FBF_GATE_AGENT_ROUNDS=3 gate_on "$canary"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"REGRESSION: classifier/SourceAddr/v4 instructions"* ]]
 	[[ "$output" == *"REGRESSION: kernel/xdp_fizzbuzzfib verified-instructions"* ]]
@@ -53,7 +54,9 @@ setup() { gate_setup; }
 	require_root
 	require_base
 	build_canary agent
-	gate_on "$canary"
+	# What regresses is the agent's drain: the programs' timings' rounds are cut to the
+	# fewest the gate judges (the second run that confirms a timing runs them again).
+	FBF_GATE_KERNEL_ROUNDS=3 gate_on "$canary"
 	[ "$status" -eq 1 ]
 	# Each event is a line in text and in JSON, on either transport; --quiet
 	# writes nothing, and the classifier is the same, so its exact counts must
