@@ -22,13 +22,10 @@
 COST_RUN := $(OUTPUT)/bench/cost_run
 # The bare TC program, beside bare XDP_PASS: cost_run type names it by its arm, tc_ok.
 TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
-COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
-	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
-	     bench/cost/cost_chain.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
-	     bench/cost/cost_type_tc.c bench/cost/cost_tailcall.c bench/cost/cost_dispatch.c \
-	     bench/cost/cost_timing.c \
-	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
+# cost_run: the packet family and the shared core (bench/cost/), and the chain family
+# (chain/: prog arrays, hop by hop), which runs its chains' packet programs through the
+# same runner.
+COST_OBJS := $(call obj,$(wildcard bench/cost/*.c bench/cost/chain/*.c) \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
 # The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
@@ -91,7 +88,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 
 TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
 	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
-	     bench/cost/cost_chain.bats bench/cost/cost_chain_third_party.bats \
+	     bench/cost/chain/cost_chain.bats bench/cost/chain/cost_chain_third_party.bats \
 	     bench/cost/cost_html.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
@@ -110,7 +107,7 @@ COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_repor
 		bench/cost/cost_lines.py bench/cost/cost_html.py \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
-		bench/cost/cost_capture_report.py bench/cost/cost_chain_report.py \
+		bench/cost/cost_capture_report.py bench/cost/chain/cost_chain_report.py \
 		bench/cost/cost_lines.bash \
 		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
@@ -177,8 +174,9 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
 
-# The chain tests' programs (bench/cost/cost_chain.bats), from testing/cost_chain_probe.bpf.c:
-# a three-hop XDP chain, the same in TC, and the chains a user gets wrong.
+# The chain tests' programs (bench/cost/chain/cost_chain.bats), from
+# testing/cost_chain_probe.bpf.c: a three-hop XDP chain, the same in TC, and the chains a
+# user gets wrong.
 COST_CHAIN_PROBES := $(addprefix $(OUTPUT)/testing/,cost_chain_probe.bpf.o \
 		     cost_chain_probe_tc.bpf.o cost_chain_probe_empty.bpf.o \
 		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o \

@@ -31,7 +31,7 @@
 # floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
 #   FBF_COST_CHAIN (make's CHAIN=): 'MAP[INDEX]=PROG MAP[INDEX]=OBJECT:PROG ...', the prog
-#       array slots to fill after the load, over the object's own (bench/cost/cost_chain.h)
+#       array slots to fill after the load, over the object's own (bench/cost/chain/cost_chain.h)
 #   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
 #       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
