@@ -39,7 +39,7 @@
 #       sample, on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
 #   FBF_COST_TC_NO_TCX=1: a TC program attached through a clsact qdisc even where the
-#       kernel has tcx (bench/cost/cost_type_tc.c reads it)
+#       kernel has tcx (bench/cost/packet/cost_type_tc.c reads it)
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
 #   FBF_COST_LINES=1 (make's LINES=1): the programs' hottest source lines too, sampled
 #       with perf (bench/cost/cost_lines.bash, its settings)
@@ -208,7 +208,7 @@ matrix_run()
 }
 
 # time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
-# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus: the capture's frames, where
+# 1, 2, 4, ... CPUs at once (bench/cost/packet/cost_run cpus: the capture's frames, where
 # there is one), the samples into FILE, and both runs' #map lines: the events each map
 # took.
 time_arms()
@@ -333,7 +333,7 @@ measure)
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
 		# shellcheck disable=SC2086 # $modes: one word per mode
-		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
+		FBF_BUILD=$build "$here/packet/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
 			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
 			>"$work/live.tsv"
 		[ -z "$pcap" ] || cat "$work/unflooded" >>"$work/live.tsv"
