@@ -2,7 +2,7 @@
 /*
  * A chain of three programs through a prog array the object fills itself
  * (libbpf's declarative .values), for the cost tool's chain tests
- * (bench/cost/cost_chain.bats). The entry passes what is not IPv4 itself and
+ * (bench/cost/chain/cost_chain.bats). The entry passes what is not IPv4 itself and
  * tail-calls slot 1 with the rest; hop 2 drops TCP and tail-calls slot 2 with
  * the rest; hop 3 passes it. So the shapes take one, two or three hops, and
  * each hop has work of its own to measure. Built six times:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * A small XDP program for the cost tool's tests (bench/cost/cost.bats): it
+ * A small XDP program for the cost tool's tests (bench/cost/packet/cost.bats): it
  * drops TCP over IPv4, passes the rest, and aborts what it cannot parse, so
  * the tool's table has three actions to tell apart. Built eight times:
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * An XDP program that rewrites its frames, for the cost tool's tests
- * (bench/cost/cost_capture.bats), whose path differs between a frame and its
+ * (bench/cost/packet/cost_capture.bats), whose path differs between a frame and its
  * own output, as an encapsulator's does: an IPv4 frame costs a long loop (a
  * hash over its IP header, as a load balancer hashes a flow) and is then
  * relabelled, its EtherType made 0x88B5 (IEEE's local experimental one) and
@@ -9,7 +9,7 @@
  * relabelled is dropped at once. BPF_PROG_TEST_RUN's repetitions after the
  * first are fed the relabelled frame: a naive repeat times the drop.
  *
- * -DCOST_TC: the same path as a TC program (bench/cost/cost_tc.bats): the
+ * -DCOST_TC: the same path as a TC program (bench/cost/packet/cost_tc.bats): the
  * frame relabelled and let go on (TC_ACT_OK), a relabelled one shot.
  */
 #include <linux/bpf.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Small programs of each type the cost tool measures, for its type tests
- * (bench/cost/cost_tc.bats). The TC one shoots TCP over IPv4 and what it
+ * (bench/cost/packet/cost_tc.bats). The TC one shoots TCP over IPv4 and what it
  * cannot parse, answers TC_ACT_UNSPEC for what is not IPv4 and passes the
  * rest, so the table has three TC actions to tell apart. Built five times:
  *

@@ -22,23 +22,20 @@
 COST_RUN := $(OUTPUT)/bench/cost_run
 # The bare TC program, beside bare XDP_PASS: cost_run type names it by its arm, tc_ok.
 TC_OK_OBJ := $(OUTPUT)/tc_ok.bpf.o
-COST_OBJS := $(call obj,bench/cost/cost_run.c bench/cost/cost_cpus.c bench/cost/cost_hold.c \
-	     bench/cost/cost_object.c bench/cost/cost_events.c bench/cost/cost_corpus.c \
-	     bench/cost/cost_capture.c bench/cost/cost_replay.c bench/cost/cost_flood.c \
-	     bench/cost/cost_chain.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
-	     bench/cost/cost_type_tc.c bench/cost/cost_tailcall.c bench/cost/cost_dispatch.c \
-	     bench/cost/cost_timing.c \
-	     bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
+# cost_run: the shared core (bench/cost/), the packet family (packet/: test runs on frames,
+# captures, the veth flood) and the chain family (chain/: prog arrays, hop by hop), which
+# runs its chains' packet programs through the same runner.
+COST_OBJS := $(call obj,$(wildcard bench/cost/*.c bench/cost/packet/*.c bench/cost/chain/*.c) \
 	     bench/kernel/kernel_cases.c) $(TESTING_OBJS) $(LIB_OBJS)
-# The test programs of bench/cost/cost.bats, from testing/cost_probe.bpf.c.
+# The test programs of bench/cost/packet/cost.bats, from testing/cost_probe.bpf.c.
 COST_PROBES := $(addprefix $(OUTPUT)/testing/,cost_probe.bpf.o cost_probe_planted.bpf.o \
 	       cost_probe_two.bpf.o cost_probe_refused.bpf.o cost_probe_config.bpf.o \
 	       cost_probe_shared_counter.bpf.o cost_probe_percpu_counter.bpf.o \
 	       cost_probe_maps_of_maps.bpf.o)
 # bench/cost/cost_state.bats's, from testing/cost_state.bpf.c.
 COST_STATE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_state.bpf.o cost_state_big.bpf.o)
-# bench/cost/cost_capture.bats's: a program that rewrites its frames; cost_tc.bats's, the
-# same as a TC program.
+# bench/cost/packet/cost_capture.bats's: a program that rewrites its frames; cost_tc.bats's,
+# the same as a TC program.
 COST_REWRITE := $(OUTPUT)/testing/cost_rewrite.bpf.o $(OUTPUT)/testing/cost_rewrite_tc.bpf.o
 
 .PHONY: cost cost-compare
@@ -89,10 +86,11 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
-TEST_BATS += bench/cost/cost.bats bench/cost/cost_tc.bats bench/cost/cost_report.bats \
-	     bench/cost/cost_state.bats bench/cost/cost_capture.bats bench/cost/cost_lines.bats \
-	     bench/cost/cost_chain.bats bench/cost/cost_chain_third_party.bats \
-	     bench/cost/cost_html.bats
+TEST_BATS += bench/cost/cost_report.bats bench/cost/cost_state.bats bench/cost/cost_lines.bats \
+	     bench/cost/cost_html.bats \
+	     bench/cost/packet/cost.bats bench/cost/packet/cost_tc.bats \
+	     bench/cost/packet/cost_capture.bats \
+	     bench/cost/chain/cost_chain.bats bench/cost/chain/cost_chain_third_party.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
@@ -106,13 +104,13 @@ $(COST_PROBE_NO_G): testing/cost_probe.bpf.c
 # scripts and the lab's, the loader, the flooder, bare XDP_PASS) under COSTDIR, laid out
 # as in this tree so the scripts find each other as they do here.
 COSTDIR ?= $(PREFIX)/lib/fizzbuzzfib-cost
-COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_live.sh bench/cost/cost_report.py \
-		bench/cost/cost_lines.py bench/cost/cost_html.py \
+COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_report.py bench/cost/cost_lines.py \
+		bench/cost/cost_html.py bench/cost/packet/cost_live.sh \
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
-		bench/cost/cost_capture_report.py bench/cost/cost_chain_report.py \
+		bench/cost/packet/cost_capture_report.py bench/cost/chain/cost_chain_report.py \
 		bench/cost/cost_lines.bash \
-		bench/cost/cost_live_xdp.bash bench/cost/cost_live_tc.bash
+		bench/cost/packet/cost_live_xdp.bash bench/cost/packet/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
 
 .PHONY: install-cost uninstall-cost
@@ -139,10 +137,11 @@ $(TC_OK_OBJ): testing/tc_ok.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The type tests' programs (bench/cost/cost_tc.bats), from testing/cost_types_probe.bpf.c,
-# and Cloudflare's cls_redirect (testing/third_party/cls_redirect): a TC program nobody
-# here wrote. -D__x86_64__: its <stdint.h> is glibc's, which takes -target bpf for a
-# 32-bit target; BPF is 64-bit, as x86-64 is.
+# The type tests' programs (bench/cost/packet/cost_tc.bats), from
+# testing/cost_types_probe.bpf.c, and Cloudflare's cls_redirect
+# (testing/third_party/cls_redirect): a TC program nobody here wrote. -D__x86_64__: its
+# <stdint.h> is glibc's, which takes -target bpf for a 32-bit target; BPF is 64-bit, as
+# x86-64 is.
 COST_TYPE_PROBES := $(addprefix $(OUTPUT)/testing/,cost_tc_probe.bpf.o \
 		    cost_tc_probe_planted.bpf.o cost_tc_probe_egress.bpf.o \
 		    cost_tc_probe_mixed.bpf.o cost_xdp_tx_probe.bpf.o)
@@ -165,7 +164,7 @@ $(CLS_REDIRECT_OBJ): testing/third_party/cls_redirect/test_cls_redirect.c \
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ $(ARCH_INCLUDES) -c $< -o $@
 
 # The Linux selftests' XDP IP-in-IP encapsulator (testing/third_party/xdp_iptunnel): a
-# program nobody here wrote that rewrites its frames, for bench/cost/cost_capture.bats.
+# program nobody here wrote that rewrites its frames, for bench/cost/packet/cost_capture.bats.
 XDP_IPTUNNEL_OBJ := $(OUTPUT)/testing/xdp_iptunnel.bpf.o
 test-build: $(XDP_IPTUNNEL_OBJ)
 
@@ -177,8 +176,9 @@ $(XDP_IPTUNNEL_OBJ): testing/third_party/xdp_iptunnel/test_xdp.c \
 	$(Q)$(CLANG) -O2 -g -target bpf -D__x86_64__ -Wno-compare-distinct-pointer-types \
 		$(ARCH_INCLUDES) -c $< -o $@
 
-# The chain tests' programs (bench/cost/cost_chain.bats), from testing/cost_chain_probe.bpf.c:
-# a three-hop XDP chain, the same in TC, and the chains a user gets wrong.
+# The chain tests' programs (bench/cost/chain/cost_chain.bats), from
+# testing/cost_chain_probe.bpf.c: a three-hop XDP chain, the same in TC, and the chains a
+# user gets wrong.
 COST_CHAIN_PROBES := $(addprefix $(OUTPUT)/testing/,cost_chain_probe.bpf.o \
 		     cost_chain_probe_tc.bpf.o cost_chain_probe_empty.bpf.o \
 		     cost_chain_probe_loop.bpf.o cost_chain_probe_none.bpf.o \

@@ -31,7 +31,7 @@
 # floods, looping, in place of its one frame. State, from the environment:
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
 #   FBF_COST_CHAIN (make's CHAIN=): 'MAP[INDEX]=PROG MAP[INDEX]=OBJECT:PROG ...', the prog
-#       array slots to fill after the load, over the object's own (bench/cost/cost_chain.h)
+#       array slots to fill after the load, over the object's own (bench/cost/chain/cost_chain.h)
 #   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
 #       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
@@ -39,7 +39,7 @@
 #       sample, on one CPU and on each CPU count
 #   FBF_COST_LIVE_ROUNDS (3), FBF_COST_FLOOD_SECONDS (2): the veth floods; rounds 0: none
 #   FBF_COST_TC_NO_TCX=1: a TC program attached through a clsact qdisc even where the
-#       kernel has tcx (bench/cost/cost_type_tc.c reads it)
+#       kernel has tcx (bench/cost/packet/cost_type_tc.c reads it)
 #   FBF_COST_OUT ($FBF_BUILD/results): where the BMF files go
 #   FBF_COST_LINES=1 (make's LINES=1): the programs' hottest source lines too, sampled
 #       with perf (bench/cost/cost_lines.bash, its settings)
@@ -208,7 +208,7 @@ matrix_run()
 }
 
 # time_arms FILE ARM=OBJECT...: every frame shape on each arm, on one CPU, then on
-# 1, 2, 4, ... CPUs at once (bench/cost/cost_run cpus: the capture's frames, where
+# 1, 2, 4, ... CPUs at once (bench/cost/packet/cost_run cpus: the capture's frames, where
 # there is one), the samples into FILE, and both runs' #map lines: the events each map
 # took.
 time_arms()
@@ -333,7 +333,7 @@ measure)
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
 		# shellcheck disable=SC2086 # $modes: one word per mode
-		FBF_BUILD=$build "$here/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
+		FBF_BUILD=$build "$here/packet/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
 			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
 			>"$work/live.tsv"
 		[ -z "$pcap" ] || cat "$work/unflooded" >>"$work/live.tsv"

@@ -28,6 +28,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "packet"))
+sys.path.insert(0, os.path.join(HERE, "chain"))
 from measured_on import machine, recorded  # noqa: E402
 import cost_report  # noqa: E402
 import cost_capture_report as capture  # noqa: E402

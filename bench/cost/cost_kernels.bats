@@ -94,13 +94,13 @@ measured_on_each()
 }
 
 # Issue 66: the tail call's cost on every kernel, and libxdp's dispatcher with 1 to 10
-# programs on 6.1 and 6.12, each kernel booted once (bench/cost/chain_kernels.sh). The rows
+# programs on 6.1 and 6.12, each kernel booted once (bench/cost/chain/chain_kernels.sh). The rows
 # are looked for, never their ns: a guest under TCG emulates its CPU.
 @test "a tail call's cost on each kernel; the dispatcher with 1 to 10 programs on 6.1, 6.12" {
 	local kernel name file release n kernels
 
 	read -ra kernels <<<"$FBF_COST_KERNELS"
-	run bench/cost/chain_kernels.sh "${kernels[@]}"
+	run bench/cost/chain/chain_kernels.sh "${kernels[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	for kernel in $FBF_COST_KERNELS; do

@@ -43,6 +43,9 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "gate"))
+# The families' own parts of the report: the packet family's captures, the chain family's hops.
+sys.path.insert(0, os.path.join(HERE, "packet"))
+sys.path.insert(0, os.path.join(HERE, "chain"))
 from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402

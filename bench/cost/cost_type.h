@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The packet family's program types, each one file (cost_type_xdp.c) behind
- * this seam: which programs of an object are of the type, the bare program
- * they are measured against, the names of their actions, what a test run
- * needs held meanwhile, and how the live part attaches one to a veth. A test
- * run hands every type the same context, the frame as data_in. Programs that
- * see no frame are another hook family's, with a folder of its own
- * (trace/: attached at their hooks, fired by a workload); bench/cost/cost.sh
- * asks `cost_trace family` which family measures an object.
+ * The packet family's program types, each one file of packet/
+ * (cost_type_xdp.c) behind this seam: which programs of an object are of the
+ * type, the bare program they are measured against, the names of their
+ * actions, what a test run needs held meanwhile, and how the live part
+ * attaches one to a veth. A test run hands every type the same context, the
+ * frame as data_in. Programs that see no frame are another hook family's,
+ * with a folder of its own (trace/: attached at their hooks, fired by a
+ * workload); bench/cost/cost.sh asks `cost_trace family` which family
+ * measures an object.
  */
 #ifndef FBF_COST_TYPE_H
 #define FBF_COST_TYPE_H

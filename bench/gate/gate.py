@@ -79,7 +79,7 @@ TIMING = [
     ("kernel/all", "latency", "higher", 5.0, 0.0),
     # The lab's capture, each frame one call of one run (bench/gate/gate.sh): what its
     # traffic costs, and its slow tail, on kernel/all's floor, as make cost-compare judges
-    # them; A/A changes stayed within it in bench/cost/capture_bench.sh's runs.
+    # them; A/A changes stayed within it in bench/cost/packet/capture_bench.sh's runs.
     ("kernel/capture", "latency", "higher", 5.0, 0.0),
     ("kernel/capture/p99", "latency", "higher", 5.0, 0.0),
     ("agent/drain/quiet", "throughput", "lower", 12.0, 0.0),
@@ -99,7 +99,7 @@ TIMING += [(bench + "/ringbuf", measure, worse,
             RING_QUIET_FLOOR if bench == "agent/drain/quiet" else floor, abs_floor)
            for bench, measure, worse, floor, abs_floor in TIMING]
 
-# The cost on N CPUs at once (bench/cost/cost_run cpus, benchmarks BENCH/cpus/N[/SUFFIX]),
+# The cost on N CPUs at once (bench/cost/packet/cost_run cpus, benchmarks BENCH/cpus/N[/SUFFIX]),
 # judged as "scaling": each round's ns per run on N CPUs over the same arm's on one CPU in
 # that round. It is what running on many CPUs adds to a program (a shared map value, lock
 # or ring fought over), apart from its cost on one CPU, which the timings above judge; a

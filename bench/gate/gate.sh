@@ -103,7 +103,7 @@ measure_exact()
 }
 
 # gate_kernel ROUNDS REPEAT ARM=BUILD...: each transport's object of each arm's build
-# through the cost tool's runner (bench/cost/cost_run), on the classifier's own frame
+# through the cost tool's runner (bench/cost/packet/cost_run), on the classifier's own frame
 # shapes, named as the gate's benchmarks: kernel/SHAPE, kernel/all and the program's
 # kernel/xdp_fizzbuzzfib, each with /ringbuf (-ringbuf for the program) for the ring
 # buffer's object. Every shape must be passed: the timing is of the path that does.

@@ -3,7 +3,7 @@
  * What the in-kernel benchmarks run and read: one frame of each shape the
  * program tells apart, and the loaded program's static figures. Shared by
  * the macro benchmark (bench/kernel/kernel_test_run.c) and the cost tool's
- * runner (bench/cost/cost_run.c), which the gate times fizzbuzzfib with, so
+ * runner (bench/cost/packet/cost_run.c), which the gate times fizzbuzzfib with, so
  * both time the same frames and name them alike.
  */
 #ifndef FBF_KERNEL_CASES_H

@@ -6,10 +6,13 @@
 # them by the object's programs (cost_trace family).
 
 COST_TRACE := $(OUTPUT)/bench/cost_trace
+# The shared core but the frame shapes (cost_corpus.c). cost_object.c calls the core's type
+# registry (cost_type.c), which names the packet family's types: those link in too.
 COST_TRACE_OBJS := $(call obj,$(wildcard bench/cost/trace/*.c) bench/cost/cost_object.c \
 		   bench/cost/cost_state.c bench/cost/cost_dump.c bench/cost/cost_lines.c \
-		   bench/cost/cost_events.c bench/cost/cost_type.c bench/cost/cost_type_xdp.c \
-		   bench/cost/cost_type_tc.c bench/cost/cost_hold.c bench/kernel/kernel_cases.c) \
+		   bench/cost/cost_events.c bench/cost/cost_type.c \
+		   bench/cost/packet/cost_type_xdp.c bench/cost/packet/cost_type_tc.c \
+		   bench/cost/packet/cost_hold.c bench/kernel/kernel_cases.c) \
 		   $(TESTING_OBJS)
 # The tests' own programs, from testing/cost_trace_probe.bpf.c, one per -D.
 COST_TRACE_PROBE_VARIANTS := shared percpu uprobe no_func no_tp lsm no_binary no_symbol \
@@ -32,7 +35,8 @@ $(COST_TRACE_PROBES): $(OUTPUT)/testing/cost_trace_%.bpf.o: testing/cost_trace_p
 
 TEST_BATS += bench/cost/trace/cost_trace.bats bench/cost/trace/trace_html.bats
 
-# make install: the tracing family beside the packet one, under COSTDIR (bench/cost/cost.mk).
+# make install: the tracing family beside the packet and chain ones, under COSTDIR
+# (bench/cost/cost.mk).
 COST_SCRIPTS += bench/cost/trace/trace.sh bench/cost/trace/trace_report.py \
 		bench/cost/trace/trace_html.py
 .PHONY: install-cost-trace

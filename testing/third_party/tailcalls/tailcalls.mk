@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The Linux kernel's BPF selftests' tail-call programs (testing/third_party/tailcalls), for
-# the cost tool's tests on chains nobody here wrote (bench/cost/cost_chain_third_party.bats):
+# the cost tool's tests on chains nobody here wrote (bench/cost/chain/cost_chain_third_party.bats):
 # each built from its vendored source as the kernel's selftests build it, into
 # $(OUTPUT)/testing/tailcalls/NAME.bpf.o, all named by TAILCALL_OBJS. They include
 # <linux/bpf.h> and libbpf's <bpf/bpf_helpers.h> alone; no vmlinux.h.

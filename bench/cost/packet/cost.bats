@@ -8,8 +8,8 @@
 # planted instruction, and one line and one exit status for each bad input.
 # Short rounds: the figures are checked for being there, never for how fast.
 
-load ../../testing/netns
-load ../bmf
+load ../../../testing/netns
+load ../../bmf
 
 XDP_TOOLS_BPF=/usr/lib/$(gcc -dumpmachine)/bpf
 

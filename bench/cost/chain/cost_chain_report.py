@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""A chain's hops in make cost's table, from cost_run's rows and lines (bench/cost/cost_chain.h).
+"""A chain's hops in make cost's table, from cost_run's rows and lines (cost_chain.h, beside this).
 
 Rows: ARM cost/hop/PROG latency (each hop's own ns per frame that reaches it), cost/tail-call
 latency, cost/chain/hop-sum latency (the hops and tail calls added up over the shapes, against
@@ -68,7 +68,7 @@ def section(samples_path, prog, order, arm, all_bench, show, bmf_timing, bmf):
           "call (the first hop: less a bare program's tail call into a bare program; the "
           "last: its whole path in the copy less the cut before it); tail call: those two "
           "bare programs less the one; the check: the hops and tail calls added up, against "
-          "the object's own chain, a second load of it (bench/cost/cost_chain.h).\n")
+          "the object's own chain, a second load of it (bench/cost/chain/cost_chain.h).\n")
     print_table(["hop", "measure", "program", "shapes reaching it", "spread"], rows)
     print(f"\nchain check: the hops and their tail calls add up to "
           f"{fmt(statistics.median(sums))} ns over the shapes, the whole chain "

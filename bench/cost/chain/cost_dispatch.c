@@ -112,7 +112,7 @@ static int time_dispatcher(int n, int ifindex, const char *path, const char *pro
 	/* libxdp falls back to the one program alone where its dispatcher does not load. */
 	if (err || xdp_multiprog__is_legacy(mp)) {
 		fprintf(stderr, "cost: libxdp's dispatcher does not load on this kernel (%s): "
-			"measure it in a guest, bench/cost/chain_kernels.sh KERNELS\n",
+			"measure it in a guest, bench/cost/chain/chain_kernels.sh KERNELS\n",
 			*libxdp_said ? libxdp_said : err ? strerror(-err) : "a program alone");
 		ret = COST_EXIT_DISPATCHER;
 	} else {

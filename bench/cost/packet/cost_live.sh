@@ -24,7 +24,7 @@
 # With CAPTURE (a pcap file of Ethernet frames, cost_run capture's; "" for
 # none), the flood is the capture's frames in order, looping, sent by
 # cost_run flood as fast as one CPU sends them on the client's veth, through
-# its qdisc and TC egress (bench/cost/cost_flood.h), in place of the 60-byte
+# its qdisc and TC egress (bench/cost/packet/cost_flood.h), in place of the 60-byte
 # frame; frames longer than the veth's 1500-byte MTU are not in it (they run
 # in test_run alone: cost_run capture counts them).
 #
@@ -33,13 +33,13 @@
 set -euo pipefail
 
 here=$(dirname "$0")
-. "$here/../../testing/netns.bash"
-. "$here/../kernel/flood.bash"
+. "$here/../../../testing/netns.bash"
+. "$here/../../kernel/flood.bash"
 
 type=$1 bare=$2 obj=$3 prog=$4 maps=$5 rounds=$6 flood_seconds=$7 capture=$8
 shift 8
 modes=("$@")
-# shellcheck source=bench/cost/cost_live_xdp.bash
+# shellcheck source=bench/cost/packet/cost_live_xdp.bash
 . "$here/cost_live_$type.bash"
 arms=(none)
 for mode in "${modes[@]}"; do arms+=("$bare-$mode"); done

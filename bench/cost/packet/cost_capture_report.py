@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The capture's part of the cost tool's report (bench/cost/cost_report.py imports it).
 
-cost_run's rows for a capture (bench/cost/cost_replay.h): per arm and round, benchmark
+cost_run's rows for a capture (bench/cost/packet/cost_replay.h): per arm and round, benchmark
 cost/capture (the mean ns per frame) and cost/capture/p50, p90, p99 and max, measure
 latency; and its lines "#capture<TAB>READ<TAB>RUN" (the last one counts),
 "#skipped<TAB>WHY<TAB>COUNT<TAB>FIRST", "#capture-actions<TAB>ARM<TAB>ACTION<TAB>COUNT",

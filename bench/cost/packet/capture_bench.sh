@@ -20,7 +20,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 build=${FBF_BUILD:-$root/build}
 probe=$build/testing/cost_probe
 
@@ -50,7 +50,7 @@ time)
 	trap 'rm -rf "$work"' EXIT
 	repeat_capture "$root/testing/captures/lab.pcap" "$work/big.pcap" "$frames"
 	start=$(date +%s.%N)
-	"$here/cost.sh" measure "$obj" "" "" "$work/big.pcap"
+	"$here/../cost.sh" measure "$obj" "" "" "$work/big.pcap"
 	awk -v s="$start" -v e="$(date +%s.%N)" -v f="$frames" \
 		'BEGIN { printf "capture_bench: %d frames, the whole table in %.1f s\n", f, e - s }'
 	;;
@@ -66,12 +66,12 @@ gate)
 	aa=0 planted=0 timed=0 failed=0
 	for i in $(seq "$runs"); do
 		status=0
-		"$here/cost.sh" compare "$probe.bpf.o" "$probe.bpf.o" "" "" "" "" "$pcap" \
+		"$here/../cost.sh" compare "$probe.bpf.o" "$probe.bpf.o" "" "" "" "" "$pcap" \
 			>"$work/aa.out" 2>&1 || status=$?
 		echo "A/A $i: exit $status: $(tail -n 1 "$work/aa.out")"
 		case $status in 0) ;; 1) aa=$((aa + 1)) ;; *) failed=$((failed + 1)) ;; esac
 		status=0
-		"$here/cost.sh" compare "$probe.bpf.o" "${probe}_planted.bpf.o" "" "" "" "" "$pcap" \
+		"$here/../cost.sh" compare "$probe.bpf.o" "${probe}_planted.bpf.o" "" "" "" "" "$pcap" \
 			>"$work/planted.out" 2>&1 || status=$?
 		echo "planted $i: exit $status: $(grep '^cost-compare' "$work/planted.out" | tail -n 1)"
 		case $status in 0) ;; 1) planted=$((planted + 1)) ;; *) failed=$((failed + 1)) ;; esac

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What a tail call costs on the running kernel, in chains long enough to time
- * it below a nanosecond (cost_run tailcall; bench/cost/chain_kernels.sh runs
+ * it below a nanosecond (cost_run tailcall; bench/cost/chain/chain_kernels.sh runs
  * it on the host and in a guest of each kernel). A chain of N tail calls is N
  * bare XDP programs, each tail-calling the next through one prog array by a
  * constant key, ending in the bare program; its cost less the bare program's,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# bench/cost/chain_kernels.sh [KERNEL...]: what a tail call and libxdp's
+# bench/cost/chain/chain_kernels.sh [KERNEL...]: what a tail call and libxdp's
 # dispatcher cost, on the host and in a guest of each KERNEL (names under
 # FBF_KERNELS, default build/kernels, or directories; default FBF_COST_KERNELS),
 # each booted once under QEMU (bench/kernel/matrix.bash), side by side in one
@@ -18,14 +18,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
+tree=$(cd "$here/../../.." && pwd)
 build=${FBF_BUILD:-$tree/build}
 rounds=${FBF_COST_ROUNDS:-20}
 repeat=${FBF_COST_REPEAT:-100000}
 obj=${OBJ:-$build/xdp_pass.bpf.o}
 exit_kernel=11
 # shellcheck source=bench/kernel/matrix.bash
-. "$here/../kernel/matrix.bash"
+. "$here/../../kernel/matrix.bash"
 
 # figures FILE: this kernel's rows into FILE; the dispatcher's refusal as a row, since it
 # is a figure of the kernel too.
@@ -55,7 +55,7 @@ if [ -n "$kernels" ]; then
 	(cd "$tree" && FBF_BUILD=$build FBF_COST_ROUNDS=$rounds FBF_COST_REPEAT=$repeat \
 		matrix_measure chain_kernels "$root" "$kernels" \
 		"FBF_BUILD FBF_COST_ROUNDS FBF_COST_REPEAT OBJ PROG" \
-		bench/cost/chain_kernels.sh --guest) >&2 || exit $exit_kernel
+		bench/cost/chain/chain_kernels.sh --guest) >&2 || exit $exit_kernel
 	for kernel in $kernels; do
 		files+=("$(basename "$kernel")=$root/$(basename "$kernel")/figures.tsv")
 	done

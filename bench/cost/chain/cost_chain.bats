@@ -1,15 +1,15 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The cost tool on chains of programs (bench/cost/cost_chain.h): a three-hop
+# The cost tool on chains of programs (bench/cost/chain/cost_chain.h): a three-hop
 # XDP chain and a TC one through a prog array the object fills itself
 # (testing/cost_chain_probe.bpf.c), measured hop by hop; CHAIN= filling a slot
 # from the same object and from another; and the chains a user gets wrong,
 # each one line and its own status. Short rounds: the figures are checked for
 # being there and adding up as printed, never for how fast.
 
-load ../../testing/netns
-load ../bmf
+load ../../../testing/netns
+load ../../bmf
 load cost_chain_test
 
 setup()
@@ -182,13 +182,13 @@ compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 	[[ "${lines[-1]}" != *"hop chain_hop3"* ]]
 }
 
-# The tail call's cost per kernel (bench/cost/chain_kernels.sh) on the host alone: its table
+# The tail call's cost per kernel (bench/cost/chain/chain_kernels.sh) on the host alone: its table
 # has every tail-call row, and the dispatcher's rows say it does not load, since libxdp 1.3.1
 # cannot load its dispatcher on this host's 6.18 (docs/benchmarks.md, "Measure a chain").
 @test "the tail call's cost on the host: every chain length's row; the dispatcher's one line" {
 	local n said
 
-	FBF_COST_KERNELS= run bench/cost/chain_kernels.sh
+	FBF_COST_KERNELS= run bench/cost/chain/chain_kernels.sh
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -Eq "^\| bare XDP program, ns \| [0-9.]+ \(1\.00x\) \|$" <<<"$output"
@@ -207,5 +207,5 @@ compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 	[ "${#lines[@]}" -eq 2 ]
 	grep -Eq $'^alone\t0\t[0-9.]+$' <<<"$output"
 	said="^cost: libxdp's dispatcher does not load on this kernel \(.+\): measure it in a guest,"
-	grep -Eq "$said bench/cost/chain_kernels.sh KERNELS$" <<<"$output"
+	grep -Eq "$said bench/cost/chain/chain_kernels.sh KERNELS$" <<<"$output"
 }

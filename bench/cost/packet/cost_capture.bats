@@ -9,8 +9,8 @@
 # one exit status for each bad capture. Short rounds: the figures are checked
 # for being there and for what the program did, never for how fast.
 
-load ../../testing/netns
-load ../bmf
+load ../../../testing/netns
+load ../../bmf
 
 CAPTURES=testing/captures
 

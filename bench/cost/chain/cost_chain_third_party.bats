@@ -8,8 +8,8 @@
 # cls_redirect (testing/third_party/cls_redirect) standing in for a balancer.
 # Short rounds: the figures are checked for being there, never for how fast.
 
-load ../../testing/netns
-load ../bmf
+load ../../../testing/netns
+load ../../bmf
 load cost_chain_test
 
 setup()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The live part's XDP side (bench/cost/cost_live.sh): modes native and skb, on
+# The live part's XDP side (bench/cost/packet/cost_live.sh): modes native and skb, on
 # the server veth, which the flood arrives on. A veth counts XDP's actions in
 # native mode only (ethtool -S): there, rows passed-, dropped-, redirected-,
 # tx- (sent back out of the veth) and tx-failed-percent (sent back, failed,

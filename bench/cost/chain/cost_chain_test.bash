@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What the chain tests (bench/cost/cost_chain.bats, cost_chain_third_party.bats) share:
+# What the chain tests (bench/cost/chain/cost_chain.bats, cost_chain_third_party.bats) share:
 # their setup, and what they read from the cost tool's table.
 
 # chain_setup: root, the results in the test's folder, short rounds and no live part.

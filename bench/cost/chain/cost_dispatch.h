@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A program inside libxdp's dispatcher, against the program alone (cost_run
- * dispatcher; bench/cost/chain_kernels.sh). The dispatcher calls each of its
+ * dispatcher; bench/cost/chain/chain_kernels.sh). The dispatcher calls each of its
  * up to ten slots in turn, a BPF-to-BPF call into a stub that freplace
  * replaced, and goes on while a slot returns XDP_PASS. The program measured is
  * the first slot, the others bare XDP_PASS programs; libxdp attaches the

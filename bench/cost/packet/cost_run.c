@@ -119,19 +119,20 @@
 
 #include "cost_capture.h"
 #include "cost_args.h"
-#include "cost_chain.h"
 #include "cost_corpus.h"
 #include "cost_cpus.h"
-#include "cost_dispatch.h"
 #include "cost_exits.h"
 #include "cost_flood.h"
 #include "cost_hold.h"
 #include "cost_lines.h"
 #include "cost_object.h"
 #include "cost_replay.h"
-#include "cost_tailcall.h"
 #include "cost_type.h"
 #include "kernel_cases.h"
+/* The chain family's (bench/cost/chain/): cost_run measures chains and dispatchers too. */
+#include "chain/cost_chain.h"
+#include "chain/cost_dispatch.h"
+#include "chain/cost_tailcall.h"
 
 #define MAX_ARMS 4
 #define LIVE_PREFIX "id:"

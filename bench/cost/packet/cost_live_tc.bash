@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The live part's TC side (bench/cost/cost_live.sh): one mode, the hook the
+# The live part's TC side (bench/cost/packet/cost_live.sh): one mode, the hook the
 # program's section names. Ingress: on the server veth, which the flood
 # arrives on. Egress: on the client veth, which the flood leaves through, the
 # flood going through the stack's egress path (FBF_RAWFLOOD_EGRESS) for TC to

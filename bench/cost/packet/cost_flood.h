@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The live part's flood of a capture (bench/cost/cost_live.sh): its frames in
+ * The live part's flood of a capture (bench/cost/packet/cost_live.sh): its frames in
  * order, looping, from one CPU out of a veth through an AF_PACKET socket, as
  * fast as the CPU sends them. Each goes through the veth's egress path, its
  * qdisc and TC egress, so that a TC egress program sees it. A frame the path

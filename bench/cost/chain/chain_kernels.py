@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """The tail call's and libxdp's dispatcher's cost, kernel by kernel, as one Markdown table.
 
-Arguments NAME=FILE, each FILE a kernel's rows from bench/cost/chain_kernels.sh: "# kernel
+Arguments NAME=FILE, each FILE a kernel's rows from bench/cost/chain/chain_kernels.sh: "# kernel
 RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT"
 (PER_SLOT: over the program alone, divided by N),
 "no-dispatcher STATUS". Each cell gives ns and, since a guest under TCG emulates its CPU, a

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The cost tool on TC programs (bench/cost/cost_type_tc.c): small ones of its
+# The cost tool on TC programs (bench/cost/packet/cost_type_tc.c): small ones of its
 # own (testing/cost_types_probe.bpf.c) and Cloudflare's cls_redirect, which
 # nobody here wrote (testing/third_party/cls_redirect, from Debian's
 # linux-source); PROG= across types; a TC program that rewrites its frames,
@@ -15,8 +15,8 @@
 # key past an array's end.
 # Short rounds: the figures are checked for being there, never for how fast.
 
-load ../../testing/netns
-load ../bmf
+load ../../../testing/netns
+load ../../bmf
 
 setup()
 {
