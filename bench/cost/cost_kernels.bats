@@ -97,10 +97,15 @@ measured_on_each()
 # programs on 6.1 and 6.12, each kernel booted once (bench/cost/chain/chain_kernels.sh). The rows
 # are looked for, never their ns: a guest under TCG emulates its CPU.
 @test "a tail call's cost on each kernel; the dispatcher with 1 to 10 programs on 6.1, 6.12" {
-	local kernel name file release n kernels
+	local kernel name file release n kernels spec
+	local filters=/usr/lib/x86_64-linux-gnu/bpf xdp_tools
 
+	# Beside the program, two of xdp-tools' programs that Debian ships: the filter that
+	# allows everything and xdpdump's, which copies nothing until told to.
+	[ -f "$filters/xdpfilt_alw_all.o" ] || skip "xdp-tools' objects are missing: make deps-test"
+	xdp_tools="$filters/xdpfilt_alw_all.o $filters/xdpdump_xdp.o:xdpdump"
 	read -ra kernels <<<"$FBF_COST_KERNELS"
-	run bench/cost/chain/chain_kernels.sh "${kernels[@]}"
+	run env SLOTS="$xdp_tools" bench/cost/chain/chain_kernels.sh "${kernels[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	for kernel in $FBF_COST_KERNELS; do
@@ -121,5 +126,14 @@ measured_on_each()
 		for n in 1 2 5 10; do
 			grep -Eq $'^dispatcher\t'"$n"$'\t[0-9.]+\t-?[0-9.]+$' "$file"
 		done
+		# The three programs in the order the dispatcher runs them, each one's share.
+		[ "$(awk '$1 == "slot"' "$file" | cut -f3 | LC_ALL=C sort | paste -sd ' ')" = \
+			"xdp_pass xdpdump xdpfilt_alw_all" ]
+		grep -Eq $'^slots\t3\t[0-9.]+\t-?[0-9.]+$' "$file"
+		for spec in "$FBF_BUILD/xdp_pass.bpf.o" $xdp_tools; do
+			grep -Fq $'share\t'"$spec"$'\t' "$file"
+		done
+		[[ "$output" == *"| dispatcher with the programs named: the order it runs them |"* ]]
+		[[ "$output" == *"| share of xdpdump_xdp.o:xdpdump: ns (of the dispatcher's) |"* ]]
 	done
 }

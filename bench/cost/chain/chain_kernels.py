@@ -5,24 +5,57 @@
 Arguments NAME=FILE, each FILE a kernel's rows from bench/cost/chain/chain_kernels.sh: "# kernel
 RELEASE", "bare 0 NS", "tail-calls N NS PER_CALL", "alone 0 NS", "dispatcher N NS PER_SLOT"
 (PER_SLOT: over the program alone, divided by N),
-"no-dispatcher STATUS". Each cell gives ns and, since a guest under TCG emulates its CPU, a
-multiple of that kernel's own bare program (the program alone, for the dispatcher's rows).
+"no-dispatcher STATUS"; with SLOTS, "slot I NAME" (the order the dispatcher runs its programs),
+"slots N NS OVER_ALONE" and "share OBJECT[:PROG] NS". Each cell gives ns and, since a guest under
+TCG emulates its CPU, a multiple of that kernel's own bare program (the program alone, for the
+dispatcher's rows); a share, its part of the dispatcher's time.
 Exit 1, after one line, where a file is missing or holds no tail-call row.
 """
 import sys
 
 
 def read(path):
-    """A kernel's release and its rows, {(kind, n): [ns, per]}."""
+    """A kernel's release and its rows, {(kind, n): [ns, per]}; a slot's, {("slot", I): NAME}
+    and a share's, {("share", OBJECT[:PROG]): [ns]}."""
     release, rows = "?", {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             words = line.split()
             if line.startswith("# kernel "):
                 release = words[2]
+            elif words[:1] == ["slot"] and len(words) == 3:
+                rows[("slot", int(words[1]))] = words[2]
+            elif words[:1] == ["share"] and len(words) == 3:
+                rows[("share", words[1])] = [float(words[2])]
             elif len(words) >= 2:
                 rows[(words[0], int(words[1]))] = [float(w) for w in words[2:]]
     return release, rows
+
+
+def named_lines(kernels):
+    """The rows of the dispatcher with the programs SLOTS named, where a kernel ran it: the
+    order it runs them, its ns over the program alone, and each program's share."""
+    slots = next((n for _, rows in kernels for kind, n in rows if kind == "slots"), None)
+    if slots is None:
+        return []
+    lines = [("dispatcher with the programs named: the order it runs them",
+              lambda rows: " > ".join(rows[k] for k in sorted(k for k in rows
+                                                               if k[0] == "slot")) or "-"),
+             (f"dispatcher with the programs named ({slots}): ns; over alone",
+              lambda rows: (f"{rows[('slots', slots)][0]:.2f}, "
+                            f"{rows[('slots', slots)][1]:+.2f}")
+              if ("slots", slots) in rows else "-")]
+    specs = []
+    for _, rows in kernels:
+        specs += [n for kind, n in rows if kind == "share" and n not in specs]
+    for spec in specs:
+        def share(rows, spec=spec):
+            if ("share", spec) not in rows or ("slots", slots) not in rows:
+                return "-"
+            ns, total = rows[("share", spec)][0], rows[("slots", slots)][0]
+            return f"{ns:.2f} ({100 * ns / total:.0f}%)"
+        lines.append((f"share of {spec.rsplit('/', 1)[-1]}: ns (of the dispatcher's)", share))
+    return lines
 
 
 def cell(rows, key, base_key):
@@ -71,6 +104,10 @@ def main(args):
                 cells.append("does not load (exit 55)")
             else:
                 cells.append(cell(rows, (kind, n), (base, 0)))
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    for label, cell_of in named_lines(kernels):
+        cells = ["does not load (exit 55)" if ("no-dispatcher", 55) in rows else cell_of(rows)
+                 for _, rows in kernels]
         print(f"| {label} | " + " | ".join(cells) + " |")
     return 0
 

@@ -9,12 +9,16 @@
 # 32 tail calls between bare XDP programs, less the bare program, per call;
 # cost_run dispatcher: a program (OBJ, PROG; default build/xdp_pass.bpf.o) in
 # libxdp's dispatcher with 1, 2, 5 and 10 programs, the others bare XDP_PASS
-# programs, against the program alone. Where the dispatcher does not load (the
+# programs, against the program alone; with SLOTS (OBJECT[:PROG] words, up to 9:
+# your own programs, or xdp-tools' filters that Debian ships), the dispatcher
+# holding the program and them too, in the order it runs them, and each one's
+# share: what its slot adds over a bare program. Where the dispatcher does not load (the
 # host's 6.18) that column says so, and its one line goes to stderr. A guest
 # under TCG emulates its CPU: its ns compare only with its own, hence the
 # multiples of its bare program. Exit 0, or 11 where a kernel gave no figures.
 #   FBF_COST_ROUNDS (default 20), FBF_COST_REPEAT (runs a round, default 100000)
-#   OBJ, PROG: the program in the dispatcher; FBF_BUILD: the build (default build)
+#   OBJ, PROG: the program in the dispatcher; SLOTS: the programs beside it;
+#   FBF_BUILD: the build (default build)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,8 +38,9 @@ figures()
 	local run=$build/bench/cost_run status=0
 
 	"$run" tailcall -r "$rounds" -n "$repeat"
+	# shellcheck disable=SC2086 # SLOTS: one word a program
 	"$run" dispatcher -r "$rounds" -n "$repeat" ${PROG:+-p "$PROG"} "$obj" \
-		"$build/xdp_pass.bpf.o" || status=$?
+		"$build/xdp_pass.bpf.o" ${SLOTS:-} || status=$?
 	[ "$status" -eq 0 ] || echo -e "no-dispatcher\t$status"
 	[ "$status" -eq 0 ] || [ "$status" -eq 55 ]
 }
@@ -54,7 +59,7 @@ if [ -n "$kernels" ]; then
 	export FBF_KERNELS=${FBF_KERNELS:-$tree/build/kernels}
 	(cd "$tree" && FBF_BUILD=$build FBF_COST_ROUNDS=$rounds FBF_COST_REPEAT=$repeat \
 		matrix_measure chain_kernels "$root" "$kernels" \
-		"FBF_BUILD FBF_COST_ROUNDS FBF_COST_REPEAT OBJ PROG" \
+		"FBF_BUILD FBF_COST_ROUNDS FBF_COST_REPEAT OBJ PROG SLOTS" \
 		bench/cost/chain/chain_kernels.sh --guest) >&2 || exit $exit_kernel
 	for kernel in $kernels; do
 		files+=("$(basename "$kernel")=$root/$(basename "$kernel")/figures.tsv")

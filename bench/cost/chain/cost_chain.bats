@@ -209,3 +209,25 @@ compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 	said="^cost: libxdp's dispatcher does not load on this kernel \(.+\): measure it in a guest,"
 	grep -Eq "$said bench/cost/chain/chain_kernels.sh KERNELS$" <<<"$output"
 }
+
+# The dispatcher's slots named (cost_run dispatcher OBJECT PASS_OBJECT OBJECT[:PROG]...): each one
+# opened before anything is timed, so that a wrong one is one line on any kernel, this host's too.
+@test "the dispatcher's named slots: a missing object, a program it lacks, too many: one line each" {
+	local run=$FBF_BUILD/bench/cost_run pass=$FBF_BUILD/xdp_pass.bpf.o said
+	local dump=/usr/lib/x86_64-linux-gnu/bpf/xdpdump_xdp.o
+
+	[ -f "$dump" ] || skip "xdp-tools' objects are missing: make deps-test"
+	run "$run" dispatcher -r 1 -n 10 "$pass" "$pass" "$BATS_TEST_TMPDIR/none.o"
+	[ "$status" -eq 3 ]
+	[ "$output" = "cost: dispatcher: opening $BATS_TEST_TMPDIR/none.o: No such file or directory" ]
+	run "$run" dispatcher -r 1 -n 10 "$pass" "$pass" "$dump:nosuch"
+	[ "$status" -eq 3 ]
+	said="cost: dispatcher: $dump has no program nosuch: name one of its XDP programs after"
+	[ "$output" = "$said the colon" ]
+	# Nine beside the program fill the dispatcher; ten are one too many.
+	run "$run" dispatcher -r 1 -n 10 "$pass" "$pass" "$dump" "$dump" "$dump" "$dump" "$dump" \
+		"$dump" "$dump" "$dump" "$dump" "$dump"
+	[ "$status" -eq 2 ]
+	said="cost: dispatcher: 10 programs named beside the one measured; libxdp's dispatcher"
+	[ "$output" = "$said has 10 slots" ]
+}

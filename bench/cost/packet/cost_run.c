@@ -181,7 +181,8 @@ static int usage(void)
 		"       cost_run capture PCAP OUT\n"
 		"       cost_run flood IFACE SECONDS PCAP\n"
 		"       cost_run tailcall [-r ROUNDS] [-n REPEAT]\n"
-		"       cost_run dispatcher [-r ROUNDS] [-n REPEAT] [-p PROG] OBJECT PASS_OBJECT\n",
+		"       cost_run dispatcher [-r ROUNDS] [-n REPEAT] [-p PROG] OBJECT PASS_OBJECT "
+		"[OBJECT[:PROG]...]\n",
 		MAX_ARMS, cost_type_xdp.modes,
 		cost_type_tc.modes);
 	return COST_EXIT_USAGE;
@@ -1168,8 +1169,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "tailcall"))
 		return optind == argc ? cost_tailcall(rounds, repeat) : usage();
 	if (!strcmp(cmd, "dispatcher"))
-		return optind + 2 == argc ? cost_dispatch(argv[optind], prog_name,
-							  argv[optind + 1], rounds, repeat) :
+		return argc - optind >= 2 ? cost_dispatch(argv[optind], prog_name,
+							  argv[optind + 1], &argv[optind + 2],
+							  argc - optind - 2, rounds, repeat) :
 		       usage();
 	return usage();
 }
