@@ -210,6 +210,27 @@ compare() { FBF_COST_ROUNDS=5 cost compare "$1" "$2" chain_entry; }
 	grep -Eq "$said bench/cost/chain/chain_kernels.sh KERNELS$" <<<"$output"
 }
 
+# LINES=1 on a chain: perf's samples in every hop are the chain's, placed on each hop's own line
+# table (the real chain's programs, by id). The planted loop runs in hop 2 alone, a 200-step
+# multiply chain against the hops' few lines of parsing: the top line on any host.
+@test "LINES=1 on a chain: the hops' lines too, the planted loop in hop 2 the hottest" {
+	local top
+
+	command -v perf >/dev/null || skip "perf is missing: install linux-perf (make deps)"
+	FBF_COST_LINES=1 FBF_COST_CPU_ROUNDS=0 cost measure \
+		"$CHAINS/cost_chain_probe_planted.bpf.o" chain_entry
+	[ "$status" -eq 0 ]
+	top=$(sed -n '/^share  line /{n;p;q}' <<<"$output")
+	[[ "$top" == *"testing/cost_chain_probe.bpf.c:"*"for (int i = 0; i < PLANTED_STEPS; i++)"* ]]
+	# Each hop's functions in the listing of every line, the loop's line in hop 2's.
+	for hop in chain_entry chain_hop2 chain_hop3; do
+		grep -q "^$hop (0x" "$RESULTS/cost-lines.txt"
+	done
+	awk '/^chain_hop2 \(/, /^$/' "$RESULTS/cost-lines.txt" | grep -q 'i < PLANTED_STEPS'
+	run awk '/^chain_(entry|hop3) \(/, /^$/' "$RESULTS/cost-lines.txt"
+	[[ "$output" != *"i < PLANTED_STEPS"* ]]
+}
+
 # The dispatcher's slots named (cost_run dispatcher OBJECT PASS_OBJECT OBJECT[:PROG]...): each one
 # opened before anything is timed, so that a wrong one is one line on any kernel, this host's too.
 @test "the dispatcher's named slots: a missing object, a program it lacks, too many: one line each" {

@@ -253,7 +253,27 @@ static long long live_id(const char *path)
 }
 
 /* Each arm loaded (or found, by id), its event maps sized for @runs runs on each of @cpus CPUs. */
-/* -L: each measured arm's line table into lines_file (cost_lines.h). */
+/*
+ * The line tables of @arm's chain's hops after its entry, under the arm's name: a frame's
+ * time in a hop is the arm's too, and each hop's functions are named apart (cost_lines.h).
+ * The real chain's programs, by id: the cut copy's are not the ones sampled.
+ */
+static int write_hop_lines(FILE *f, const struct arm *arm)
+{
+	int err = 0;
+
+	for (int h = 1; !err && arm->chain && h < arm->chain->nr_hops; h++) {
+		int fd = bpf_prog_get_fd_by_id(arm->chain->hops[h].id);
+
+		if (fd < 0)
+			return -errno;
+		err = cost_lines_print(f, arm->name, fd);
+		close(fd);
+	}
+	return err;
+}
+
+/* -L: each measured arm's line table into lines_file (cost_lines.h), its chain's hops too. */
 static int write_lines(const struct arm *arms, int nr_arms)
 {
 	FILE *f = fopen(lines_file, "w");
@@ -261,7 +281,8 @@ static int write_lines(const struct arm *arms, int nr_arms)
 
 	for (int a = 0; !err && a < nr_arms; a++)
 		if (!cost_type_is_bare(arms[a].name))
-			err = cost_lines_print(f, arms[a].name, arms[a].cp.fd);
+			err = cost_lines_print(f, arms[a].name, arms[a].cp.fd) ?:
+			      write_hop_lines(f, &arms[a]);
 	if (f && fclose(f) && !err)
 		err = -errno;
 	if (!err)
