@@ -91,7 +91,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 TEST_BATS += bench/cost/cost_report.bats bench/cost/cost_state.bats bench/cost/cost_lines.bats \
 	     bench/cost/cost_html.bats \
 	     bench/cost/packet/cost.bats bench/cost/packet/cost_tc.bats \
-	     bench/cost/packet/cost_capture.bats \
+	     bench/cost/packet/cost_capture.bats bench/cost/packet/cost_path.bats \
 	     bench/cost/chain/cost_chain.bats bench/cost/chain/cost_chain_third_party.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
@@ -197,6 +197,16 @@ $(COST_CHAIN_PROBES): testing/cost_chain_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_CHAIN_FLAGS) -c $< -o $@
+
+# The path tests' program (bench/cost/packet/cost_path.bats): an XDP program and a TC
+# program in one object, testing/cost_path_probe.bpf.c.
+COST_PATH_PROBE := $(OUTPUT)/testing/cost_path_probe.bpf.o
+test-build: $(COST_PATH_PROBE)
+
+$(COST_PATH_PROBE): testing/cost_path_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # cost-compare's sides' own state where they differ, over MAPS= and SET=:
 # BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).
