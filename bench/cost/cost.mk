@@ -2,6 +2,7 @@
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
 #           [LINES=1] [WORKLOAD="COMMAND"] [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...']
+#           [TC=[OBJECT:]PROG]
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
@@ -9,7 +10,8 @@
 #                 figures on those kernels too, each booted under QEMU; with LINES=1, the
 #                 program's hottest source lines, sampled with perf (cost_lines.bash); an
 #                 object with a prog array is measured as a chain, hop by hop, its slots as
-#                 it fills them and as CHAIN names them (cost_chain.h)
+#                 it fills them and as CHAIN names them (cost_chain.h); with TC, an XDP
+#                 program's live part is a path: TC's program after it on the veth's ingress
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
 #                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
 #                 side by side in one run, with the gate's statistics and verdict; LINES=1:
@@ -79,7 +81,7 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
-		bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
+		FBF_COST_TC="$(TC)" bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
@@ -89,7 +91,7 @@ cost-compare: check-deps all bench-build $(COST_FETCH)
 TEST_BATS += bench/cost/cost_report.bats bench/cost/cost_state.bats bench/cost/cost_lines.bats \
 	     bench/cost/cost_html.bats \
 	     bench/cost/packet/cost.bats bench/cost/packet/cost_tc.bats \
-	     bench/cost/packet/cost_capture.bats \
+	     bench/cost/packet/cost_capture.bats bench/cost/packet/cost_path.bats \
 	     bench/cost/chain/cost_chain.bats bench/cost/chain/cost_chain_third_party.bats
 
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
@@ -109,6 +111,7 @@ COST_SCRIPTS := bench/cost/cost.sh bench/cost/cost_report.py bench/cost/cost_lin
 		bench/report.py bench/measured_on.py bench/gate/gate.py
 COST_SOURCED := bench/kernel/flood.bash testing/netns.bash testing/http_server.py \
 		bench/cost/packet/cost_capture_report.py bench/cost/chain/cost_chain_report.py \
+		bench/cost/packet/cost_path_report.py bench/cost/packet/cost_path.bash \
 		bench/cost/cost_lines.bash \
 		bench/cost/packet/cost_live_xdp.bash bench/cost/packet/cost_live_tc.bash
 COST_BUILT := $(COST_RUN) $(OUTPUT)/bench/bpf_run_stats $(RAWFLOOD) $(PASS_OBJ) $(TC_OK_OBJ)
@@ -194,6 +197,16 @@ $(COST_CHAIN_PROBES): testing/cost_chain_probe.bpf.c
 	$(call msg,BPF,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(COST_CHAIN_FLAGS) -c $< -o $@
+
+# The path tests' program (bench/cost/packet/cost_path.bats): an XDP program and a TC
+# program in one object, testing/cost_path_probe.bpf.c.
+COST_PATH_PROBE := $(OUTPUT)/testing/cost_path_probe.bpf.o
+test-build: $(COST_PATH_PROBE)
+
+$(COST_PATH_PROBE): testing/cost_path_probe.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # cost-compare's sides' own state where they differ, over MAPS= and SET=:
 # BASE_MAPS=, CANDIDATE_MAPS=, BASE_SET=, CANDIDATE_SET= (bench/cost/cost.sh reads them).

@@ -32,6 +32,9 @@
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
 #   FBF_COST_CHAIN (make's CHAIN=): 'MAP[INDEX]=PROG MAP[INDEX]=OBJECT:PROG ...', the prog
 #       array slots to fill after the load, over the object's own (bench/cost/chain/cost_chain.h)
+#   FBF_COST_TC (make's TC=): '[OBJECT:]PROG', a TC program the live part attaches on the
+#       veth's ingress after the measured XDP program, the two a path: each one's share
+#       (bench/cost/packet/cost_path.bash); PROG alone: one of OBJECT's own
 #   FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_MAPS, FBF_COST_BASE_SET, FBF_COST_CANDIDATE_SET
 #       (make's BASE_MAPS=...): a compare's side's own MAPS or SET, where the sides differ
 # Settings, from the environment:
@@ -72,6 +75,7 @@ usage_text()
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
 		prog array slots: FBF_COST_CHAIN='MAP[INDEX]=[OBJECT:]PROG ...';
+		a TC program after the XDP one, a path: FBF_COST_TC=[OBJECT:]PROG;
 		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
 		hot lines: FBF_COST_LINES=1; a tracing program's workload: FBF_COST_WORKLOAD=COMMAND;
 		man fizzbuzzfib-cost)
@@ -80,7 +84,7 @@ usage_text()
 		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
 		            [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...'] [KERNELS=...] [LINES=1]
-		            [WORKLOAD="COMMAND"]
+		            [WORKLOAD="COMMAND"] [TC=[OBJECT:]PROG]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
 		            [CHAIN=...] [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
@@ -147,6 +151,8 @@ need_file()
 
 # shellcheck source=bench/cost/cost_lines.bash
 . "$here/cost_lines.bash"
+# shellcheck source=bench/cost/packet/cost_path.bash
+. "$here/packet/cost_path.bash"
 
 # A guest's part: no checks, no report, the figures alone.
 if [ "${1:-}" = figures ]; then
@@ -315,6 +321,7 @@ measure)
 		[ -z "$pcap" ] || trace_only PCAP
 		[ -z "$kernels" ] || trace_only KERNELS
 		[ -z "$chain" ] || trace_only CHAIN
+		[ -z "${FBF_COST_TC:-}" ] || trace_only TC
 		exec "$here/trace/trace.sh" measure "$obj" "$prog" "$maps"
 	fi
 	check_capture
@@ -322,6 +329,7 @@ measure)
 	[ -z "$maps" ] || load_args+=(-m "$maps")
 	type=$(prog_type "$obj" "$prog")
 	read -r type bare modes <<<"$type"
+	path_check "$obj" "$prog" "$type" "$live_rounds"
 	matrix_prepare "$bare=$build/$bare.bpf.o" "prog=$obj"
 	time_arms "$work/samples.tsv" "$bare=$build/$bare.bpf.o" "prog=$obj"
 	live=()
@@ -333,7 +341,7 @@ measure)
 			{ echo "cost: ethtool is missing: install the Debian packages with make deps" >&2
 			  exit $exit_failed; }
 		# shellcheck disable=SC2086 # $modes: one word per mode
-		FBF_BUILD=$build "$here/packet/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
+		FBF_BUILD=$build FBF_COST_PATH_TC=$path_tc "$here/packet/cost_live.sh" "$type" "$bare" "$obj" "$prog" "$maps" \
 			"$live_rounds" "$flood_seconds" "${pcap:+$work/capture.pcap}" $modes \
 			>"$work/live.tsv"
 		[ -z "$pcap" ] || cat "$work/unflooded" >>"$work/live.tsv"
@@ -349,6 +357,11 @@ measure)
 	;;
 compare)
 	too_many 7 "$@"
+	if [ -n "${FBF_COST_TC:-}" ]; then
+		echo "cost: TC= is measured in the live part, which a compare has none of: give" \
+		     "it to make cost" >&2
+		exit $path_exit_no_live
+	fi
 	base=${1:-} candidate=${2:-} prog=${3:-} maps=${4:-}
 	base_prog=${5:-$prog} candidate_prog=${6:-$prog} pcap=${7:-}
 	need_file BASE "$base"

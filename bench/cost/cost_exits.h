@@ -50,6 +50,11 @@ enum cost_exit {
 	COST_EXIT_CHAIN_LOOP = 53,	/* the chain tail-calls back into itself */
 	COST_EXIT_CHAIN_EMPTY = 54,	/* every frame shape reaches an empty slot */
 	COST_EXIT_DISPATCHER = 55,	/* libxdp's dispatcher does not load on this kernel */
+	/* A path, XDP then TC on one veth (TC=, packet/cost_live_path.bash), from 56 */
+	COST_EXIT_PATH_NO_TC = 56,	/* TC= names a program its object lacks */
+	COST_EXIT_PATH_NOT_TC = 57,	/* TC='s program is no TC program, or attaches on egress */
+	COST_EXIT_PATH_NO_XDP = 58,	/* TC= given, and OBJ's program is no XDP program */
+	COST_EXIT_PATH_NO_LIVE = 59,	/* TC= given with no live part: FBF_COST_LIVE_ROUNDS=0 */
 };
 
 #endif /* FBF_COST_EXITS_H */

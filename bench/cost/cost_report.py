@@ -43,13 +43,15 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "gate"))
-# The families' own parts of the report: the packet family's captures, the chain family's hops.
+# The families' own parts of the report: the packet family's captures and paths, the chain
+# family's hops.
 sys.path.insert(0, os.path.join(HERE, "packet"))
 sys.path.insert(0, os.path.join(HERE, "chain"))
 from report import bmf_entry, fmt, print_table, write_bmf  # noqa: E402
 from measured_on import machine  # noqa: E402
 import gate  # noqa: E402
 import cost_capture_report as capture  # noqa: E402
+import cost_path_report as path  # noqa: E402
 import cost_chain_report as chain  # noqa: E402
 import cost_lines  # noqa: E402
 
@@ -469,6 +471,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
                 [f"over {label}", "spread", "action"], rows)
     for note in live_notes:
         print("\n" + note)
+    path.section(live, (fmt, spread_cell, print_table))
     capture.print_section(cap, "prog", lambda v: action_name(v, actions["prog"]), label,
                           print_table)
     chain.section(samples_path, prog, order, "prog", ALL,

@@ -21,6 +21,10 @@
 # with event maps, which cost_run empties while it runs, the events read
 # (events-read) and that per run (events-per-run).
 #
+# With FBF_COST_PATH_TC ("OBJECT:PROG", cost.sh's from TC=), an XDP program's arms
+# path-MODE too: it and that TC program attached together, and each one's share of the
+# path (cost_path.bash, its rows).
+#
 # With CAPTURE (a pcap file of Ethernet frames, cost_run capture's; "" for
 # none), the flood is the capture's frames in order, looping, sent by
 # cost_run flood as fast as one CPU sends them on the client's veth, through
@@ -41,9 +45,14 @@ shift 8
 modes=("$@")
 # shellcheck source=bench/cost/packet/cost_live_xdp.bash
 . "$here/cost_live_$type.bash"
+# shellcheck source=bench/cost/packet/cost_path.bash
+. "$here/cost_path.bash"
 arms=(none)
 for mode in "${modes[@]}"; do arms+=("$bare-$mode"); done
 for mode in "${modes[@]}"; do arms+=("prog-$mode"); done
+if [ -n "${FBF_COST_PATH_TC:-}" ]; then
+	for mode in "${modes[@]}"; do arms+=("path-$mode"); done
+fi
 load_args=()
 [ -z "$prog" ] || load_args+=(-p "$prog")
 [ -z "$maps" ] || load_args+=(-m "$maps")
@@ -54,6 +63,8 @@ load_args=()
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=
 fbf_lab_up attached_pid
+# The path's TC cost_run too, however the run ends, before the lab goes.
+fbf_cleanup_on_exit 'path_down; fbf_lab_down'
 live_setup
 # capture_flood CPU: the capture's frames, looping, from CPU for flood_seconds; prints the
 # frames it sent (its loop ends on its first batch past flood_seconds: microseconds).
@@ -84,6 +95,7 @@ attach()
 		"$FBF_BUILD/bench/cost_run" attach "${args[@]}" "$iface" "$mode" "$object" ||
 		{ echo "cost: $arm: $(grep '^cost:' "$work/attach.err" | tail -n 1)" >&2; exit 10; }
 	attached_pid=$FBF_AGENT_PID
+	[[ "$arm" != path-* ]] || path_attach "$arm"
 	# "cost: attached NAME (prog id N) to IFACE HOW": how, for the table's note.
 	printf '#attached\t%s\t%s\n' "$arm" "$(sed -n 's/^cost: attached .* to [^ ]* //p' \
 		"$work/attach.err")"
@@ -91,6 +103,7 @@ attach()
 
 detach()
 {
+	path_detach
 	[ -n "$attached_pid" ] || return 0
 	kill -INT "$attached_pid"
 	wait "$attached_pid"
@@ -110,6 +123,11 @@ run()
 	FBF_RAWFLOOD_EGRESS=$(live_flood_egress "$mode")
 	if [ "$arm" = none ]; then
 		sent=$($flooder 0)
+	elif [[ "$arm" == path-* ]]; then
+		path_flood "$flooder" "$work/run.out"
+		detach
+		path_rows "$mode" "$(grep -E '^[0-9]+$' "$work/run.out" | tail -n 1)" "$work/run.out"
+		return
 	else
 		"$FBF_BUILD/bench/bpf_run_stats" "$(fbf_agent_prog_id "$work/attach.err")" -- \
 			bash -c "$flooder 0" >"$work/run.out"
