@@ -228,7 +228,8 @@ time_arms()
 		"$build/bench/cost_run" cpus -r "$rounds" -n "$repeat" "${load_args[@]}" \
 			${pcap:+-P "$pcap"} "$@" |
 		grep -v -e '^#prog' -e '^#object' -e '^#type' -e '^#action' -e '^#refused' \
-			-e '^#capture' -e '^#skipped' -e $'\tcost/prog\t' >>"$file"
+			-e '^#capture' -e '^#skipped' -e '^#hops' -e '^#fell-through' \
+			-e $'\tcost/prog\t' -e $'\tcost/hop/' >>"$file"
 }
 
 # --help anywhere: the usage, on stdout, before anything is checked.

@@ -488,6 +488,7 @@ def measure(out_dir, obj, samples_path, live_path, kernels, lines=None):
         print_table(["CPUs", "program ns/run", "x", f"{label} ns/run", "x", "runs/s",
                      "together", "spread"], cpu_rows)
         print(f"\nCPUs: {reading}")
+        chain.curve_section(prog, rounds, (fmt, print_table), bmf_timing, bmf)
     if any(NOISY_SPREAD < (spread(v) or 0) for v in noisy_candidates(prog, live)):
         print(f"\ncost: figures marked too noisy spread over {NOISY_SPREAD:.0f}% of their "
               "median: the host's other work moved them; measure on a quieter host, or with "
@@ -514,7 +515,7 @@ def html_report(kind, out_dir, samples_path, rows=(), closing=""):
 def noisy_candidates(prog, live):
     """The figures that the table shows a spread for."""
     return ([v for (b, m), v in prog.items() if m == "latency" and len(v) > 1
-             and capture.noisy(b)] +
+             and capture.noisy(b) and not chain.is_curve(b)] +
             [v for (b, m), v in live.items() if b.startswith("cost/live/prog-")
              and m in ("throughput", "latency")])
 
@@ -523,7 +524,8 @@ def gated(samples):
     """What a compare gates: the sum over the shapes on one CPU, the scaling on several."""
     return ([(ALL, "latency", "higher") + FLOOR] +
             [(b, "latency", "higher") + FLOOR for b in capture.GATED
-             if (b, "latency") in samples[gate.BASE]] + gate.cpus_timing(samples) +
+             if (b, "latency") in samples[gate.BASE]] +
+            [e for e in gate.cpus_timing(samples) if not chain.is_curve(e[0])] +
             chain.gated(samples, gate.BASE, gate.CANDIDATE, FLOOR[0]))
 
 

@@ -38,6 +38,13 @@ chained()
 		cost/hop/chain_hop3 cost/tail-call cost/chain/hop-sum cost/all
 	check_bmf_measures "$RESULTS/cost.bmf.json" cost/hop/chain_hop2:latency \
 		cost/tail-call:latency
+	# The hops on the CPU curve too, on one CPU and on 2 where the host has them.
+	grep -q "^CPUs, hop by hop: " <<<"$output"
+	check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/1/hop/chain_entry:latency \
+		cost/cpus/1/hop/chain_hop2:latency cost/cpus/1/hop/chain_hop3:latency \
+		cost/cpus/1/tail-call:latency
+	[ "$(nproc)" -lt 2 ] ||
+		check_bmf_measures "$RESULTS/cost.bmf.json" cost/cpus/2/hop/chain_hop2:latency
 }
 
 @test "an XDP chain the object fills itself: PROG= loads it, hop by hop, through make" {

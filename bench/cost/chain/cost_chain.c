@@ -473,17 +473,28 @@ static int hold(const struct cost_chain *ch, int fd)
 	return ch->type->hold ? ch->type->hold(fd) : -1;
 }
 
+/* One call of BPF_PROG_TEST_RUN on this CPU: the default timer's run. */
+static int run_here(void *ctx, int fd, const struct cost_shape *shape, int repeat, double *ns)
+{
+	__u32 action;
+
+	(void)ctx;
+	return kernel_frame_run(fd, shape->frame, shape->len, repeat, ns, &action);
+}
+
+static const struct cost_chain_timer here = { .run = run_here, .prefix = "cost/" };
+
 /* @fd's ns per run on each shape, @repeat runs a call, held, into @ns. */
 static int time_shapes(const struct cost_chain *ch, int fd, const struct cost_shape *shapes,
-		       size_t nr_shapes, int repeat, double *ns)
+		       size_t nr_shapes, int repeat, const struct cost_chain_timer *timer,
+		       double *ns)
 {
 	int link = hold(ch, fd), err = 0;
-	__u32 action;
 
 	if (ch->type->hold && link < 0)
 		return link;
 	for (size_t i = 0; !err && i < nr_shapes; i++)
-		err = kernel_frame_run(fd, shapes[i].frame, shapes[i].len, repeat, &ns[i], &action);
+		err = timer->run(timer->ctx, fd, &shapes[i], repeat, &ns[i]);
 	if (link >= 0)
 		close(link);
 	return err;
@@ -520,33 +531,37 @@ static int cut_after(struct cost_chain *ch, const __u8 *path, int k)
  * apart by a few percent: a 200 ns hop then moves the next one's figure by 10 ns).
  */
 static int time_cuts(struct cost_chain *ch, const struct cost_shape *shapes, size_t nr_shapes,
-		     int repeat, double (*cut)[COST_CHAIN_TAIL_CALLS + 1])
+		     int repeat, const struct cost_chain_timer *timer,
+		     double (*cut)[COST_CHAIN_TAIL_CALLS + 1])
 {
 	int link = hold(ch, ch->hops[0].fd), err = 0;
-	__u32 action;
 
 	if (ch->type->hold && link < 0)
 		return link;
 	for (size_t i = 0; !err && i < nr_shapes; i++)
 		for (int k = 1; !err && k <= ch->path_len[i]; k++)
 			err = cut_after(ch, ch->path[i], k) ?:
-			      kernel_frame_run(ch->hops[0].fd, shapes[i].frame, shapes[i].len,
-					       repeat, &cut[i][k - 1], &action);
+			      timer->run(timer->ctx, ch->hops[0].fd, &shapes[i], repeat,
+					 &cut[i][k - 1]);
 	if (link >= 0)
 		close(link);
 	return err;
 }
 
 int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
-		     size_t nr_shapes, int repeat)
+		     size_t nr_shapes, int repeat, const struct cost_chain_timer *timer)
 {
 	double bare[COST_SHAPES_MAX], pair[COST_SHAPES_MAX];
 	double cut[COST_SHAPES_MAX][COST_CHAIN_TAIL_CALLS + 1];
 	double own[COST_CHAIN_HOPS] = {}, tail = 0, sum = 0;
-	int reached[COST_CHAIN_HOPS] = {};
-	int err = time_shapes(ch, ch->bare_fd, shapes, nr_shapes, repeat, bare) ?:
-		  time_shapes(ch, ch->pair_fd, shapes, nr_shapes, repeat, pair) ?:
-		  time_cuts(ch, shapes, nr_shapes, repeat, cut);
+	int reached[COST_CHAIN_HOPS] = {}, err;
+	const char *pre;
+
+	timer = timer ?: &here;
+	pre = timer->prefix;
+	err = time_shapes(ch, ch->bare_fd, shapes, nr_shapes, repeat, timer, bare) ?:
+	      time_shapes(ch, ch->pair_fd, shapes, nr_shapes, repeat, timer, pair) ?:
+	      time_cuts(ch, shapes, nr_shapes, repeat, timer, cut);
 
 	if (err) {
 		fprintf(stderr, "cost: %s: the chain hop by hop: BPF_PROG_TEST_RUN: %s\n", arm,
@@ -585,10 +600,10 @@ int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_s
 	}
 	for (int h = 0; h < ch->nr_hops; h++)
 		if (reached[h])
-			printf("%s\tcost/hop/%s\tlatency\t%.2f\n", arm, ch->hops[h].name,
+			printf("%s\t%shop/%s\tlatency\t%.2f\n", arm, pre, ch->hops[h].name,
 			       own[h] / reached[h]);
-	printf("%s\tcost/tail-call\tlatency\t%.2f\n", arm, tail / nr_shapes);
-	printf("%s\tcost/chain/hop-sum\tlatency\t%.0f\n", arm, sum);
+	printf("%s\t%stail-call\tlatency\t%.2f\n", arm, pre, tail / nr_shapes);
+	printf("%s\t%schain/hop-sum\tlatency\t%.0f\n", arm, pre, sum);
 	return 0;
 }
 

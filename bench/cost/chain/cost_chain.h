@@ -104,14 +104,26 @@ int cost_chain_trace(struct cost_chain *ch, const char *arm, const struct cost_s
 		     size_t nr_shapes);
 
 /*
+ * How a round of the hops runs program @fd on @shape, @repeat runs a call, into @ns (the
+ * mean per run): 0 or -errno. The rows it gives are named PREFIX/hop/PROG and so on.
+ */
+struct cost_chain_timer {
+	int (*run)(void *ctx, int fd, const struct cost_shape *shape, int repeat, double *ns);
+	void *ctx;
+	const char *prefix;
+};
+
+/*
  * One round of the hops, each shape @repeat runs a call: rows ARM cost/hop/PROG
  * (each hop's own ns, the mean over the shapes that reach it), cost/tail-call,
  * and cost/chain/hop-sum (what the hops and tail calls add up to over the
- * shapes, to set against the same round's cost/all). 0, or one line and
+ * shapes, to set against the same round's cost/all). @timer NULL: on this CPU,
+ * the rows as named; else as @timer runs them (on N CPUs at once, say), the rows
+ * under its prefix (cost/cpus/N/hop/PROG ...). 0, or one line and
  * COST_EXIT_FAILED.
  */
 int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
-		     size_t nr_shapes, int repeat);
+		     size_t nr_shapes, int repeat, const struct cost_chain_timer *timer);
 
 void cost_chain_close(struct cost_chain *ch);
 

@@ -7,7 +7,11 @@ the same round's cost/all, the whole chain). Lines: "#hops<TAB>ARM<TAB>SHAPE<TAB
 and "#fell-through<TAB>ARM<TAB>SHAPE<TAB>MAP[INDEX]".
 Rows ARM cost/hop/PROG verified-instructions (translated-instructions, jited-bytes): each
 hop's static figures, which a compare judges as exactly as the entry's.
+On the CPU curve (cost_run cpus): ARM cost/cpus/N/hop/PROG, cost/cpus/N/tail-call and
+cost/cpus/N/chain/hop-sum latency, the same hop by hop with N CPUs running it at once; shown,
+never gated (a hop's few ns over its few ns on one CPU is a ratio of two differences).
 """
+import re
 import statistics
 
 HOP = "cost/hop/"
@@ -21,6 +25,8 @@ SUM = "cost/chain/hop-sum"
 # and a change needs to pass HOP_ABS_FLOOR ns too, since one near zero passes any percent.
 HOP_MIN_NS = 1.0
 HOP_ABS_FLOOR = 10.0
+# A hop's row on the curve: cost/cpus/N/hop/PROG (and the tail call's, the check's).
+CURVE = re.compile(r"^cost/cpus/(?P<n>[0-9]+)/(?P<what>hop/.+|tail-call|chain/hop-sum)$")
 
 
 def is_chain(bench):
@@ -82,6 +88,54 @@ def section(samples_path, prog, order, arm, all_bench, show, bmf_timing, bmf):
         print(f"\nchain: {len(fell)} of {len(hops)} shapes reach an empty slot and fall "
               f"through ({', '.join(sorted(set(fell.values())))}): fill it with "
               "CHAIN=MAP[INDEX]=PROG, or leave it so if that is the chain you run")
+
+
+def is_curve(bench):
+    """Whether BENCH is a chain's row on the CPU curve, which a compare shows and never gates."""
+    return bool(CURVE.match(bench))
+
+
+def curve_section(prog, rounds, show, bmf_timing, bmf):
+    """The hops on the CPU curve, printed, and their BMF entries (latency; scaling, each
+    round's over that round's on one CPU) into BMF. SHOW: (fmt, print_table)."""
+    fmt, print_table = show
+    found = {}
+    for bench, measure in prog:
+        m = CURVE.match(bench)
+        if m and measure == "latency":
+            found.setdefault(m["what"], {})[int(m["n"])] = prog[(bench, measure)]
+    hops = [w for w in found if w.startswith("hop/")]
+    if not hops:
+        return
+    counts = sorted(set.union(*(set(by_n) for by_n in found.values())))
+    rows = []
+    for n in counts:
+        row = [n]
+        for what in hops + ["tail-call"]:
+            values, one = found.get(what, {}).get(n), found.get(what, {}).get(1)
+            if not values:
+                row += ["-", ""]
+                continue
+            bench = f"cost/cpus/{n}/{what}"
+            bmf_timing(bmf, bench, "latency", values)
+            # The times over one CPU only where one CPU's figure is above the noise of a
+            # difference of two runs: a 5 ns hop's ratio says nothing.
+            times = ""
+            if one and statistics.median(one) >= HOP_ABS_FLOOR:
+                ratios = [v / o for v, o in zip(values, one) if o > 0]
+                bmf[bench]["scaling"] = {"value": round(statistics.median(ratios), 4)}
+                times = f"{statistics.median(ratios):.2f}x"
+            row += [fmt(statistics.median(values)), times]
+        rows.append(row)
+    print(f"\nCPUs, hop by hop: each hop's own ns per frame that reaches it with N CPUs "
+          f"running the chain at once, cut as on one CPU, median of {rounds} rounds; x: over "
+          f"its figure on one CPU, where that is {HOP_ABS_FLOOR:.0f} ns or more (under it, "
+          "a ratio of two differences of runs says nothing).\n")
+    header = ["CPUs"]
+    for what in hops + ["tail-call"]:
+        header += [f"{what[len('hop/'):] if what.startswith('hop/') else 'tail call'} ns",
+                   "x"]
+    print_table(header, rows)
 
 
 def hops_in(arm_samples):

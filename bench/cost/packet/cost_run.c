@@ -705,7 +705,7 @@ static int run(int argc, char **argv, int rounds, int repeat)
 			/* Its hops, each alone, in the same round as the whole chain. */
 			if (!ret && arms[a].chain && cost_chain_is_chain(arms[a].chain))
 				ret = cost_chain_round(arms[a].chain, arms[a].name, shapes,
-						       nr_shapes, repeat);
+						       nr_shapes, repeat, NULL);
 		}
 		for (int a = 0; !ret && a < nr_arms; a++)
 			printf("%s\tcost/all\tlatency\t%.0f\n", arms[a].name, arms[a].all_ns);
@@ -817,6 +817,49 @@ static int cpus_arm(struct cost_cpus *pool, int n, struct arm *arm,
 		actions[i] = step.action;
 	}
 	release_arm(link);
+	return ret;
+}
+
+/* A chain's hops on the curve: the CPUs of the pool that run them, and their rows' prefix. */
+struct hop_timer {
+	struct cost_cpus *pool;
+	int n;
+	char prefix[32];
+};
+
+/* A hop round's run on @n CPUs at once, each thread one call of @repeat runs. */
+static int hop_on_cpus(void *ctx, int fd, const struct cost_shape *shape, int repeat, double *ns)
+{
+	const struct hop_timer *t = ctx;
+	const void *frame = shape->frame;
+	__u32 len = shape->len;
+	struct cost_cpus_work work = {
+		.frames = &frame, .lens = &len, .nr = 1, .calls = 1, .repeat = repeat,
+	};
+	struct cost_cpus_step step;
+	int err = cost_cpus_run(t->pool, t->n, fd, &work, &step);
+
+	*ns = step.ns;
+	return err;
+}
+
+/*
+ * Each chain's hops on @n CPUs at once, as on one (cost_chain_round): rows ARM
+ * cost/cpus/N/hop/PROG, cost/cpus/N/tail-call and cost/cpus/N/chain/hop-sum. On the
+ * shapes only: a capture's frames on the curve take paths no trace read.
+ */
+static int cpus_hops(struct cost_cpus *pool, int n, struct arm *arms, int nr_arms,
+		     const struct cost_shape *shapes, size_t nr_shapes, int repeat)
+{
+	struct hop_timer t = { .pool = pool, .n = n };
+	struct cost_chain_timer timer = { .run = hop_on_cpus, .ctx = &t, .prefix = t.prefix };
+	int ret = 0;
+
+	snprintf(t.prefix, sizeof(t.prefix), "cost/cpus/%d/", n);
+	for (int a = 0; !ret && !nr_curve_frames && a < nr_arms; a++)
+		if (arms[a].chain && cost_chain_is_chain(arms[a].chain))
+			ret = cost_chain_round(arms[a].chain, arms[a].name, shapes, nr_shapes,
+					       repeat, &timer);
 	return ret;
 }
 
@@ -950,14 +993,22 @@ static int cpus(int argc, char **argv, int rounds, int repeat)
 	if (!ret && rounds)
 		ret = pcap_file ? curve_capture(&arms[0]) :
 		      curve_shapes(arms, nr_arms, shapes, nr_shapes, repeat, actions, call_ns);
+	/* A chain's hops, which each shape takes, for its hops on the curve (cpus_hops). */
+	for (int a = 0; !ret && rounds && !nr_curve_frames && a < nr_arms; a++)
+		if (arms[a].chain && cost_chain_is_chain(arms[a].chain))
+			ret = cost_chain_trace(arms[a].chain, arms[a].name, shapes, nr_shapes);
 	/*
 	 * Round -1, not shown, warms what the first would find cold (caches, the
 	 * program's pages), which would read as a CPU count's cost in its ratios.
 	 */
 	for (int round = rounds ? -1 : 0; !ret && round < rounds; round++) {
-		for (int c = 0; !ret && c < nr_counts; c++)
+		for (int c = 0; !ret && c < nr_counts; c++) {
 			ret = cpus_round(pool, counts[c], round, arms, nr_arms, shapes, nr_shapes,
 					 repeat, actions, call_ns);
+			if (!ret && round >= 0)
+				ret = cpus_hops(pool, counts[c], arms, nr_arms, shapes, nr_shapes,
+						repeat);
+		}
 		if (!ret && round < 0 && !nr_curve_frames)
 			ret = check_all_configured(arms, nr_arms, actions, nr_shapes);
 	}
