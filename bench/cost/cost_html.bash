@@ -24,7 +24,8 @@ browse()
 }
 
 # check_page KIND BMF FIGURE...: the DOM Chromium read holds each FIGURE (an id; a
-# figure drawn holds an SVG, "-absent" after it the line saying why there is none);
+# figure drawn holds an SVG, "-absent" after it the line saying why there is none, and
+# no figure of that id);
 # every data-* figure in it equals BMF's; every figure of BMF that a page of KIND
 # shows is in it; no address outside the page.
 check_page()
@@ -57,9 +58,11 @@ check_page()
 	    if f.endswith("-absent"):
 	        if f not in ids:
 	            bad.append(f"no line says why {f[:-7]} is absent")
+	        if f[:-7] in ids:
+	            bad.append(f"{f[:-7]} is there and said absent")
 	    elif f not in ids:
 	        bad.append(f"figure {f} missing")
-	    elif f not in ("fig-verifier", "fig-live", "fig-lines", "fig-verdicts",
+	    elif f not in ("fig-verifier", "fig-lines", "fig-verdicts",
 	                                    "fig-events", "fig-figures") and f not in svgs:
 	        bad.append(f"figure {f} has no SVG")
 	seen = set()

@@ -34,6 +34,30 @@ need_root()
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
+# check_live BMF: the live figure draws each arm BMF holds, its frames per second on its bar
+# as BMF has them, and names each outcome BMF counts (its shares: check_page's rows).
+check_live()
+{
+	run python3 - "$DOM" "$1" <<-'EOF'
+	import json, re, sys
+	sys.path.insert(0, "bench/cost")
+	from cost_report import LIVE_ACTIONS
+	dom, bmf = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+	fig = re.search(r'<figure id="fig-live">(.*?)</svg>', dom, re.S)
+	texts = set(re.findall(r">([^<>]+)</text>", fig[1])) if fig else set()
+	live = {b: m for b, m in bmf.items() if b.startswith("cost/live/")}
+	bad = [f"{b}: {m['throughput']['value']:,.0f} frames/s not on its bar"
+	       for b, m in live.items() if f"{m['throughput']['value']:,.0f}" not in texts]
+	bad += [f"{said} ({a}-percent) not in the key" for a, said in LIVE_ACTIONS
+	        if any(f"{a}-percent" in m for m in live.values()) and said not in texts]
+	print(f"{len(live)} arms' frames per second on their bars")
+	print("\n".join(bad))
+	sys.exit(1 if bad or not live else 0)
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "an XDP program with its live part: each figure measured, the capture and lines each one line" {
 	need_root
 	FBF_COST_LIVE_ROUNDS=1 cost measure "$TYPES/cost_probe.bpf.o"
@@ -42,6 +66,7 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	browse "$RESULTS/cost.html" xdp
 	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-cpus fig-live \
 		fig-capture-absent fig-lines-absent fig-chain-absent
+	check_live "$RESULTS/cost.bmf.json"
 	grep -q 'id="fig-capture-absent">No capture: the run was given no PCAP.<' "$DOM"
 }
 
@@ -64,6 +89,7 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	browse "$RESULTS/cost.html" tc-capture
 	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-capture \
 		fig-capture-cdf fig-cpus fig-live-absent fig-lines-absent
+	grep -q 'id="fig-live-absent">No live part (FBF_COST_LIVE_ROUNDS=0, or a compare).<' "$DOM"
 	# Every frame of the lab's capture drawn (too few to thin), its costliest named.
 	grep -Eq '[0-9]+ frames; every frame drawn\), the 5 costliest labelled' "$DOM"
 	# The costliest frames' actions by their TC names: which ones, the host's speed decides.
