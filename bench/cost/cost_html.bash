@@ -4,9 +4,10 @@
 # that check one (bench/cost/cost_html.bats, bench/cost/trace/trace_html.bats): SHOTS,
 # where the screenshots go, is the caller's.
 
-# browse PAGE NAME: PAGE opened in headless Chromium, its DOM into DOM and a screenshot
-# into SHOTS/NAME.png; what Chromium logged holds no message of the page's console (a
-# page's console.log, an error, a refused load all log as CONSOLE).
+# browse PAGE NAME [WIDTH,HEIGHT]: PAGE opened in headless Chromium, its DOM into DOM and a
+# screenshot of its top WIDTH by HEIGHT pixels (1280,2400) into SHOTS/NAME.png; what Chromium
+# logged holds no message of the page's console (a page's console.log, an error, a refused
+# load all log as CONSOLE).
 browse()
 {
 	local log=$BATS_TEST_TMPDIR/$2.log
@@ -15,7 +16,7 @@ browse()
 	chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
 		--dump-dom "$1" >"$DOM" 2>"$log"
 	chromium --headless --no-sandbox --disable-gpu --screenshot="$SHOTS/$2.png" \
-		--window-size=1280,2400 "$1" 2>/dev/null
+		--window-size="${3:-1280,2400}" "$1" 2>/dev/null
 	[ -s "$DOM" ]
 	[ -s "$SHOTS/$2.png" ]
 	run grep -E ':CONSOLE[:(]' "$log"

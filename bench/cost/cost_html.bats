@@ -7,7 +7,8 @@
 # no console message, holds every figure its run measured (and one line for each
 # it did not), and its numbers equal the BMF file's; a chain's page holds its
 # hops, a compare's its verdict; a screenshot of each is kept in build/results/cost-html. A
-# 100,000-frame capture's page, from rounds written here, stays under 5 MB.
+# 100,000-frame capture's page, from rounds written here, stays under 5 MB. The docs'
+# pictures of the report are this file's screenshots (make docs-pictures).
 # Short rounds: the figures are checked for being there and matching, never
 # for how fast.
 
@@ -33,6 +34,11 @@ need_root()
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
+
+# The docs' pictures (docs/benchmarks.md, docs/profiling.md), as their test below takes
+# them: the report's top, and its hot lines alone, WIDTH,HEIGHT in pixels.
+DOCS_SHOT=1000,2300
+DOCS_LINES_SHOT=1000,460
 
 # check_live BMF: the live figure draws each arm BMF holds, its frames per second on its bar
 # as BMF has them, and names each outcome BMF counts (its shares: check_page's rows).
@@ -115,6 +121,40 @@ check_live()
 	# The source in the page, read from the file between the listing's lines: a
 	# preprocessor line, which no program's line table holds, beside the hot ones.
 	grep -q '<td>testing/cost_types_probe.bpf.c:[0-9]*</td><td>#ifdef COST_PLANTED</td>' "$DOM"
+}
+
+@test "the docs' pictures: a TC program with a capture, its live part and hot lines" {
+	need_root
+	command -v perf >/dev/null || skip "perf is missing: install linux-perf (make deps)"
+	# Rounds long enough to read as a real run's, short enough for a test (make cost's
+	# are 10 of 100,000), one flood each; the object as the docs name it.
+	FBF_COST_ROUNDS=5 FBF_COST_REPEAT=10000 FBF_COST_FLOOD_SECONDS=2 FBF_COST_LIVE_ROUNDS=1 \
+		FBF_COST_LINES=1 cost measure "${TYPES#"$PWD/"}/cost_tc_probe.bpf.o" "" "" \
+		testing/captures/lab.pcap
+	[ "$status" -eq 0 ]
+	browse "$RESULTS/cost.html" cost-html "$DOCS_SHOT"
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-capture \
+		fig-capture-cdf fig-cpus fig-live fig-lines fig-chain-absent
+	check_live "$RESULTS/cost.bmf.json"
+	# The hot lines alone: the page with every part before them left out.
+	python3 -c 'import re, sys; print(re.sub(r"<body>.*?(?=<h2>Hot lines</h2>)", "<body>",
+	            open(sys.argv[1]).read(), flags=re.S), end="")' "$RESULTS/cost.html" \
+		>"$BATS_TEST_TMPDIR/lines.html"
+	grep -q '<body><h2>Hot lines</h2>' "$BATS_TEST_TMPDIR/lines.html"
+	browse "$BATS_TEST_TMPDIR/lines.html" cost-html-lines "$DOCS_LINES_SHOT"
+}
+
+@test "the docs' pictures are the ones make docs-pictures copies, at the test's sizes" {
+	grep -qx 'COST_DOCS_PICTURES := docs/cost-html.png docs/cost-html-lines.png' \
+		bench/cost/cost.mk
+	local png size
+	for png in cost-html:$DOCS_SHOT cost-html-lines:$DOCS_LINES_SHOT; do
+		# A PNG's width and height: its header's two 32-bit words from byte 16.
+		size=$(python3 -c 'import struct, sys; print("%d,%d" % struct.unpack(">II",
+		       open(sys.argv[1], "rb").read()[16:24]))' "docs/${png%%:*}.png")
+		echo "docs/${png%%:*}.png: $size, the test's ${png#*:}"
+		[ "$size" = "${png#*:}" ]
+	done
 }
 
 # frames N: SAMPLES, 3 rounds of bare XDP_PASS and a program over a capture of N
