@@ -94,6 +94,17 @@ TEST_BATS += bench/cost/cost_report.bats bench/cost/cost_state.bats bench/cost/c
 	     bench/cost/packet/cost_capture.bats bench/cost/packet/cost_path.bats \
 	     bench/cost/chain/cost_chain.bats bench/cost/chain/cost_chain_third_party.bats
 
+# The report's pictures in docs/benchmarks.md and docs/profiling.md: the screenshots
+# bench/cost/cost_html.bats's test of them takes, copied over these (as root: the tool
+# loads BPF programs). Last run's removed first, so that a skipped test copies nothing.
+COST_DOCS_PICTURES := docs/cost-html.png docs/cost-html-lines.png
+COST_DOCS_SHOTS := $(addprefix $(OUTPUT)/results/cost-html/,$(notdir $(COST_DOCS_PICTURES)))
+.PHONY: docs-pictures
+docs-pictures: all test-build bench-build
+	$(Q)rm -f $(COST_DOCS_SHOTS)
+	$(Q)bats --filter "^the docs' pictures: " bench/cost/cost_html.bats
+	$(Q)cp $(COST_DOCS_SHOTS) docs/
+
 # bench/cost/cost_lines.bats's object without BTF line info: the probe built without -g.
 COST_PROBE_NO_G := $(OUTPUT)/testing/cost_probe_no_g.bpf.o
 test-build: $(COST_PROBE_NO_G)

@@ -4,9 +4,10 @@
 # that check one (bench/cost/cost_html.bats, bench/cost/trace/trace_html.bats): SHOTS,
 # where the screenshots go, is the caller's.
 
-# browse PAGE NAME: PAGE opened in headless Chromium, its DOM into DOM and a screenshot
-# into SHOTS/NAME.png; what Chromium logged holds no message of the page's console (a
-# page's console.log, an error, a refused load all log as CONSOLE).
+# browse PAGE NAME [WIDTH,HEIGHT]: PAGE opened in headless Chromium, its DOM into DOM and a
+# screenshot of its top WIDTH by HEIGHT pixels (1280,2400) into SHOTS/NAME.png; what Chromium
+# logged holds no message of the page's console (a page's console.log, an error, a refused
+# load all log as CONSOLE).
 browse()
 {
 	local log=$BATS_TEST_TMPDIR/$2.log
@@ -15,7 +16,7 @@ browse()
 	chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
 		--dump-dom "$1" >"$DOM" 2>"$log"
 	chromium --headless --no-sandbox --disable-gpu --screenshot="$SHOTS/$2.png" \
-		--window-size=1280,2400 "$1" 2>/dev/null
+		--window-size="${3:-1280,2400}" "$1" 2>/dev/null
 	[ -s "$DOM" ]
 	[ -s "$SHOTS/$2.png" ]
 	run grep -E ':CONSOLE[:(]' "$log"
@@ -24,7 +25,8 @@ browse()
 }
 
 # check_page KIND BMF FIGURE...: the DOM Chromium read holds each FIGURE (an id; a
-# figure drawn holds an SVG, "-absent" after it the line saying why there is none);
+# figure drawn holds an SVG, "-absent" after it the line saying why there is none, and
+# no figure of that id);
 # every data-* figure in it equals BMF's; every figure of BMF that a page of KIND
 # shows is in it; no address outside the page.
 check_page()
@@ -57,9 +59,11 @@ check_page()
 	    if f.endswith("-absent"):
 	        if f not in ids:
 	            bad.append(f"no line says why {f[:-7]} is absent")
+	        if f[:-7] in ids:
+	            bad.append(f"{f[:-7]} is there and said absent")
 	    elif f not in ids:
 	        bad.append(f"figure {f} missing")
-	    elif f not in ("fig-verifier", "fig-live", "fig-lines", "fig-verdicts",
+	    elif f not in ("fig-verifier", "fig-lines", "fig-verdicts",
 	                                    "fig-events", "fig-figures") and f not in svgs:
 	        bad.append(f"figure {f} has no SVG")
 	seen = set()

@@ -7,7 +7,8 @@
 # no console message, holds every figure its run measured (and one line for each
 # it did not), and its numbers equal the BMF file's; a chain's page holds its
 # hops, a compare's its verdict; a screenshot of each is kept in build/results/cost-html. A
-# 100,000-frame capture's page, from rounds written here, stays under 5 MB.
+# 100,000-frame capture's page, from rounds written here, stays under 5 MB. The docs'
+# pictures of the report are this file's screenshots (make docs-pictures).
 # Short rounds: the figures are checked for being there and matching, never
 # for how fast.
 
@@ -34,6 +35,35 @@ need_root()
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
+# The docs' pictures (docs/benchmarks.md, docs/profiling.md), as their test below takes
+# them: the report's top, and its hot lines alone, WIDTH,HEIGHT in pixels.
+DOCS_SHOT=1000,2300
+DOCS_LINES_SHOT=1000,460
+
+# check_live BMF: the live figure draws each arm BMF holds, its frames per second on its bar
+# as BMF has them, and names each outcome BMF counts (its shares: check_page's rows).
+check_live()
+{
+	run python3 - "$DOM" "$1" <<-'EOF'
+	import json, re, sys
+	sys.path.insert(0, "bench/cost")
+	from cost_report import LIVE_ACTIONS
+	dom, bmf = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+	fig = re.search(r'<figure id="fig-live">(.*?)</svg>', dom, re.S)
+	texts = set(re.findall(r">([^<>]+)</text>", fig[1])) if fig else set()
+	live = {b: m for b, m in bmf.items() if b.startswith("cost/live/")}
+	bad = [f"{b}: {m['throughput']['value']:,.0f} frames/s not on its bar"
+	       for b, m in live.items() if f"{m['throughput']['value']:,.0f}" not in texts]
+	bad += [f"{said} ({a}-percent) not in the key" for a, said in LIVE_ACTIONS
+	        if any(f"{a}-percent" in m for m in live.values()) and said not in texts]
+	print(f"{len(live)} arms' frames per second on their bars")
+	print("\n".join(bad))
+	sys.exit(1 if bad or not live else 0)
+	EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "an XDP program with its live part: each figure measured, the capture and lines each one line" {
 	need_root
 	FBF_COST_LIVE_ROUNDS=1 cost measure "$TYPES/cost_probe.bpf.o"
@@ -42,6 +72,7 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	browse "$RESULTS/cost.html" xdp
 	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-cpus fig-live \
 		fig-capture-absent fig-lines-absent fig-chain-absent
+	check_live "$RESULTS/cost.bmf.json"
 	grep -q 'id="fig-capture-absent">No capture: the run was given no PCAP.<' "$DOM"
 }
 
@@ -64,6 +95,7 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	browse "$RESULTS/cost.html" tc-capture
 	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-capture \
 		fig-capture-cdf fig-cpus fig-live-absent fig-lines-absent
+	grep -q 'id="fig-live-absent">No live part (FBF_COST_LIVE_ROUNDS=0, or a compare).<' "$DOM"
 	# Every frame of the lab's capture drawn (too few to thin), its costliest named.
 	grep -Eq '[0-9]+ frames; every frame drawn\), the 5 costliest labelled' "$DOM"
 	# The costliest frames' actions by their TC names: which ones, the host's speed decides.
@@ -89,6 +121,40 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 	# The source in the page, read from the file between the listing's lines: a
 	# preprocessor line, which no program's line table holds, beside the hot ones.
 	grep -q '<td>testing/cost_types_probe.bpf.c:[0-9]*</td><td>#ifdef COST_PLANTED</td>' "$DOM"
+}
+
+@test "the docs' pictures: a TC program with a capture, its live part and hot lines" {
+	need_root
+	command -v perf >/dev/null || skip "perf is missing: install linux-perf (make deps)"
+	# Rounds long enough to read as a real run's, short enough for a test (make cost's
+	# are 10 of 100,000), one flood each; the object as the docs name it.
+	FBF_COST_ROUNDS=5 FBF_COST_REPEAT=10000 FBF_COST_FLOOD_SECONDS=2 FBF_COST_LIVE_ROUNDS=1 \
+		FBF_COST_LINES=1 cost measure "${TYPES#"$PWD/"}/cost_tc_probe.bpf.o" "" "" \
+		testing/captures/lab.pcap
+	[ "$status" -eq 0 ]
+	browse "$RESULTS/cost.html" cost-html "$DOCS_SHOT"
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-capture \
+		fig-capture-cdf fig-cpus fig-live fig-lines fig-chain-absent
+	check_live "$RESULTS/cost.bmf.json"
+	# The hot lines alone: the page with every part before them left out.
+	python3 -c 'import re, sys; print(re.sub(r"<body>.*?(?=<h2>Hot lines</h2>)", "<body>",
+	            open(sys.argv[1]).read(), flags=re.S), end="")' "$RESULTS/cost.html" \
+		>"$BATS_TEST_TMPDIR/lines.html"
+	grep -q '<body><h2>Hot lines</h2>' "$BATS_TEST_TMPDIR/lines.html"
+	browse "$BATS_TEST_TMPDIR/lines.html" cost-html-lines "$DOCS_LINES_SHOT"
+}
+
+@test "the docs' pictures are the ones make docs-pictures copies, at the test's sizes" {
+	grep -qx 'COST_DOCS_PICTURES := docs/cost-html.png docs/cost-html-lines.png' \
+		bench/cost/cost.mk
+	local png size
+	for png in cost-html:$DOCS_SHOT cost-html-lines:$DOCS_LINES_SHOT; do
+		# A PNG's width and height: its header's two 32-bit words from byte 16.
+		size=$(python3 -c 'import struct, sys; print("%d,%d" % struct.unpack(">II",
+		       open(sys.argv[1], "rb").read()[16:24]))' "docs/${png%%:*}.png")
+		echo "docs/${png%%:*}.png: $size, the test's ${png#*:}"
+		[ "$size" = "${png#*:}" ]
+	done
 }
 
 # frames N: SAMPLES, 3 rounds of bare XDP_PASS and a program over a capture of N

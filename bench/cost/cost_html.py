@@ -435,15 +435,70 @@ def curve_svg(counts, sides, ylabel, xtics=None):
                    {f"p{k}": r for k, r in enumerate(rows)}, height=320)
 
 
-def live_table(bmf):
+# What became of the live part's frames, each outcome's colour (cost_report.LIVE_ACTIONS
+# names them): passing green, the stopping kinds red to brown, sending on blue to purple.
+LIVE_COLOURS = {"passed": "#2ca02c", "dropped": "#d62728", "redirected": "#9467bd",
+                "tx": "#1f77b4", "tx-failed": "#8c564b", "stopped": "#ff7f0e",
+                "veth-dropped": "#7f7f7f"}
+# The frames no counter gave an outcome for (skb mode, nothing attached).
+UNCOUNTED = "#cccccc"
+
+
+def live_arms(bmf, bare):
+    """The live part's benchmarks, each with its bar's name (its lines), in the page's
+    order: nothing attached, then each mode's bare program and the program."""
+    benches = [b for b in bmf if b.startswith("cost/live/") and "throughput" in bmf[b]]
+    modes = sorted({b.rsplit("-", 1)[1] for b in benches if "-" in b[len("cost/live/"):]})
+    arms = [("cost/live/none", ["nothing", "attached"])]
+    for mode in modes:
+        arms += [(f"cost/live/{bare}-{mode}", [f"bare {bare}", mode]),
+                 (f"cost/live/prog-{mode}", ["the program", mode])]
+    return [(b, name) for b, name in arms if b in benches]
+
+
+def live_figure(bmf, bare):
+    """The live part: each arm's frames per second (median of the floods), its bar split by
+    what became of the frames, as the counters' shares of them say."""
     benches = sorted(b for b in bmf if b.startswith("cost/live/"))
     if not benches:
-        return absent("fig-live", "Live", "No live part (FBF_COST_LIVE_ROUNDS=0, or a compare).")
-    rows = [data_row(b, m, bmf[b][m], [b, m, f"{bmf[b][m]['value']:g}"])
+        return absent("fig-live", "Live: frames through a veth",
+                      "No live part (FBF_COST_LIVE_ROUNDS=0, or a compare).")
+    arms = live_arms(bmf, bare)
+    outcomes = [(a, said) for a, said in cost_report.LIVE_ACTIONS
+                if any(f"{a}-percent" in bmf[b] for b, _ in arms)]
+    rows, tops = [], []
+    for i, (b, _) in enumerate(arms):
+        fps = bmf[b]["throughput"]["value"]
+        shares = [bmf[b].get(f"{a}-percent", {}).get("value", 0) for a, _ in outcomes]
+        # What the shares leave: frames no counter saw, all of them where none counts.
+        rest = max(0.0, 100 - sum(shares))
+        rows.append([i] + [fps * v / 100 for v in shares + [rest]])
+        tops.append([i, fps, f'"{fps:,.0f}"'])
+    plots = [f"$d using {2 + k} title \"{label(said)}\" lc rgb '{LIVE_COLOURS[a]}'"
+             for k, (a, said) in enumerate(outcomes)]
+    plots.append(f"$d using {2 + len(outcomes)} title \"not counted\" lc rgb '{UNCOUNTED}'")
+    plots.append("$top using 1:2:3 with labels offset 0,0.7 font 'sans,10' notitle")
+    # A tic's lines joined by gnuplot's own "\\n", which label() would take out.
+    tics = ", ".join('"' + "\\n".join(label(t) for t in name) + f'" {i}'
+                     for i, (_, name) in enumerate(arms))
+    svg = gnuplot("set style data histograms\nset style histogram rowstacked\n"
+                  "set style fill solid 0.9 border rgb '#ffffff'\nset boxwidth 0.6\n"
+                  "set key outside right top\nset ylabel 'frames/s (median of the floods)'\n"
+                  # Room above the highest bar for its figure.
+                  f"set format y '%.1s%c'\nset yrange [0:{1.12 * max(t[1] for t in tops)}]\n"
+                  f"set xrange [-0.5:{len(arms) - 0.5}]\nset xtics nomirror ({tics})\n"
+                  "set bmargin 4\n"
+                  "plot " + ", ".join(plots), {"d": rows, "top": tops}, height=340)
+    data = [data_row(b, m, bmf[b][m], [b, m, f"{bmf[b][m]['value']:g}"])
             for b in benches for m in sorted(bmf[b])]
-    return ('<h2>Live: frames through a veth</h2><div id="fig-live"><p>Frames per second, '
-            "ns per packet, and what became of the frames (percent), medians of the floods."
-            "</p>" + table(["benchmark", "measure", "median"], rows) + "</div>")
+    return figure("fig-live", "Live: frames through a veth", svg,
+                  table(["benchmark", "measure", "median"], data),
+                  "Each arm's frames per second through the veth, the median of the floods "
+                  "(on its bar), split by what became of them: each outcome's share of the "
+                  "frames, as the counters gave it (grey where none counts: skb mode, nothing "
+                  "attached; on TC, frames the stack does not count, not unicast IP, read as "
+                  "stopped, as the table's note says); the figures: these, ns per packet and "
+                  "each share.")
 
 
 def changes(bmf, rows, verdicts=None):
@@ -614,7 +669,7 @@ def page(kind, out_dir, samples_path, rows=(), closing=""):
                            lambda v: cost_report.action_name(v, actions[arm])),
               cpus_figure(bmf, kind, samples, bare)]
     if kind == "measure":
-        parts.append(live_table(bmf))
+        parts.append(live_figure(bmf, bare))
     parts.append(lines_section(bmf, out_dir, kind))
     return document(BMF[kind], parts)
 
