@@ -76,14 +76,16 @@ check_live()
 	grep -q 'id="fig-capture-absent">No capture: the run was given no PCAP.<' "$DOM"
 }
 
-@test "a chain: each hop's own ns and the tail call's, the path each shape took" {
+@test "a chain: each hop's own ns and the tail call's, the path each shape took, the hops' curve" {
 	need_root
 	cost measure "$TYPES/cost_chain_probe.bpf.o" chain_entry
 	[ "$status" -eq 0 ]
 	browse "$RESULTS/cost.html" chain
-	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-chain fig-cpus
+	check_page measure "$RESULTS/cost.bmf.json" fig-verifier fig-shapes fig-chain fig-cpus \
+		fig-chain-cpus
 	for hop in chain_entry chain_hop2 chain_hop3; do
 		grep -q "data-bench=\"cost/hop/$hop\" data-measure=\"latency\"" "$DOM"
+		grep -q "data-bench=\"cost/cpus/1/hop/$hop\" data-measure=\"latency\"" "$DOM"
 	done
 	grep -q '<td>ipv4-udp</td><td>chain_entry &gt; chain_hop2 &gt; chain_hop3</td>' "$DOM"
 }

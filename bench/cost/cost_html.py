@@ -395,8 +395,36 @@ def chain_figure(bmf, kind, samples, samples_path, action_name):
                   "took and its action.")
 
 
+def chain_cpus_figure(bmf):
+    """A chain's hops on the CPU curve (cost_chain_report.py): each hop's own ns per frame
+    that reaches it, and the tail call's, with N CPUs running the chain at once; "" where the
+    run has none (no chain, or a compare, which shows no hop on the curve)."""
+    found = {}
+    for bench in bmf:
+        m = chain.CURVE.match(bench)
+        if m and m["what"] != "chain/hop-sum" and "latency" in bmf[bench]:
+            found.setdefault(m["what"], {})[int(m["n"])] = bench
+    if not any(w.startswith("hop/") for w in found):
+        return ""
+    counts = sorted(set().union(*found.values()))
+    whats = [w for w in found if w.startswith("hop/")] + [w for w in found if w == "tail-call"]
+    sides = [(w[len("hop/"):] if w.startswith("hop/") else "tail call",
+              [bmf[found[w][n]]["latency"] if n in found[w] else None for n in counts])
+             for w in whats]
+    data = [timing_row(found[w][n], "latency", bmf[found[w][n]]["latency"])
+            for w in whats for n in counts if n in found[w]]
+    return figure("fig-chain-cpus", "The chain's hops on the CPU curve",
+                  curve_svg(counts, sides, "ns/frame"),
+                  table(["benchmark", "median ns/frame", "min", "max"], data),
+                  "Each hop's own ns per frame that reaches it, and the tail call's, with N "
+                  "CPUs running the chain at once, cut as on one CPU; median of the rounds, "
+                  "bars min to max. A hop that shares a value, lock or ring climbs.")
+
+
 def cpus_figure(bmf, kind, samples, bare):
-    counts = sorted(int(m["n"]) for b in bmf for m in [gate.CPUS_BENCH.match(b)] if m)
+    # The whole program's curve alone: not the bare program's rows, nor a chain's hops.
+    counts = sorted({int(m["n"]) for b in bmf for m in [gate.CPUS_BENCH.match(b)]
+                     if m and m["prefix"] == cost_report.CPUS[0] and not m["suffix"]})
     if not counts:
         return absent("fig-cpus", "The CPU curve", "No CPU curve: the run measured none "
                       "(FBF_COST_ROUNDS=0 leaves it out).")
@@ -667,7 +695,7 @@ def page(kind, out_dir, samples_path, rows=(), closing=""):
                               lambda v: cost_report.action_name(v, actions[arm])),
               chain_figure(bmf, kind, samples, samples_path,
                            lambda v: cost_report.action_name(v, actions[arm])),
-              cpus_figure(bmf, kind, samples, bare)]
+              cpus_figure(bmf, kind, samples, bare), chain_cpus_figure(bmf)]
     if kind == "measure":
         parts.append(live_figure(bmf, bare))
     parts.append(lines_section(bmf, out_dir, kind))
