@@ -37,7 +37,7 @@ cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
 
 # The docs' pictures (docs/benchmarks.md, docs/profiling.md), as their test below takes
 # them: the report's top, and its hot lines alone, WIDTH,HEIGHT in pixels.
-DOCS_SHOT=1000,2300
+DOCS_SHOT=1000,2950
 DOCS_LINES_SHOT=1000,460
 
 # check_live BMF: the live figure draws each arm BMF holds, its frames per second on its bar
