@@ -313,7 +313,7 @@ include tests/lint/lint.mk
 include bench/micro/micro.mk bench/kernel/kernel.mk bench/gate/gate.mk bench/profile/profile.mk \
 	bench/cost/cost.mk bench/churn/churn.mk
 include bench/cost/trace/trace.mk testing/third_party/tracing.mk \
-	testing/third_party/tailcalls/tailcalls.mk
+	testing/third_party/tailcalls/tailcalls.mk testing/third_party/katran/katran.mk
 
 # Only this build's own dependency files: not those of the gate's base, which
 # builds in a worktree under build/.

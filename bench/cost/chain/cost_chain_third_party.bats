@@ -5,7 +5,8 @@
 # tail-call programs (testing/third_party/tailcalls), whose prog array the
 # selftests' loader fills and CHAIN= fills here, and a root that tries its
 # slots in turn with another object's program in a slot: Cloudflare's
-# cls_redirect (testing/third_party/cls_redirect) standing in for a balancer.
+# cls_redirect (testing/third_party/cls_redirect), and Katran's XDP root with
+# its balancer (testing/third_party/katran) in the state bpftool dumped.
 # Short rounds: the figures are checked for being there, never for how fast.
 
 load ../../../testing/netns
@@ -16,6 +17,20 @@ setup()
 {
 	chain_setup
 	TAILCALLS=$FBF_BUILD/testing/tailcalls
+	KATRAN=$FBF_BUILD/testing/katran
+}
+
+# katran_state: Katran's vendored dumps, the compressed ones unpacked, in $STATE.
+katran_state()
+{
+	local xz
+
+	STATE=$BATS_TEST_TMPDIR/state
+	mkdir "$STATE"
+	cp testing/third_party/katran/state/*.json "$STATE"
+	for xz in testing/third_party/katran/state/*.json.xz; do
+		xz -dc "$xz" >"$STATE/$(basename "$xz" .xz)"
+	done
 }
 
 cost() { run bench/cost/cost.sh "$@"; echo "$output"; }
@@ -89,4 +104,47 @@ hop_rows()
 	grep -E '^vlan-ipv4-src-10\.0\.0\.254 +entry > cls_redirect +TC_ACT_OK$' <<<"$output"
 	[[ "$output" != *"fell through"* ]]
 	check_bmf_measures "$RESULTS/cost.bmf.json" cost/hop/cls_redirect:latency
+}
+
+@test "Katran: xdp_root, the balancer in root_array[0], its state from bpftool's dumps" {
+	katran_state
+	# pair.bpf.o: the two linked, so that the balancer's maps are those MAPS= fills.
+	run make -s cost OBJ="$KATRAN/pair.bpf.o" PROG=xdp_root \
+		CHAIN='root_array[0]=balancer_ingress' MAPS="$STATE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^hop xdp_root +ns/frame +-?[0-9.]+ +13 of 13 ' <<<"$output"
+	grep -E '^hop balancer_ingress +ns/frame +-?[0-9.]+ +13 of 13 ' <<<"$output"
+	grep -E '^chain check: the hops and their tail calls add up to ' <<<"$output"
+	check_bmf "$RESULTS/cost.bmf.json" cost/hop/xdp_root cost/hop/balancer_ingress \
+		cost/tail-call cost/chain/hop-sum
+	# The TCP SYN to the VIP, 192.0.2.1:80, goes out to a real; the rest pass.
+	grep -E '^ipv4-tcp +xdp_root > balancer_ingress +XDP_TX$' <<<"$output"
+	grep -E '^ipv4-udp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
+	grep -E '^arp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
+	[ "$(grep -cE 'xdp_root > balancer_ingress +XDP_TX$' <<<"$output")" -eq 1 ]
+	grep -F 'State: filled from MAPS: ch_rings (array) 65,537 entries in a batch update' \
+		<<<"$output"
+	grep -E '^State: .*reals \(array\) 4,096 entries.* vip_map \(hash\) 1 entry in a batch' \
+		<<<"$output"
+	# The flow's real remembered in the fallback LRU: lru_mapping's are left empty.
+	grep -E '^State: .*Changed by the runs: .*fallback_cache \(lru_hash\) 0 -> 1 entry' \
+		<<<"$output"
+}
+
+@test "Katran: the balancer as another object's program runs with its own maps, empty" {
+	run make -s cost OBJ="$KATRAN/xdp_root.bpf.o" PROG=xdp_root \
+		CHAIN="root_array[0]=$KATRAN/balancer.bpf.o:balancer_ingress"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^hop balancer_ingress +ns/frame +-?[0-9.]+ +13 of 13 ' <<<"$output"
+	# No VIP in its vip_map: every frame misses and passes.
+	grep -E '^ipv4-tcp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
+	[[ "$output" != *XDP_TX* ]]
+	# MAPS= fills the entry's object, whose only map is root_array.
+	katran_state
+	FBF_COST_CHAIN="root_array[0]=$KATRAN/balancer.bpf.o:balancer_ingress" cost measure \
+		"$KATRAN/xdp_root.bpf.o" xdp_root "$STATE"
+	[ "$status" -eq 21 ]
+	[[ "$output" == *"has no map named ch_rings"*"its maps: root_array)"* ]]
 }
