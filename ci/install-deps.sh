@@ -55,11 +55,12 @@ pkgs_image=(buildah)
 # pause image) and python3-yaml for the image's tests; patch, which plants
 # the regression in a copy of a third-party program (testing/third_party/tracing.mk);
 # chromium, the real browser that opens the cost tool's HTML reports headless
-# (bench/cost/cost_html.bats).
+# (bench/cost/cost_html.bats); xz-utils, which unpacks Katran's state dumps
+# (testing/third_party/katran/state).
 pkgs_test=(
 	libcmocka-dev bats libclang-rt-14-dev xdp-tools libcap2-bin patch
 	prometheus logrotate systemd systemd-container man-db mandoc
-	podman runc catatonit python3-yaml chromium
+	podman runc catatonit python3-yaml chromium xz-utils
 )
 pkgs_kernels=(qemu-system-x86 busybox-static cpio kmod xz-utils)
 pkgs_fresh=(debootstrap)
