@@ -2,7 +2,7 @@
 #
 # make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE] [KERNELS=...]
 #           [LINES=1] [WORKLOAD="COMMAND"] [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...']
-#           [TC=[OBJECT:]PROG]
+#           [CHAIN_MAPS='OBJECT=MAPS ...'] [TC=[OBJECT:]PROG]
 #                 what any XDP or TC object costs, in the state MAPS and SET give it: the
 #                 verifier's figures, each frame shape (and with PCAP, a capture's frames,
 #                 in order) through BPF_PROG_TEST_RUN, and the whole path on a veth, beside
@@ -10,7 +10,8 @@
 #                 figures on those kernels too, each booted under QEMU; with LINES=1, the
 #                 program's hottest source lines, sampled with perf (cost_lines.bash); an
 #                 object with a prog array is measured as a chain, hop by hop, its slots as
-#                 it fills them and as CHAIN names them (cost_chain.h); with TC, an XDP
+#                 it fills them and as CHAIN names them (cost_chain.h), another object's in
+#                 the state CHAIN_MAPS gives it; with TC, an XDP
 #                 program's live part is a path: TC's program after it on the veth's ingress
 # make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME CANDIDATE_PROG=NAME]
 #                 [MAPS=FILE|DIR] [SET=...] [PCAP=FILE] [KERNELS=...] [LINES=1]   two objects
@@ -81,11 +82,11 @@ $(COST_REWRITE): testing/cost_rewrite.bpf.c
 
 cost: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
-		FBF_COST_TC="$(TC)" bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
+		FBF_COST_CHAIN_MAPS="$(CHAIN_MAPS)" FBF_COST_TC="$(TC)" bench/cost/cost.sh measure "$(OBJ)" "$(PROG)" "$(MAPS)" "$(PCAP)"
 
 cost-compare: check-deps all bench-build $(COST_FETCH)
 	$(Q)FBF_COST_LINES="$(LINES)" FBF_COST_KERNELS="$(COST_KERNELS)" FBF_KERNELS=$(KERNELS_DIR) FBF_COST_SET="$(SET)" FBF_COST_CHAIN="$(CHAIN)" FBF_COST_WORKLOAD="$(WORKLOAD)" \
-		bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
+		FBF_COST_CHAIN_MAPS="$(CHAIN_MAPS)" bench/cost/cost.sh compare "$(BASE)" "$(CANDIDATE)" "$(PROG)" "$(MAPS)" \
 		"$(BASE_PROG)" "$(CANDIDATE_PROG)" "$(PCAP)"
 
 TEST_BATS += bench/cost/cost_report.bats bench/cost/cost_state.bats bench/cost/cost_lines.bats \

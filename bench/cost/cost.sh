@@ -32,6 +32,8 @@
 #   FBF_COST_SET (make's SET=): NAME=VALUE,... global variables set before the load
 #   FBF_COST_CHAIN (make's CHAIN=): 'MAP[INDEX]=PROG MAP[INDEX]=OBJECT:PROG ...', the prog
 #       array slots to fill after the load, over the object's own (bench/cost/chain/cost_chain.h)
+#   FBF_COST_CHAIN_MAPS (make's CHAIN_MAPS=): 'OBJECT=MAPS ...', the state of a CHAIN
+#       slot's other object, its OBJECT as CHAIN writes it (MAPS= fills the entry's object)
 #   FBF_COST_TC (make's TC=): '[OBJECT:]PROG', a TC program the live part attaches on the
 #       veth's ingress after the measured XDP program, the two a path: each one's share
 #       (bench/cost/packet/cost_path.bash); PROG alone: one of OBJECT's own
@@ -75,6 +77,7 @@ usage_text()
 		            [PCAP]]]]]
 		(PROG, MAPS...: "" to leave one out; globals: FBF_COST_SET=NAME=VALUE,...;
 		prog array slots: FBF_COST_CHAIN='MAP[INDEX]=[OBJECT:]PROG ...';
+		another object's state there: FBF_COST_CHAIN_MAPS='OBJECT=MAPS ...';
 		a TC program after the XDP one, a path: FBF_COST_TC=[OBJECT:]PROG;
 		a compare's side's own: FBF_COST_BASE_MAPS, FBF_COST_CANDIDATE_SET...;
 		hot lines: FBF_COST_LINES=1; a tracing program's workload: FBF_COST_WORKLOAD=COMMAND;
@@ -83,12 +86,12 @@ usage_text()
 	else
 		cat <<-EOF
 		usage: make cost OBJ=PATH [PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...'] [KERNELS=...] [LINES=1]
-		            [WORKLOAD="COMMAND"] [TC=[OBJECT:]PROG]
+		            [CHAIN='MAP[INDEX]=[OBJECT:]PROG ...'] [CHAIN_MAPS='OBJECT=MAPS ...']
+		            [KERNELS=...] [LINES=1] [WORKLOAD="COMMAND"] [TC=[OBJECT:]PROG]
 		       make cost-compare BASE=PATH CANDIDATE=PATH [PROG=NAME | BASE_PROG=NAME
 		            CANDIDATE_PROG=NAME] [MAPS=FILE|DIR] [SET=NAME=VALUE,...] [PCAP=FILE]
-		            [CHAIN=...] [KERNELS=...] [LINES=1] [BASE_MAPS=... CANDIDATE_MAPS=... BASE_SET=...
-		            CANDIDATE_SET=...]
+		            [CHAIN=...] [CHAIN_MAPS=...] [KERNELS=...] [LINES=1] [BASE_MAPS=...
+		            CANDIDATE_MAPS=... BASE_SET=... CANDIDATE_SET=...]
 		EOF
 	fi
 }
@@ -287,6 +290,15 @@ trap 'rm -rf "$work"' EXIT
 load_args=()
 [ -z "$globals" ] || load_args+=(-s "$globals")
 [ -z "$chain" ] || load_args+=(-C "$chain")
+# shellcheck disable=SC2086 # one OBJECT=MAPS a word
+for word in ${FBF_COST_CHAIN_MAPS:-}; do
+	if [ -z "$chain" ]; then
+		echo "cost: CHAIN_MAPS gives the state of a CHAIN slot's object, and no CHAIN is" \
+		     "given: name the slot with CHAIN='MAP[INDEX]=OBJECT:PROG'" >&2
+		exit $exit_usage
+	fi
+	load_args+=(-O "$word")
+done
 export FBF_COST_SET=$globals
 # The settings as run, for the HTML report's header (bench/cost/cost_html.py).
 export FBF_COST_ROUNDS=$rounds FBF_COST_REPEAT=$repeat FBF_COST_LIVE_ROUNDS=$live_rounds \

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "cost_chain.h"
+#include "cost_state.h"
 #include "cost_exits.h"
 #include "kernel_cases.h"
 
@@ -63,7 +64,13 @@ static int other_prog(struct cost_chain *ch, const char *obj, const char *name)
 			COST_CHAIN_HOPS - 1);
 		return -COST_EXIT_USAGE;
 	}
-	ret = cost_prog_load(other, obj, name, NULL, NULL, 0, 1);
+	/* Its path kept with it: its state names it after the CHAIN words are gone. */
+	ch->other_paths[ch->nr_others] = strdup(obj);
+	if (!ch->other_paths[ch->nr_others])
+		return -COST_EXIT_FAILED;
+	ret = cost_prog_load(other, ch->other_paths[ch->nr_others], name,
+			     cost_arm_value(ch->object_maps, ch->nr_object_maps, obj, NULL),
+			     NULL, 0, 1);
 	ch->nr_others++;
 	if (ret)
 		return ret == COST_EXIT_NO_PROG || ret == COST_EXIT_NO_XDP ?
@@ -142,6 +149,24 @@ static int fill_slot(struct cost_chain *ch, struct cost_prog *cp, const char *pa
 	return 0;
 }
 
+/* Each CHAIN_MAPS object one that a slot loads: 0, or one line and COST_EXIT_USAGE. */
+static int check_object_maps(const struct cost_chain *ch)
+{
+	for (int i = 0; i < ch->nr_object_maps; i++) {
+		bool loaded = false;
+
+		for (int k = 0; k < ch->nr_others; k++)
+			loaded |= !strcmp(ch->others[k].state.object, ch->object_maps[i].arm);
+		if (!loaded) {
+			fprintf(stderr, "cost: CHAIN_MAPS: no CHAIN slot loads a program of %s: "
+				"name it as MAP[INDEX]=%s:PROG, as written there\n",
+				ch->object_maps[i].arm, ch->object_maps[i].arm);
+			return COST_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 static int fill_slots(struct cost_chain *ch, struct cost_prog *cp, const char *path,
 		      const char *spec)
 {
@@ -152,7 +177,7 @@ static int fill_slots(struct cost_chain *ch, struct cost_prog *cp, const char *p
 	     word = strtok_r(NULL, " \t\n", &save))
 		ret = fill_slot(ch, cp, path, word);
 	free(copy);
-	return ret;
+	return ret ?: check_object_maps(ch);
 }
 
 static __u32 prog_id(int fd)
@@ -281,10 +306,13 @@ int cost_chain_load(struct cost_chain *ch, struct cost_prog *cp, const char *pat
 		    const char *name, const char *maps, const char *set, __u32 runs, __u32 cpus,
 		    const char *spec)
 {
+	const struct cost_arm_option *object_maps = ch->object_maps;
+	int ret, nr_object_maps = ch->nr_object_maps;
 	char arrays[256];
-	int ret;
 
 	memset(ch, 0, sizeof(*ch));
+	ch->object_maps = object_maps;
+	ch->nr_object_maps = nr_object_maps;
 	ch->cut.fd = ch->bare_fd = ch->pair_fd = ch->pair_map_fd = -1;
 	ret = cost_prog_load(cp, path, name, maps, set, runs, cpus);
 	if (ret)
@@ -607,14 +635,25 @@ int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_s
 	return 0;
 }
 
+void cost_chain_print_state(struct cost_chain *ch, const char *arm, bool measured)
+{
+	for (int k = 0; k < ch->nr_others; k++)
+		if (cost_arm_value(ch->object_maps, ch->nr_object_maps,
+				   ch->others[k].state.object, NULL))
+			cost_state_print(&ch->others[k].state, ch->others[k].obj, arm, measured);
+}
+
 void cost_chain_close(struct cost_chain *ch)
 {
 	for (int s = 0; s < ch->nr_slots; s++)
 		if (ch->slots[s].stub_fd >= 0)
 			close(ch->slots[s].stub_fd);
 	ch->nr_slots = 0;
-	for (int o = 0; o < ch->nr_others; o++)
+	for (int o = 0; o < ch->nr_others; o++) {
 		cost_prog_close(&ch->others[o]);
+		free(ch->other_paths[o]);
+		ch->other_paths[o] = NULL;
+	}
 	ch->nr_others = 0;
 	if (ch->cut.obj)
 		cost_prog_close(&ch->cut);

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "cost_args.h"
 #include "cost_corpus.h"
 #include "cost_object.h"
 
@@ -65,9 +66,13 @@ struct cost_chain_slot {
 
 struct cost_chain {
 	const struct cost_type *type;
+	/* CHAIN_MAPS: OBJECT=MAPS, the state of another object's program (set before load). */
+	const struct cost_arm_option *object_maps;
+	int nr_object_maps;
 	int entry_fd;			/* the real chain's entry */
 	struct cost_prog cut;		/* the object again, every slot a stub */
 	struct cost_prog others[COST_CHAIN_HOPS];	/* CHAIN's OBJECT:PROG */
+	char *other_paths[COST_CHAIN_HOPS];		/* their OBJECTs, as written */
 	int nr_others;
 	struct cost_chain_hop hops[COST_CHAIN_HOPS];	/* hops[0]: the entry */
 	int nr_hops;
@@ -80,7 +85,8 @@ struct cost_chain {
 };
 
 /*
- * @cp's object, loaded, with the slots @spec names filled (NULL: none), and,
+ * @cp's object, loaded, with the slots @spec names filled (NULL: none), each
+ * other object's program in the state @ch->object_maps gives that object, and,
  * if it has a prog array, its copy cut at every slot loaded from @path as @cp
  * was (@name, @maps, @set, @runs, @cpus: cost_prog_load()). 0, or one line
  * and the cost_exit status.
@@ -124,6 +130,9 @@ struct cost_chain_timer {
  */
 int cost_chain_round(struct cost_chain *ch, const char *arm, const struct cost_shape *shapes,
 		     size_t nr_shapes, int repeat, const struct cost_chain_timer *timer);
+
+/* Each other object's state as cost_state_print() gives it, under @arm, where MAPS filled it. */
+void cost_chain_print_state(struct cost_chain *ch, const char *arm, bool measured);
 
 void cost_chain_close(struct cost_chain *ch);
 

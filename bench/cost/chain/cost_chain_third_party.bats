@@ -106,6 +106,18 @@ hop_rows()
 	check_bmf_measures "$RESULTS/cost.bmf.json" cost/hop/cls_redirect:latency
 }
 
+# to_the_vip: in $output, Katran's balancer in its state: the TCP SYN to the VIP,
+# 192.0.2.1:80, goes out to a real, the rest pass, and the ring was filled from its dump.
+to_the_vip()
+{
+	grep -E '^ipv4-tcp +xdp_root > balancer_ingress +XDP_TX$' <<<"$output"
+	grep -E '^ipv4-udp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
+	grep -E '^arp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
+	[ "$(grep -cE 'xdp_root > balancer_ingress +XDP_TX$' <<<"$output")" -eq 1 ]
+	grep -F 'State: filled from MAPS: ch_rings (array) 65,537 entries in a batch update' \
+		<<<"$output"
+}
+
 @test "Katran: xdp_root, the balancer in root_array[0], its state from bpftool's dumps" {
 	katran_state
 	# pair.bpf.o: the two linked, so that the balancer's maps are those MAPS= fills.
@@ -118,18 +130,35 @@ hop_rows()
 	grep -E '^chain check: the hops and their tail calls add up to ' <<<"$output"
 	check_bmf "$RESULTS/cost.bmf.json" cost/hop/xdp_root cost/hop/balancer_ingress \
 		cost/tail-call cost/chain/hop-sum
-	# The TCP SYN to the VIP, 192.0.2.1:80, goes out to a real; the rest pass.
-	grep -E '^ipv4-tcp +xdp_root > balancer_ingress +XDP_TX$' <<<"$output"
-	grep -E '^ipv4-udp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
-	grep -E '^arp +xdp_root > balancer_ingress +XDP_PASS$' <<<"$output"
-	[ "$(grep -cE 'xdp_root > balancer_ingress +XDP_TX$' <<<"$output")" -eq 1 ]
-	grep -F 'State: filled from MAPS: ch_rings (array) 65,537 entries in a batch update' \
-		<<<"$output"
+	to_the_vip
 	grep -E '^State: .*reals \(array\) 4,096 entries.* vip_map \(hash\) 1 entry in a batch' \
 		<<<"$output"
 	# The flow's real remembered in the fallback LRU: lru_mapping's are left empty.
 	grep -E '^State: .*Changed by the runs: .*fallback_cache \(lru_hash\) 0 -> 1 entry' \
 		<<<"$output"
+}
+
+@test "Katran: two objects, the balancer's state by CHAIN_MAPS= as bpftool dumped it" {
+	local balancer=$KATRAN/balancer.bpf.o
+
+	katran_state
+	run make -s cost OBJ="$KATRAN/xdp_root.bpf.o" PROG=xdp_root \
+		CHAIN="root_array[0]=$balancer:balancer_ingress" CHAIN_MAPS="$balancer=$STATE"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^hop balancer_ingress +ns/frame +-?[0-9.]+ +13 of 13 ' <<<"$output"
+	to_the_vip
+	# An object no slot loads, and CHAIN_MAPS without CHAIN: one line each, exit 2.
+	FBF_COST_CHAIN="root_array[0]=$balancer:balancer_ingress" \
+		FBF_COST_CHAIN_MAPS="$KATRAN/pair.bpf.o=$STATE" cost measure \
+		"$KATRAN/xdp_root.bpf.o" xdp_root
+	[ "$status" -eq 2 ]
+	[ "${lines[-1]}" = "cost: CHAIN_MAPS: no CHAIN slot loads a program of $KATRAN/pair.bpf.o:"`
+		`" name it as MAP[INDEX]=$KATRAN/pair.bpf.o:PROG, as written there" ]
+	FBF_COST_CHAIN_MAPS="$balancer=$STATE" cost measure "$KATRAN/xdp_root.bpf.o" xdp_root
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cost: CHAIN_MAPS gives the state of a CHAIN slot's object, and no CHAIN"* ]]
 }
 
 @test "Katran: the balancer as another object's program runs with its own maps, empty" {

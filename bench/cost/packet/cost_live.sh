@@ -59,6 +59,8 @@ load_args=()
 [ -z "${FBF_COST_SET:-}" ] || load_args+=(-s "$FBF_COST_SET")
 # CHAIN='s slots too: the flood runs the chain the test runs timed.
 [ -z "${FBF_COST_CHAIN:-}" ] || load_args+=(-C "$FBF_COST_CHAIN")
+# shellcheck disable=SC2086 # one OBJECT=MAPS a word: the state of CHAIN's other objects
+for word in ${FBF_COST_CHAIN_MAPS:-}; do load_args+=(-O "$word"); done
 
 work=$(mktemp -d /tmp/fbf-cost.XXXXXX)
 attached_pid=

@@ -156,6 +156,9 @@ struct arm {
 static const char *prog_name, *maps_file, *globals, *counts_list, *pcap_file, *lines_file;
 /* -C: the slots CHAIN= fills, MAP[INDEX]=[OBJECT:]PROG ... (cost_chain.h). */
 static const char *chain_spec;
+/* -O OBJECT=MAPS: the state of a CHAIN slot's other object (CHAIN_MAPS=). */
+static struct cost_arm_option chain_maps[COST_CHAIN_HOPS];
+static int nr_chain_maps;
 
 /* -M ARM=MAPS, -S ARM=NAME=VALUE,...: one arm's own, over -m's and -s's (a compare's side). */
 static struct cost_arm_option arm_maps[MAX_ARMS], arm_globals[MAX_ARMS];
@@ -170,12 +173,13 @@ static bool classifier_only;
 static int usage(void)
 {
 	fprintf(stderr, "usage: cost_run run [-r ROUNDS] [-n REPEAT] [-k] [-p PROG] [-m MAPS] "
-		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-C CHAIN] [-P PCAP] "
-		"[-L FILE] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
+		"[-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-C CHAIN] "
+		"[-O OBJECT=MAPS] [-P PCAP] [-L FILE] ARM=OBJECT|ARM=id:PROG_ID... (1 to %d arms)\n"
 		"       cost_run cpus [-r ROUNDS] [-n REPEAT] [-c COUNT,...] [-k] [-p PROG] "
 		"[-m MAPS] [-s NAME=VALUE,...] [-M ARM=MAPS] [-S ARM=NAME=VALUE,...] [-P PCAP] "
 		"ARM=OBJECT|ARM=id:PROG_ID...\n"
-		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] [-C CHAIN] IFACE "
+		"       cost_run attach [-p PROG] [-m MAPS] [-s NAME=VALUE,...] [-C CHAIN] "
+		"[-O OBJECT=MAPS] IFACE "
 		"%s|%s OBJECT\n"
 		"       cost_run type [-p PROG] OBJECT\n"
 		"       cost_run capture PCAP OUT\n"
@@ -315,6 +319,10 @@ static int load_arms(struct arm *arms, int nr_arms, __u32 runs, __u32 cpus)
 		}
 		/* A program another process loaded is measured alone, as it runs. */
 		arms[a].chain = id ? NULL : calloc(1, sizeof(*arms[a].chain));
+		if (arms[a].chain) {
+			arms[a].chain->object_maps = chain_maps;
+			arms[a].chain->nr_object_maps = nr_chain_maps;
+		}
 		if (!id && !arms[a].chain)
 			return COST_EXIT_FAILED;
 		/* A chain of one where the object has no prog array: the program alone. */
@@ -371,8 +379,10 @@ static void close_arms(struct arm *arms, int nr_arms, bool measured)
 			cost_events_print(&arms[a].cp.events, arms[a].name);
 		if (arms[a].cp.obj)
 			cost_state_print(&arms[a].cp.state, arms[a].cp.obj, arms[a].name, measured);
-		if (arms[a].chain)
+		if (arms[a].chain) {
+			cost_chain_print_state(arms[a].chain, arms[a].name, measured);
 			cost_chain_close(arms[a].chain);
+		}
 		free(arms[a].chain);
 		cost_prog_close(&arms[a].cp);
 	}
@@ -1053,7 +1063,8 @@ static int live_read(struct cost_prog *cp, const sigset_t *set)
 
 static int attach(int argc, char **argv)
 {
-	struct cost_chain ch = { .cut.fd = -1, .pair_fd = -1, .pair_map_fd = -1, .bare_fd = -1 };
+	struct cost_chain ch = { .cut.fd = -1, .pair_fd = -1, .pair_map_fd = -1, .bare_fd = -1,
+				 .object_maps = chain_maps, .nr_object_maps = nr_chain_maps };
 	struct cost_prog cp = {};
 	struct cost_attached at = { .link_fd = -1 };
 	struct bpf_prog_info info = {};
@@ -1202,7 +1213,7 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	optind = 2;
-	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:kp:m:s:M:S:P:L:C:O:")) != -1) {
 		switch (opt) {
 		case 'c': counts_list = optarg; break;
 		case 'k': classifier_only = true; break;
@@ -1220,6 +1231,10 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			if (cost_arm_option(arm_globals, &nr_arm_globals, MAX_ARMS, optarg))
+				return COST_EXIT_USAGE;
+			break;
+		case 'O':
+			if (cost_arm_option(chain_maps, &nr_chain_maps, COST_CHAIN_HOPS, optarg))
 				return COST_EXIT_USAGE;
 			break;
 		default: return usage();
